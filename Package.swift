@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "rtprecv",
+    products: [
+        .executable(name: "rtprecv", targets: ["rtprecv"]),
+    ],
+    targets: [
+        // libpcap, found through pkg-config; only PcapInput imports it.
+        .systemLibrary(
+            name: "CPcap",
+            pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"])]
+        ),
+        // RTP, RFC 6184 and H.264 logic over byte buffers: no sockets, files or C libraries.
+        .target(name: "RTPCore"),
+        // Capture files through libpcap.
+        .target(name: "PcapInput", dependencies: ["CPcap", "RTPCore"]),
+        // File descriptors and errno: every syscall of the tool goes through here.
+        .target(name: "SystemIO"),
+        // Options, help, the replay run and the statistics report.
+        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO"]),
+        .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),
+        .testTarget(name: "RTPCoreTests", dependencies: ["RTPCore"]),
+        .testTarget(
+            name: "RTPRecvCLITests",
+            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput"],
+            resources: []
+        ),
+    ]
+)

@@ -1,0 +1,97 @@
+import CPcap
+import RTPCore
+
+/// A pcap or pcapng file read through libpcap, which tells the formats apart by content, in either
+/// byte order, with micro- or nanosecond timestamps.
+public final class CaptureFile {
+    public struct OpenError: Error, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { "\(path): \(message)" }
+    }
+
+    public struct Record {
+        /// Capture time in nanoseconds since the epoch.
+        public var time: Int64
+        public var bytes: UnsafeRawBufferPointer
+        public var originalLength: Int
+    }
+
+    public enum Next {
+        case record(Record)
+        case end
+        /// The file ends inside a record; everything before `offset` was read.
+        case truncated(offset: Int64, message: String)
+        case failed(message: String)
+    }
+
+    public let path: String
+    public let linkTypeValue: Int
+    public let linkType: LinkType?
+    public let fileSize: Int64
+    private let handle: OpaquePointer
+    private let file: UnsafeMutablePointer<FILE>?
+    private var recordStart: Int64 = 0
+
+    public init(path: String) throws {
+        self.path = path
+        var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let handle = pcap_open_offline_with_tstamp_precision(
+            path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
+        else {
+            let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw OpenError(path: path, message: Self.explain(message))
+        }
+        self.handle = handle
+        linkTypeValue = Int(pcap_datalink(handle))
+        linkType = LinkType(rawValue: linkTypeValue)
+        file = pcap_file(handle)
+        if let file {
+            let here = Int64(ftello(file))
+            fseeko(file, 0, SEEK_END)
+            fileSize = Int64(ftello(file))
+            fseeko(file, off_t(here), SEEK_SET)
+            recordStart = here
+        } else {
+            fileSize = 0
+        }
+    }
+
+    deinit { pcap_close(handle) }
+
+    private static func explain(_ message: String) -> String {
+        if message.contains("unknown file format") || message.contains("bad dump file format") {
+            return "not a pcap or pcapng capture (\(message))"
+        }
+        if message.contains("truncated dump file") && message.contains("file header") {
+            return "not a capture: too short for a capture header (\(message))"
+        }
+        return message
+    }
+
+    /// Bytes of the file consumed so far, for progress.
+    public var offset: Int64 { recordStart }
+
+    /// The next record. Its bytes stay valid until the next call.
+    public func next() -> Next {
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        let status = pcap_next_ex(handle, &header, &data)
+        switch status {
+        case 1:
+            if let file { recordStart = Int64(ftello(file)) }
+            let h = header!.pointee
+            let time = Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec)
+            return .record(Record(time: time, bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen)),
+                                  originalLength: Int(h.len)))
+        case PCAP_ERROR_BREAK:
+            return .end
+        default:
+            let message = String(cString: pcap_geterr(handle))
+            if message.contains("truncated") {
+                return .truncated(offset: recordStart, message: message)
+            }
+            return .failed(message: message)
+        }
+    }
+}

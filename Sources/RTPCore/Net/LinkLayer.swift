@@ -1,0 +1,155 @@
+/// Finds the UDP datagram in a captured frame: link layer → IPv4/IPv6 → UDP.
+public enum LinkType: Int, Sendable {
+    case null = 0          // BSD loopback: 4-byte address family in the capturing host's byte order
+    case ethernet = 1
+    case rawIP12 = 12      // DLT_RAW on some systems
+    case rawIP = 101
+    case loop = 108        // OpenBSD loopback: address family in network byte order
+    case linuxSLL = 113
+    case ipv4 = 228
+    case ipv6 = 229
+    case linuxSLL2 = 276
+
+    public var name: String {
+        switch self {
+        case .null: "BSD loopback"
+        case .ethernet: "Ethernet"
+        case .rawIP12, .rawIP: "raw IP"
+        case .loop: "OpenBSD loopback"
+        case .linuxSLL: "Linux cooked (SLL)"
+        case .ipv4: "IPv4"
+        case .ipv6: "IPv6"
+        case .linuxSLL2: "Linux cooked v2 (SLL2)"
+        }
+    }
+}
+
+public struct UDPDatagram: Sendable {
+    public var source: Endpoint
+    public var destination: Endpoint
+    /// The UDP payload's bytes within the frame.
+    public var payloadRange: Range<Int>
+}
+
+/// Why a captured frame yields no UDP datagram; also the names the statistics count them by.
+public enum FrameSkip: String, Error, CaseIterable, Sendable {
+    case notIP = "not IP"
+    case notUDP = "not UDP"
+    case ipFragment = "IP fragment (not reassembled)"
+    case truncated = "cut short by the capture's snaplen"
+    case malformed = "malformed IP or UDP header"
+}
+
+public enum FrameDecoder {
+    static let etherTypeIPv4: UInt16 = 0x0800
+    static let etherTypeIPv6: UInt16 = 0x86DD
+    static let etherTypeVLAN: Set<UInt16> = [0x8100, 0x88A8, 0x9100]
+
+    /// `frame` holds the captured bytes; `originalLength` is the frame's length on the wire.
+    public static func udpDatagram(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> UDPDatagram {
+        if frame.count < originalLength { throw .truncated }
+        var cursor = ByteCursor(frame)
+        let etherType: UInt16
+        switch linkType {
+        case .ethernet:
+            guard cursor.skip(12), var type = cursor.readUInt16() else { throw .malformed }
+            while etherTypeVLAN.contains(type) {
+                guard cursor.skip(2), let inner = cursor.readUInt16() else { throw .malformed }
+                type = inner
+            }
+            etherType = type
+        case .linuxSLL:
+            guard cursor.skip(14), let type = cursor.readUInt16() else { throw .malformed }
+            etherType = type
+        case .linuxSLL2:
+            guard let type = cursor.readUInt16(), cursor.skip(18) else { throw .malformed }
+            etherType = type
+        case .null, .loop:
+            guard let raw = cursor.readUInt32() else { throw .malformed }
+            // NULL stores the family in host order; read it both ways. 2 is AF_INET everywhere;
+            // AF_INET6 is 24, 28 or 30 depending on the BSD.
+            let family = linkType == .loop ? raw : (raw > 0xFFFF ? raw.byteSwapped : raw)
+            switch family {
+            case 2: etherType = etherTypeIPv4
+            case 10, 24, 28, 30: etherType = etherTypeIPv6
+            default: throw .notIP
+            }
+        case .rawIP, .rawIP12, .ipv4, .ipv6:
+            guard cursor.readableBytes > 0 else { throw .malformed }
+            let version = frame[cursor.readerIndex] >> 4
+            etherType = version == 4 ? etherTypeIPv4 : version == 6 ? etherTypeIPv6 : 0
+        }
+        let ip = frame.view(cursor.readerIndex..<frame.count)
+        let base = cursor.readerIndex
+        switch etherType {
+        case etherTypeIPv4: return try ipv4(ip, base: base)
+        case etherTypeIPv6: return try ipv6(ip, base: base)
+        default: throw .notIP
+        }
+    }
+
+    /// RFC 791 header: version/IHL, total length, flags/fragment offset, protocol, addresses.
+    static func ipv4(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> UDPDatagram {
+        guard ip.count >= 20, ip[0] >> 4 == 4 else { throw .malformed }
+        let headerLength = Int(ip[0] & 0x0F) * 4
+        let totalLength = Int(ip.loadUnaligned(fromByteOffset: 2, as: UInt16.self).bigEndian)
+        guard headerLength >= 20, totalLength >= headerLength else { throw .malformed }
+        guard totalLength <= ip.count else { throw .truncated }
+        let fragment = ip.loadUnaligned(fromByteOffset: 6, as: UInt16.self).bigEndian
+        // More-fragments set, or a non-zero offset.
+        if fragment & 0x3FFF != 0 { throw .ipFragment }
+        guard ip[9] == 17 else { throw .notUDP }
+        let source = ip.loadUnaligned(fromByteOffset: 12, as: UInt32.self).bigEndian
+        let destination = ip.loadUnaligned(fromByteOffset: 16, as: UInt32.self).bigEndian
+        return try udp(ip, at: headerLength, end: totalLength, base: base,
+                       source: .v4(source), destination: .v4(destination))
+    }
+
+    /// RFC 8200 header, walking the extension headers to UDP.
+    static func ipv6(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> UDPDatagram {
+        guard ip.count >= 40, ip[0] >> 4 == 6 else { throw .malformed }
+        let payloadLength = Int(ip.loadUnaligned(fromByteOffset: 4, as: UInt16.self).bigEndian)
+        let end = 40 + payloadLength
+        guard end <= ip.count else { throw .truncated }
+        var next = ip[6]
+        var offset = 40
+        for _ in 0..<16 {
+            switch next {
+            case 17:
+                let src = (ip.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian,
+                           ip.loadUnaligned(fromByteOffset: 16, as: UInt64.self).bigEndian)
+                let dst = (ip.loadUnaligned(fromByteOffset: 24, as: UInt64.self).bigEndian,
+                           ip.loadUnaligned(fromByteOffset: 32, as: UInt64.self).bigEndian)
+                return try udp(ip, at: offset, end: end, base: base,
+                               source: .v6(src.0, src.1), destination: .v6(dst.0, dst.1))
+            case 0, 43, 60:  // hop-by-hop, routing, destination options
+                guard offset + 8 <= end else { throw .malformed }
+                next = ip[offset]
+                offset += (Int(ip[offset + 1]) + 1) * 8
+            case 51:  // authentication header: length in 4-byte units, minus 2
+                guard offset + 8 <= end else { throw .malformed }
+                next = ip[offset]
+                offset += (Int(ip[offset + 1]) + 2) * 4
+            case 44:
+                throw .ipFragment
+            default:
+                throw .notUDP
+            }
+        }
+        throw .malformed
+    }
+
+    static func udp(_ ip: UnsafeRawBufferPointer, at offset: Int, end: Int, base: Int,
+                    source: Endpoint.Address, destination: Endpoint.Address) throws(FrameSkip) -> UDPDatagram {
+        guard offset + 8 <= end else { throw .malformed }
+        let sourcePort = ip.loadUnaligned(fromByteOffset: offset, as: UInt16.self).bigEndian
+        let destinationPort = ip.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self).bigEndian
+        let length = Int(ip.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self).bigEndian)
+        // A UDP length that disagrees with the IP length is a lie one of them tells: trust neither.
+        guard length >= 8, offset + length <= end else { throw .malformed }
+        return UDPDatagram(
+            source: Endpoint(address: source, port: sourcePort),
+            destination: Endpoint(address: destination, port: destinationPort),
+            payloadRange: base + offset + 8..<base + offset + length)
+    }
+}

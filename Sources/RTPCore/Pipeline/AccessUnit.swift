@@ -1,0 +1,14 @@
+/// A whole access unit as it leaves the receiver: Annex-B bytes with 4-byte start codes, preceded by
+/// its SPS and PPS when it is a keyframe.
+public struct AccessUnit {
+    public var timestamp: UInt32
+    /// Valid only during the `AccessUnitSink.write` call.
+    public var bytes: UnsafeRawBufferPointer
+    public var isKeyframe: Bool
+    public var isIDR: Bool
+}
+
+/// Where access units go: a file, a decoder, a muxer.
+public protocol AccessUnitSink: AnyObject {
+    func write(_ accessUnit: AccessUnit) throws
+}

@@ -1,0 +1,175 @@
+/// Chooses the RTP stream to receive among everything that arrives, and feeds it.
+///
+/// Without `--ssrc`, every SSRC with a dynamic payload type is a candidate with a pipeline of its
+/// own; the first that proves to carry H.264 (an SPS that parses, a slice when the payload type was
+/// given, or three slices) is selected. A later SSRC takes over only once the selected one has fallen
+/// silent: a sender restart, not a second sender.
+public final class Receiver {
+    public struct Configuration: Sendable {
+        public var ssrc: UInt32?
+        public var payloadType: UInt8?
+        public var destinationPort: UInt16?
+        public var stream = StreamReceiver.Configuration()
+        /// Candidate streams followed at once; more SSRCs are counted and ignored.
+        public var maxStreams = 16
+        /// Parameter sets from the SDP.
+        public var parameterSets: [[UInt8]] = []
+
+        public init() {}
+    }
+
+    public struct Counters: Sendable {
+        public var datagrams = 0
+        public var invalidRTP: [RTPPacket.Invalid: Int] = [:]
+        public var otherPort = 0
+        public var otherSSRC = 0
+        public var otherPayloadType = 0
+        public var streamsOverLimit = 0
+        /// Packets of the selected SSRC with another payload type.
+        public var foreignPayloadType = 0
+        public var ssrcChanges = 0
+    }
+
+    public let configuration: Configuration
+    public private(set) var counters = Counters()
+    public private(set) var selected: StreamReceiver?
+    private var candidates: [UInt32: StreamReceiver] = [:]
+    /// Every SSRC seen but not selected, with its packet count and addresses.
+    public private(set) var otherStreams: [UInt32: StreamStatistics] = [:]
+    /// Finished streams that were selected before a change of SSRC.
+    public private(set) var previousStreams: [StreamStatistics] = []
+    private let sink: AccessUnitSink
+
+    public init(configuration: Configuration, sink: AccessUnitSink) {
+        self.configuration = configuration
+        self.sink = sink
+    }
+
+    /// `datagram` is a UDP payload, `arrival` nanoseconds on the packet clock.
+    public func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
+                        arrival: Int64) throws {
+        counters.datagrams += 1
+        if let port = configuration.destinationPort, let destination, destination.port != port {
+            counters.otherPort += 1
+            return
+        }
+        let packet: RTPPacket
+        do {
+            packet = try RTPPacket(parsing: datagram)
+        } catch {
+            counters.invalidRTP[error, default: 0] += 1
+            return
+        }
+        let payload = datagram.view(packet.payloadRange)
+        if let stream = selected, packet.ssrc == stream.ssrc {
+            guard packet.payloadType == stream.payloadType else {
+                counters.foreignPayloadType += 1
+                return
+            }
+            try stream.receive(packet, payload: payload, arrival: arrival)
+            return
+        }
+        guard accepts(packet) else {
+            noteOther(packet, payload: payload, source: source, destination: destination)
+            return
+        }
+        guard let candidate = candidate(for: packet, source: source, destination: destination, arrival: arrival) else {
+            counters.streamsOverLimit += 1
+            return
+        }
+        guard packet.payloadType == candidate.payloadType else {
+            counters.foreignPayloadType += 1
+            return
+        }
+        try candidate.receive(packet, payload: payload, arrival: arrival)
+        if selected !== candidate { try considerSelecting(candidate) }
+    }
+
+    private func accepts(_ packet: RTPPacket) -> Bool {
+        if let ssrc = configuration.ssrc, packet.ssrc != ssrc { return false }
+        if let pt = configuration.payloadType { return packet.payloadType == pt }
+        // H.264 has no static payload type (RFC 3551 §6): it is always dynamic.
+        return packet.payloadType >= 96
+    }
+
+    private func noteOther(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?) {
+        if configuration.ssrc != nil && packet.ssrc != configuration.ssrc { counters.otherSSRC += 1 } else {
+            counters.otherPayloadType += 1
+        }
+        if otherStreams[packet.ssrc] == nil {
+            guard otherStreams.count < 1024 else { return }
+            var s = StreamStatistics(ssrc: packet.ssrc, payloadType: packet.payloadType)
+            s.source = source
+            s.destination = destination
+            otherStreams[packet.ssrc] = s
+        }
+        otherStreams[packet.ssrc]!.packets += 1
+        otherStreams[packet.ssrc]!.bytes += payload.count
+    }
+
+    private func candidate(for packet: RTPPacket, source: Endpoint?, destination: Endpoint?, arrival: Int64) -> StreamReceiver? {
+        if let existing = candidates[packet.ssrc] { return existing }
+        if candidates.count >= configuration.maxStreams {
+            // Make room by forgetting the candidate silent longest, if it has been silent a while.
+            guard let (ssrc, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
+                  arrival - stalest.lastArrival > 2_000_000_000 else { return nil }
+            retire(stalest)
+            candidates[ssrc] = nil
+        }
+        let stream = StreamReceiver(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival,
+                                    configuration: configuration.stream)
+        stream.setEndpoints(source: source, destination: destination)
+        stream.addParameterSets(configuration.parameterSets)
+        stream.output = { [unowned self] stream, accessUnit in
+            if stream !== self.selected { try self.considerSelecting(stream) }
+            guard stream === self.selected else { return false }
+            try self.sink.write(accessUnit)
+            return true
+        }
+        candidates[packet.ssrc] = stream
+        return stream
+    }
+
+    private func isConvincing(_ stream: StreamReceiver) -> Bool {
+        if stream.parsedSPSCount > 0 { return true }
+        if configuration.payloadType != nil || configuration.ssrc != nil { return stream.parsedSliceCount > 0 }
+        return stream.parsedSliceCount >= 3
+    }
+
+    private func considerSelecting(_ stream: StreamReceiver) throws {
+        guard isConvincing(stream) else { return }
+        if let current = selected {
+            // Another sender while the selected one still talks is not a restart.
+            guard current.lastArrival < stream.firstArrival else { return }
+            try current.finish()
+            previousStreams.append(current.statistics)
+            candidates[current.ssrc] = nil
+            counters.ssrcChanges += 1
+        }
+        selected = stream
+    }
+
+    private func retire(_ stream: StreamReceiver) {
+        var s = stream.snapshot()
+        s.packets = stream.statistics.packets
+        if otherStreams.count < 1024 { otherStreams[s.ssrc] = s }
+    }
+
+    /// Ends the input: flushes the selected stream and accounts for the others.
+    public func finish() throws {
+        // Candidates still holding packets may prove themselves now, the earliest first.
+        for stream in candidates.values.sorted(by: { $0.firstArrival < $1.firstArrival }) where stream !== selected {
+            if selected == nil { try stream.finish() }
+        }
+        try selected?.finish()
+        for (ssrc, stream) in candidates where stream !== selected {
+            otherStreams[ssrc] = stream.snapshot()
+        }
+        candidates.removeAll()
+    }
+
+    /// Time passes with no packet (live input): lets the reorder buffer give up on gaps.
+    public func tick(now: Int64) throws {
+        try selected?.drain(now: now)
+    }
+}

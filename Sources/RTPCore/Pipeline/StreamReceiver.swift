@@ -1,0 +1,260 @@
+/// One RTP stream's path from packets to access units:
+/// structural check → sequence bookkeeping (RFC 3550 A.1) → reorder buffer → depacketizer →
+/// access-unit assembler → keyframe gate and parameter-set insertion → `output`.
+public final class StreamReceiver {
+    public struct Configuration: Sendable {
+        public var reorder = ReorderBuffer.Configuration()
+        public var maxAccessUnitBytes = 32 << 20
+        /// After a dropped access unit, also drop until the next keyframe.
+        public var waitForKeyframeAfterLoss = false
+        public var clockRate = 90000
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public private(set) var statistics: StreamStatistics
+    public let firstArrival: Int64
+    public private(set) var lastArrival: Int64
+    /// Receives every access unit that passed the gate; returns false when it was not taken
+    /// (a stream not selected for output).
+    public var output: (StreamReceiver, AccessUnit) throws -> Bool = { _, _ in false }
+
+    private var source: RTPSourceState?
+    private let reorder: ReorderBuffer
+    private let assembler: AccessUnitAssembler
+    private let depacketizer: Depacketizer
+    private var lastDelivered: Int64?
+    private var highestArrived: Int64 = -1
+    private var waitingForKeyframe = true
+    private var scratch: [UInt8] = []
+
+    /// The packet that opened a possible new sequence, held until the next one confirms it.
+    private var held: [UInt8] = []
+    private var heldHeader: (timestamp: UInt32, marker: Bool)?
+
+    public init(ssrc: UInt32, payloadType: UInt8, arrival: Int64, configuration: Configuration) {
+        self.configuration = configuration
+        statistics = StreamStatistics(ssrc: ssrc, payloadType: payloadType)
+        statistics.clockRate = configuration.clockRate
+        firstArrival = arrival
+        lastArrival = arrival
+        reorder = ReorderBuffer(configuration.reorder)
+        assembler = AccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
+        depacketizer = Depacketizer(assembler: assembler)
+        assembler.onAccessUnit = { [unowned self] in try self.accessUnitCompleted($0) }
+    }
+
+    public var ssrc: UInt32 { statistics.ssrc }
+    public var payloadType: UInt8 { statistics.payloadType }
+
+    public func setEndpoints(source: Endpoint?, destination: Endpoint?) {
+        statistics.source = source
+        statistics.destination = destination
+    }
+
+    /// Parameter sets known before any packet (the SDP's sprop-parameter-sets).
+    public func addParameterSets(_ nalUnits: [[UInt8]]) {
+        for nal in nalUnits { nal.withUnsafeBytes { _ = assembler.parameterSets.store(nal: $0) } }
+    }
+
+    /// Evidence that this stream carries H.264: an SPS that parses, or slices whose headers do.
+    public var parsedSPSCount: Int { assembler.spsSeen }
+    public var parsedSliceCount: Int { assembler.slicesSeen }
+
+    // MARK: Packets
+
+    /// `payload` is the RTP payload of `packet`, a view into the caller's buffer.
+    public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+        statistics.packets += 1
+        statistics.bytes += payload.count
+        lastArrival = arrival
+        if let invalid = H264Payload.validate(payload) {
+            statistics.invalidPayload[invalid, default: 0] += 1
+            return
+        }
+        noteNALTypes(payload)
+
+        let extended: Int64
+        if source == nil {
+            source = RTPSourceState(firstSequenceNumber: packet.sequenceNumber)
+            extended = Int64(packet.sequenceNumber)
+        } else {
+            switch source!.update(packet.sequenceNumber) {
+            case .accepted(let e):
+                extended = e
+            case .jumped:
+                held.removeAll(keepingCapacity: true)
+                held.append(contentsOf: payload)
+                heldHeader = (packet.timestamp, packet.marker)
+                return
+            case .restarted(let e):
+                try restart()
+                if let header = heldHeader {
+                    heldHeader = nil
+                    try held.withUnsafeBytes { heldPayload in
+                        try arrive(extended: e - 1, timestamp: header.timestamp, marker: header.marker,
+                                   payload: heldPayload, arrival: arrival)
+                    }
+                }
+                extended = e
+            }
+        }
+        // A.8 jitter, with arrival on the RTP clock relative to the first packet.
+        let arrivalTicks = (arrival - firstArrival) * Int64(configuration.clockRate) / 1_000_000_000
+        source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
+        try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
+                   payload: payload, arrival: arrival)
+    }
+
+    private func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
+                        payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+        if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
+        while true {
+            switch reorder.arrive(extended: extended, timestamp: timestamp, marker: marker,
+                                  payload: payload, arrival: arrival) {
+            case .deliverNow:
+                reorder.markDelivered(extended)
+                try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload)
+            case .buffered:
+                break
+            case .duplicate:
+                statistics.duplicates += 1
+                if extended < highestArrived { statistics.reordered -= 1 }
+            case .late:
+                statistics.late += 1
+                statistics.lost -= 1
+            case .tooLarge:
+                statistics.tooLarge += 1
+            case .needsRoom(let limit):
+                while reorder.next.map({ $0 < limit }) ?? false, let p = reorder.pop(now: arrival, through: limit) {
+                    try deliver(p)
+                }
+                continue
+            }
+            break
+        }
+        try drain(now: arrival)
+    }
+
+    /// Releases what the reorder buffer may release at `now` on the packet clock.
+    public func drain(now: Int64, flushing: Bool = false) throws {
+        while let p = reorder.pop(now: now, flushing: flushing) { try deliver(p) }
+    }
+
+    private func deliver(_ p: ReorderBuffer.Released) throws {
+        try deliver(extended: p.extendedSequenceNumber, timestamp: p.timestamp, marker: p.marker, payload: p.payload)
+    }
+
+    private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer) throws {
+        let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
+        lastDelivered = extended
+        statistics.lost += lostBefore
+        try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore)
+    }
+
+    private func noteNALTypes(_ payload: UnsafeRawBufferPointer) {
+        let type = nalUnitType(payload[0])
+        statistics.nalTypesSeen |= 1 << type
+        if type == H264Payload.fuA {
+            statistics.nalTypesSeen |= 1 << nalUnitType(payload[1])
+        } else if type == H264Payload.stapA {
+            var cursor = ByteCursor(payload, at: 1)
+            while let size = cursor.readUInt16(), let nal = cursor.readSlice(Int(size)) {
+                statistics.nalTypesSeen |= 1 << nalUnitType(nal[0])
+            }
+        }
+    }
+
+    // MARK: Restart and end
+
+    /// The source restarted: finish what was in flight, then wait for parameter sets and a keyframe.
+    private func restart() throws {
+        try drain(now: lastArrival, flushing: true)
+        try depacketizer.flush()
+        reorder.reset()
+        depacketizer.restart()
+        lastDelivered = nil
+        highestArrived = -1
+        waitingForKeyframe = true
+        statistics.restarts += 1
+    }
+
+    /// Ends the stream: releases every waiting packet and the access unit in progress.
+    public func finish() throws {
+        try drain(now: lastArrival, flushing: true)
+        try depacketizer.flush()
+        statistics.oversizedAccessUnits = assembler.oversizedAccessUnits
+        statistics.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
+        statistics.parameterSetChanges = assembler.parameterSetChanges
+        statistics.jitter = source?.jitter ?? 0
+        statistics.sps = assembler.parameterSets.latestSPS
+    }
+
+    public func snapshot() -> StreamStatistics {
+        var s = statistics
+        s.oversizedAccessUnits = assembler.oversizedAccessUnits
+        s.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
+        s.parameterSetChanges = assembler.parameterSetChanges
+        s.jitter = source?.jitter ?? 0
+        s.sps = assembler.parameterSets.latestSPS
+        return s
+    }
+
+    // MARK: Access units
+
+    private func accessUnitCompleted(_ au: AccessUnitAssembler.Assembled) throws {
+        if au.damaged {
+            statistics.droppedIncomplete += 1
+            if statistics.droppedTimestamps.count < StreamStatistics.maxDroppedTimestamps {
+                statistics.droppedTimestamps.append(au.timestamp)
+            }
+            if configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
+            return
+        }
+        if waitingForKeyframe && !au.isKeyframe {
+            statistics.droppedBeforeKeyframe += 1
+            return
+        }
+        guard au.isKeyframe else {
+            if try output(self, AccessUnit(timestamp: au.timestamp, bytes: au.bytes, isKeyframe: false, isIDR: false)) {
+                statistics.accessUnitsWritten += 1
+            }
+            return
+        }
+        // A keyframe must carry, or be given, the PPS its first slice names and that PPS's SPS.
+        let cache = assembler.parameterSets
+        guard let ppsId = au.firstSlicePPSId, let pps = cache.pps(id: ppsId), let sps = cache.sps(id: pps.spsId) else {
+            statistics.droppedWithoutParameterSets += 1
+            return
+        }
+        let needSPS = au.spsIds & (1 << pps.spsId) == 0
+        let needPPS = !au.ppsIds.contains(ppsId)
+        var written = AccessUnit(timestamp: au.timestamp, bytes: au.bytes, isKeyframe: true, isIDR: au.isIDR)
+        let taken: Bool
+        if !needSPS && !needPPS {
+            taken = try output(self, written)
+        } else {
+            // Insert after a leading AUD, or after the access unit's own last SPS, so that the order
+            // of §7.4.1.2.3 holds.
+            var at = 0
+            for nal in au.nalUnits {
+                if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
+                if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
+            }
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: au.bytes.view(0..<at))
+            if needSPS { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: sps) }
+            if needPPS { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: pps.bytes) }
+            scratch.append(contentsOf: au.bytes.view(at..<au.bytes.count))
+            taken = try scratch.withUnsafeBytes { bytes in
+                written.bytes = bytes
+                return try output(self, written)
+            }
+        }
+        guard taken else { return }
+        waitingForKeyframe = false
+        statistics.keyframesWritten += 1
+        statistics.accessUnitsWritten += 1
+    }
+}

@@ -1,0 +1,178 @@
+/// Restores sequence order, bounded in packets and in time.
+///
+/// A packet that arrives in order while nothing waits is delivered straight from the caller's buffer,
+/// with no copy. Only packets that arrive ahead of a gap are copied, into fixed slots indexed by
+/// extended sequence number, whose storage is allocated once on first use.
+/// A gap is declared lost when the packet bound would be exceeded, or when the oldest waiting packet has
+/// waited `latency` on the packet clock (capture timestamps in replay), or at flush.
+///
+/// The first packet of a stream need not be its earliest: until the first release (priming), every
+/// packet waits, and the earliest one found starts the sequence.
+public final class ReorderBuffer {
+    public struct Configuration: Sendable {
+        public var packets: Int
+        public var latencyNanoseconds: Int64
+        public var maxPacketBytes: Int
+
+        public init(packets: Int = 512, latencyNanoseconds: Int64 = 500_000_000, maxPacketBytes: Int = 65536) {
+            self.packets = packets
+            self.latencyNanoseconds = latencyNanoseconds
+            self.maxPacketBytes = maxPacketBytes
+        }
+    }
+
+    public enum Arrival: Equatable {
+        /// In order and nothing waits: process the packet now, then call `markDelivered`.
+        case deliverNow
+        case buffered
+        case duplicate
+        /// Older than a gap already declared lost.
+        case late
+        /// Would exceed the packet bound: `pop(now:, through:)` what lies before `limit`, then retry.
+        case needsRoom(limit: Int64)
+        case tooLarge
+    }
+
+    public struct Released {
+        public var extendedSequenceNumber: Int64
+        public var timestamp: UInt32
+        public var marker: Bool
+        /// Valid until the next call on the buffer.
+        public var payload: UnsafeRawBufferPointer
+    }
+
+    private struct Slot {
+        var extended: Int64 = -1
+        var timestamp: UInt32 = 0
+        var marker = false
+        var length = 0
+        var arrival: Int64 = 0
+    }
+
+    public let configuration: Configuration
+    private var slots: [Slot]
+    private var storage: UnsafeMutableRawPointer?
+    private var delivered: [Int64]
+    /// The extended sequence number expected next.
+    public private(set) var next: Int64?
+    public private(set) var count = 0
+    private var stallSince: Int64 = 0
+    private var stallKnown = false
+    private var priming = true
+    private var highestStored: Int64 = -1
+
+    public init(_ configuration: Configuration) {
+        precondition(configuration.packets > 0 && configuration.maxPacketBytes > 0)
+        self.configuration = configuration
+        slots = Array(repeating: Slot(), count: configuration.packets)
+        delivered = Array(repeating: -1, count: max(1024, configuration.packets * 2))
+    }
+
+    deinit { storage?.deallocate() }
+
+    @inline(__always) private func slotIndex(_ extended: Int64) -> Int {
+        Int(extended % Int64(slots.count))
+    }
+
+    public func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
+                       payload: UnsafeRawBufferPointer, arrival: Int64) -> Arrival {
+        let capacity = Int64(slots.count)
+        guard var next else {
+            self.next = extended
+            return store(extended: extended, timestamp: timestamp, marker: marker, payload: payload, arrival: arrival)
+        }
+        if priming && extended < next && highestStored - extended < capacity {
+            // Earlier than anything seen, and nothing released yet: it may start the sequence.
+            next = extended
+            self.next = extended
+        }
+        if extended < next {
+            return delivered[Int(extended % Int64(delivered.count))] == extended ? .duplicate : .late
+        }
+        if priming {
+            if extended - next >= capacity { return .needsRoom(limit: extended - capacity + 1) }
+        } else if count == 0 {
+            if extended == next { return .deliverNow }
+            // A gap wider than the bound can never fill: declare it lost at once.
+            if extended - next >= capacity {
+                self.next = extended
+                return .deliverNow
+            }
+        } else if extended - next >= capacity {
+            return .needsRoom(limit: extended - capacity + 1)
+        }
+        return store(extended: extended, timestamp: timestamp, marker: marker, payload: payload, arrival: arrival)
+    }
+
+    private func store(extended: Int64, timestamp: UInt32, marker: Bool,
+                       payload: UnsafeRawBufferPointer, arrival: Int64) -> Arrival {
+        let index = slotIndex(extended)
+        if slots[index].extended == extended { return .duplicate }
+        guard payload.count <= configuration.maxPacketBytes else { return .tooLarge }
+        if storage == nil {
+            storage = UnsafeMutableRawPointer.allocate(
+                byteCount: slots.count * configuration.maxPacketBytes, alignment: 16)
+        }
+        let destination = storage! + index * configuration.maxPacketBytes
+        if let base = payload.baseAddress, payload.count > 0 {
+            destination.copyMemory(from: base, byteCount: payload.count)
+        }
+        slots[index] = Slot(extended: extended, timestamp: timestamp, marker: marker,
+                            length: payload.count, arrival: arrival)
+        if count == 0 {
+            stallSince = arrival
+            stallKnown = true
+        }
+        count += 1
+        highestStored = max(highestStored, extended)
+        return .buffered
+    }
+
+    public func markDelivered(_ extended: Int64) {
+        next = extended + 1
+        delivered[Int(extended % Int64(delivered.count))] = extended
+    }
+
+    /// The next packet in sequence order, if it may leave now. A gap before it is skipped when
+    /// `limit` lies beyond it, when the stall has lasted the latency, or when `flushing`.
+    public func pop(now: Int64, through limit: Int64 = Int64.min, flushing: Bool = false) -> Released? {
+        guard count > 0, var head = next else { return nil }
+        if priming {
+            guard flushing || head < limit || now - stallSince >= configuration.latencyNanoseconds else { return nil }
+            priming = false
+        }
+        var index = slotIndex(head)
+        if slots[index].extended != head {
+            if !stallKnown {
+                stallSince = slots.lazy.filter { $0.extended >= 0 }.map(\.arrival).min() ?? now
+                stallKnown = true
+            }
+            guard flushing || head < limit || now - stallSince >= configuration.latencyNanoseconds else {
+                return nil
+            }
+            repeat {
+                head += 1
+                index = slotIndex(head)
+            } while slots[index].extended != head
+        }
+        let slot = slots[index]
+        slots[index].extended = -1
+        count -= 1
+        stallKnown = false
+        markDelivered(head)
+        return Released(
+            extendedSequenceNumber: head, timestamp: slot.timestamp, marker: slot.marker,
+            payload: UnsafeRawBufferPointer(
+                start: storage! + index * configuration.maxPacketBytes, count: slot.length))
+    }
+
+    /// Forgets every waiting packet and the expected sequence number (after a source restart).
+    public func reset() {
+        for i in slots.indices where slots[i].extended >= 0 { slots[i].extended = -1 }
+        count = 0
+        next = nil
+        stallKnown = false
+        priming = true
+        highestStored = -1
+    }
+}

@@ -1,0 +1,119 @@
+/// The parts of an SDP (RFC 8866) that an H.264 receiver needs: the video media line, its connection
+/// address, and the rtpmap and fmtp attributes of RFC 6184 §8.
+public struct SessionDescription: Sendable {
+    public struct ParseError: Error, CustomStringConvertible, Sendable {
+        public var line: Int
+        public var message: String
+        public var description: String { "line \(line): \(message)" }
+    }
+
+    public var port: UInt16?
+    public var connectionAddress: String?
+    public var payloadType: UInt8?
+    public var encodingName: String?
+    public var clockRate: Int = 90000
+    public var packetizationMode: Int = 0
+    public var profileLevelId: String?
+    /// sprop-parameter-sets, decoded; empty items skipped.
+    public var parameterSets: [[UInt8]] = []
+    public var warnings: [String] = []
+
+    public init(parsing text: String) throws(ParseError) {
+        var videoPayloadTypes: [UInt8] = []
+        var inVideo = false
+        var sessionAddress: String?
+        var rtpmaps: [UInt8: (String, Int)] = [:]
+        var fmtps: [UInt8: Substring] = [:]
+        var sawVideo = false
+
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = rawLine.trimmingWhitespace()
+            let number = index + 1
+            guard line.count >= 2, line.dropFirst().first == "=" else { continue }
+            let value = line.dropFirst(2)
+            switch line.first {
+            case "m":
+                let fields = value.split(separator: " ")
+                inVideo = fields.first == "video" && !sawVideo
+                guard inVideo else { continue }
+                sawVideo = true
+                guard fields.count >= 4, let port = UInt16(fields[1].split(separator: "/")[0]) else {
+                    throw ParseError(line: number, message: "malformed m= line '\(line)'")
+                }
+                self.port = port
+                videoPayloadTypes = fields.dropFirst(3).compactMap { UInt8($0) }.filter { $0 < 128 }
+            case "c":
+                // c=IN IP4 239.1.1.1/32 — the TTL suffix is not part of the address.
+                let fields = value.split(separator: " ")
+                guard fields.count >= 3 else { throw ParseError(line: number, message: "malformed c= line '\(line)'") }
+                let address = String(fields[2].split(separator: "/")[0])
+                if inVideo { connectionAddress = address } else if !sawVideo { sessionAddress = address }
+            case "a" where inVideo:
+                if value.hasPrefix("rtpmap:") {
+                    let body = value.dropFirst("rtpmap:".count)
+                    let parts = body.split(separator: " ", maxSplits: 1)
+                    guard parts.count == 2, let pt = UInt8(parts[0]) else {
+                        throw ParseError(line: number, message: "malformed rtpmap '\(line)'")
+                    }
+                    let encoding = parts[1].split(separator: "/")
+                    rtpmaps[pt] = (String(encoding[0]), encoding.count > 1 ? Int(encoding[1]) ?? 90000 : 90000)
+                } else if value.hasPrefix("fmtp:") {
+                    let body = value.dropFirst("fmtp:".count)
+                    guard let space = body.firstIndex(of: " "), let pt = UInt8(body[..<space]) else {
+                        throw ParseError(line: number, message: "malformed fmtp '\(line)'")
+                    }
+                    fmtps[pt] = body[body.index(after: space)...]
+                }
+            default:
+                continue
+            }
+        }
+        guard sawVideo else { throw ParseError(line: 0, message: "no m=video line") }
+        if connectionAddress == nil { connectionAddress = sessionAddress }
+        // The first H264 payload type of the video line; else its first one.
+        payloadType = videoPayloadTypes.first { rtpmaps[$0]?.0.uppercased() == "H264" } ?? videoPayloadTypes.first
+        if let pt = payloadType, let map = rtpmaps[pt] {
+            encodingName = map.0
+            clockRate = map.1
+            if map.0.uppercased() != "H264" { warnings.append("payload type \(pt) is \(map.0), not H264") }
+        }
+        if let pt = payloadType, let fmtp = fmtps[pt] { try parseFormatParameters(fmtp) }
+    }
+
+    private mutating func parseFormatParameters(_ fmtp: Substring) throws(ParseError) {
+        for item in fmtp.split(separator: ";") {
+            let pair = item.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            let key = pair[0].trimmingWhitespace().lowercased()
+            let value = pair[1].trimmingWhitespace()
+            switch key {
+            case "packetization-mode":
+                packetizationMode = Int(value) ?? 0
+            case "profile-level-id":
+                profileLevelId = String(value)
+            case "sprop-parameter-sets":
+                // Empty items and a trailing comma are common; skip them.
+                for item in value.split(separator: ",", omittingEmptySubsequences: true) {
+                    let encoded = item.trimmingWhitespace()
+                    guard !encoded.isEmpty else { continue }
+                    guard let nal = Base64.decode(encoded), !nal.isEmpty else {
+                        warnings.append("sprop-parameter-sets item '\(encoded)' is not base64; skipped")
+                        continue
+                    }
+                    parameterSets.append(nal)
+                }
+            default:
+                continue
+            }
+        }
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        var s = self
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return s
+    }
+}

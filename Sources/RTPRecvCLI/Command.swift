@@ -1,0 +1,37 @@
+import SystemIO
+
+/// The whole tool: parses the arguments, runs, and maps every failure to a message and an exit status.
+public enum Command {
+    public static func main(_ arguments: [String]) -> Int32 {
+        Terminal.ignoreSIGPIPE()
+        let options: Options
+        do {
+            options = try Options(arguments: arguments)
+        } catch {
+            Terminal.printError("""
+                Error: \(error)
+                Usage: \(Help.usage)
+                See 'rtprecv --help' for more information.
+
+                """)
+            return 64
+        }
+        do {
+            switch options.mode {
+            case .help:
+                try OutputFile(path: "-").write(Help.text + "\n")
+                return 0
+            case .version:
+                try OutputFile(path: "-").write(Help.version + "\n")
+                return 0
+            case .list:
+                return try ListStreams(options: options).run()
+            case .run:
+                return try Replay(options: options).run()
+            }
+        } catch {
+            Terminal.printError("rtprecv: error: \(error)\n")
+            return 1
+        }
+    }
+}

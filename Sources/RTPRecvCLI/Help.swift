@@ -1,0 +1,60 @@
+public enum Help {
+    public static let version = "rtprecv 0.1.0"
+
+    public static let usage = "rtprecv --pcap FILE [--sdp FILE] [--out FILE|-] [options]"
+
+    public static let text = """
+    OVERVIEW: Receive H.264 video carried over RTP (RFC 3550, RFC 6184) and write it out.
+
+    rtprecv reads RTP packets from a pcap or pcapng capture, restores their order, reassembles
+    NAL units and access units, and writes every complete access unit as an Annex-B elementary
+    stream. A frame with any missing piece is never written; every intact one is, bit-exact.
+    The statistics at the end account for every packet and frame.
+
+    USAGE: \(usage)
+           rtprecv --pcap FILE --list
+
+    INPUT:
+      --pcap FILE             Capture to replay (pcap or pcapng, told apart by content).
+                              Link types: Ethernet (VLAN), Linux SLL/SLL2, loopback, raw IP.
+      --sdp FILE              Session description: port, payload type and sprop-parameter-sets
+                              (SPS/PPS sent only out of band, as FFmpeg and many cameras do).
+      --list                  List the RTP streams in the capture and exit.
+
+    STREAM SELECTION (default: the first stream that proves to carry H.264):
+      --ssrc N                Only this SSRC (decimal or 0x-hex).
+      --payload-type N        Only this RTP payload type (default: from --sdp, else any 96-127).
+      --port N                Only datagrams to this UDP port (default: from --sdp, else any).
+      --max-streams N         Candidate streams followed at once (default 16).
+
+    OUTPUT:
+      -o, --out FILE          Annex-B H.264 with 4-byte start codes; '-' for standard output.
+                              Output starts at the first keyframe (IDR or recovery point), with
+                              its SPS and PPS put in front when the stream did not carry them.
+      --wait-keyframe         After a dropped frame, also drop frames until the next keyframe, so
+                              that nothing written refers to a lost picture.
+      --stats-json FILE       Write the statistics as JSON ('-' for standard output).
+
+    BOUNDS:
+      --reorder-packets N     Packets held while waiting for a missing one (default 512).
+      --latency-ms N          How long a missing packet is waited for, on the capture's clock
+                              (default 500). When either bound is reached the packet is lost.
+      --max-frame-bytes N     Largest access unit; larger ones are dropped (default 33554432).
+      --max-packet-bytes N    Largest RTP payload held for reordering (default 65536).
+
+    GENERAL:
+      -q, --quiet             Print nothing but errors.
+      -v, --verbose           Also print the RTP timestamps of dropped frames.
+      -h, --help              Show this help.
+      --version               Show the version.
+
+    EXAMPLES:
+      rtprecv --pcap camera.pcapng --out camera.h264
+      rtprecv --pcap call.pcap --list
+      rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -
+      rtprecv --pcap ffmpeg.pcap --sdp ffmpeg.sdp --out video.h264 --stats-json stats.json
+
+    EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
+    1 when the input cannot be read or the output cannot be written, 64 on a usage error.
+    """
+}

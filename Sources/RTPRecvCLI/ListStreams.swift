@@ -1,0 +1,75 @@
+import PcapInput
+import RTPCore
+import SystemIO
+
+/// `--list`: the RTP streams of a capture, one line each.
+struct ListStreams {
+    let options: Options
+
+    func run() throws -> Int32 {
+        let capture: CaptureFile
+        do {
+            capture = try CaptureFile(path: options.pcap!)
+        } catch let error as CaptureFile.OpenError {
+            throw RunError(description: error.description)
+        }
+        guard let linkType = capture.linkType else {
+            throw RunError(description: "\(capture.path): unsupported link type \(capture.linkTypeValue)")
+        }
+        var survey = StreamSurvey()
+        var truncated: String?
+        loop: while true {
+            switch capture.next() {
+            case .record(let record):
+                guard let datagram = try? FrameDecoder.udpDatagram(
+                    linkType: linkType, frame: record.bytes, originalLength: record.originalLength) else { continue }
+                if let port = options.port, datagram.destination.port != port { continue }
+                survey.add(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
+                           destination: datagram.destination, time: record.time)
+            case .end:
+                break loop
+            case .truncated(let offset, _):
+                truncated = "capture truncated at byte \(offset)"
+                break loop
+            case .failed(let message):
+                throw RunError(description: "\(capture.path): \(message)")
+            }
+        }
+        var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
+                     + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + pad("Resolution", 11) + "NAL types"]
+        for key in survey.order {
+            let e = survey.entries[key]!
+            let types = (0..<32).filter { e.nalTypes & (1 << $0) != 0 }.map { t -> String in
+                switch t {
+                case 24: "STAP-A"
+                case 25: "STAP-B"
+                case 26: "MTAP16"
+                case 27: "MTAP24"
+                case 28: "FU-A"
+                case 29: "FU-B"
+                default: NALUnitType.name(UInt8(t))
+                }
+            }
+            let resolution = e.sps.map { "\($0.width)x\($0.height)" } ?? "-"
+            lines.append(pad(e.key.source?.description ?? "-", 22) + pad(e.key.destination?.description ?? "-", 22)
+                         + pad(hex(e.key.ssrc), 11) + pad("\(e.key.payloadType)", 4)
+                         + pad("\(e.packets)", 8, right: true) + pad("\(max(0, e.lost))", 6, right: true) + "  "
+                         + pad(resolution, 11) + types.joined(separator: ","))
+        }
+        if survey.order.isEmpty { lines.append("(no RTP streams)") }
+        let out = try OutputFile(path: "-")
+        try out.write(lines.joined(separator: "\n") + "\n")
+        if let truncated { Terminal.printError("warning: \(capture.path): \(truncated)\n") }
+        return 0
+    }
+
+    private func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(1, width - s.count))
+        return right ? padding + s : s + padding
+    }
+}
+
+func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+}

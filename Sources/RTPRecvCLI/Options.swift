@@ -1,0 +1,94 @@
+import RTPCore
+
+/// The command line, parsed. Usage errors carry the message that `rtprecv` prints before exiting 64.
+public struct Options {
+    public struct UsageError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public enum Mode { case run, list, help, version }
+
+    public var mode = Mode.run
+    public var pcap: String?
+    public var sdp: String?
+    public var out: String?
+    public var statsJSON: String?
+    public var ssrc: UInt32?
+    public var payloadType: UInt8?
+    public var port: UInt16?
+    public var reorderPackets = 512
+    public var latencyMilliseconds = 500
+    public var maxFrameBytes = 32 << 20
+    public var maxPacketBytes = 65536
+    public var maxStreams = 16
+    public var waitKeyframe = false
+    public var quiet = false
+    public var verbose = false
+
+    public init(arguments: [String]) throws(UsageError) {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            var name = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                name = String(argument[..<eq])
+                inlineValue = String(argument[argument.index(after: eq)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = rest.popFirst() else { throw UsageError(description: "missing value for '\(name)'") }
+                return next
+            }
+            func number<T: FixedWidthInteger>(_ type: T.Type, _ range: ClosedRange<T>) throws(UsageError) -> T {
+                let text = try value()
+                let parsed: T? = text.lowercased().hasPrefix("0x") ? T(text.dropFirst(2), radix: 16) : T(text)
+                guard let parsed, range.contains(parsed) else {
+                    throw UsageError(description: "invalid value '\(text)' for '\(name)': expected a number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return parsed
+            }
+            switch name {
+            case "-h", "--help": mode = .help
+            case "--version": mode = .version
+            case "--list": mode = .list
+            case "--pcap": pcap = try value()
+            case "--sdp": sdp = try value()
+            case "-o", "--out": out = try value()
+            case "--stats-json": statsJSON = try value()
+            case "--ssrc": ssrc = try number(UInt32.self, 0...UInt32.max)
+            case "--payload-type": payloadType = try number(UInt8.self, 0...127)
+            case "--port": port = try number(UInt16.self, 1...UInt16.max)
+            case "--reorder-packets": reorderPackets = try number(Int.self, 1...65536)
+            case "--latency-ms": latencyMilliseconds = try number(Int.self, 0...60_000)
+            case "--max-frame-bytes": maxFrameBytes = try number(Int.self, 1024...(1 << 30))
+            case "--max-packet-bytes": maxPacketBytes = try number(Int.self, 64...65536)
+            case "--max-streams": maxStreams = try number(Int.self, 1...4096)
+            case "--wait-keyframe": waitKeyframe = true
+            case "-q", "--quiet": quiet = true
+            case "-v", "--verbose": verbose = true
+            default:
+                if argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(name)'") }
+                throw UsageError(description: "unexpected argument '\(argument)'")
+            }
+        }
+        if mode == .help || mode == .version { return }
+        guard pcap != nil else {
+            throw UsageError(description: "no input: give a capture with --pcap FILE")
+        }
+        if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
+    }
+
+    public var receiverConfiguration: Receiver.Configuration {
+        var c = Receiver.Configuration()
+        c.ssrc = ssrc
+        c.payloadType = payloadType
+        c.destinationPort = port
+        c.maxStreams = maxStreams
+        c.stream.reorder = ReorderBuffer.Configuration(
+            packets: reorderPackets, latencyNanoseconds: Int64(latencyMilliseconds) * 1_000_000,
+            maxPacketBytes: maxPacketBytes)
+        c.stream.maxAccessUnitBytes = maxFrameBytes
+        c.stream.waitForKeyframeAfterLoss = waitKeyframe
+        return c
+    }
+}

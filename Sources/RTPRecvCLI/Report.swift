@@ -1,0 +1,193 @@
+import RTPCore
+
+/// The statistics printed at exit, as text for people and as JSON for programs.
+struct Report {
+    let capturePath: String
+    let records: Int
+    let skipped: [FrameSkip: Int]
+    let receiver: Receiver
+    let truncation: String?
+    let bytesWritten: Int
+
+    private var streams: [StreamStatistics] {
+        receiver.previousStreams + (receiver.selected.map { [$0.statistics] } ?? [])
+    }
+
+    func text(verbose: Bool) -> String {
+        var lines: [String] = []
+        let c = receiver.counters
+        lines.append("\(capturePath): \(records) records, \(c.datagrams) UDP datagrams")
+        let skippedTotal = skipped.values.reduce(0, +)
+        if skippedTotal > 0 {
+            lines.append("  skipped    \(skippedTotal) frames: " + describe(skipped.map { ($0.key.rawValue, $0.value) }))
+        }
+        let invalid = c.invalidRTP.values.reduce(0, +)
+        if invalid > 0 {
+            lines.append("  not RTP    \(invalid): " + describe(c.invalidRTP.map { ($0.key.rawValue, $0.value) }))
+        }
+        if streams.isEmpty {
+            lines.append("  no H.264 stream found")
+        }
+        for s in streams {
+            lines.append("stream \(hex(s.ssrc)) PT \(s.payloadType)"
+                         + (s.source.map { ", \($0) -> \(s.destination?.description ?? "?")" } ?? ""))
+            lines.append("  packets    \(s.packets) (\(s.bytes) payload bytes), \(s.lost) lost, \(s.duplicates) duplicate, "
+                         + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
+            if s.invalidPackets > 0 {
+                lines.append("  invalid    \(s.invalidPackets): " + describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
+            }
+            if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
+            lines.append("  frames     \(s.accessUnitsWritten) written (\(s.keyframesWritten) keyframes), "
+                         + "\(s.droppedIncomplete) dropped incomplete, \(s.droppedBeforeKeyframe) dropped waiting for a keyframe"
+                         + (s.droppedWithoutParameterSets > 0 ? ", \(s.droppedWithoutParameterSets) keyframes without SPS/PPS" : ""))
+            if s.oversizedAccessUnits > 0 { lines.append("  oversized  \(s.oversizedAccessUnits) frames over --max-frame-bytes") }
+            if s.tooLarge > 0 { lines.append("  too large  \(s.tooLarge) packets over --max-packet-bytes") }
+            if let sps = s.sps {
+                lines.append("  video      H.264 \(profileName(sps.profileIdc)) level \(Double(sps.levelIdc) / 10), \(sps.width)x\(sps.height)")
+            }
+            if verbose && !s.droppedTimestamps.isEmpty {
+                lines.append("  dropped at RTP timestamps " + s.droppedTimestamps.map(String.init).joined(separator: " "))
+            }
+        }
+        let others = receiver.otherStreams.values
+        if !others.isEmpty {
+            lines.append("other streams: \(others.count) (\(others.reduce(0) { $0 + $1.packets }) packets) ignored")
+            if verbose {
+                for o in others.sorted(by: { $0.packets > $1.packets }).prefix(20) {
+                    lines.append("  \(hex(o.ssrc)) PT \(o.payloadType): \(o.packets) packets")
+                }
+            }
+        }
+        var notes: [String] = []
+        if c.otherPort > 0 { notes.append("\(c.otherPort) to other ports") }
+        if c.foreignPayloadType > 0 { notes.append("\(c.foreignPayloadType) with a foreign payload type") }
+        if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
+        if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
+        if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
+        lines.append("wrote \(bytesWritten) bytes")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func json() -> String {
+        let c = receiver.counters
+        var root: [(String, JSON)] = [
+            ("capture", .string(capturePath)),
+            ("records", .int(records)),
+            ("datagrams", .int(c.datagrams)),
+            ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),
+            ("invalid_rtp", .object(c.invalidRTP.map { ($0.key.rawValue, .int($0.value)) })),
+            ("other_port", .int(c.otherPort)),
+            ("foreign_payload_type", .int(c.foreignPayloadType)),
+            ("streams_over_limit", .int(c.streamsOverLimit)),
+            ("ssrc_changes", .int(c.ssrcChanges)),
+            ("bytes_written", .int(bytesWritten)),
+            ("truncated", truncation.map(JSON.string) ?? .null),
+        ]
+        root.append(("streams", .array(streams.map(streamJSON))))
+        root.append(("other_streams", .array(receiver.otherStreams.values.sorted { $0.ssrc < $1.ssrc }.map {
+            .object([("ssrc", .int(Int($0.ssrc))), ("payload_type", .int(Int($0.payloadType))), ("packets", .int($0.packets))])
+        })))
+        return JSON.object(root).serialized + "\n"
+    }
+
+    private func streamJSON(_ s: StreamStatistics) -> JSON {
+        var fields: [(String, JSON)] = [
+            ("ssrc", .int(Int(s.ssrc))),
+            ("payload_type", .int(Int(s.payloadType))),
+            ("source", s.source.map { .string($0.description) } ?? .null),
+            ("destination", s.destination.map { .string($0.description) } ?? .null),
+            ("packets", .int(s.packets)),
+            ("payload_bytes", .int(s.bytes)),
+            ("lost", .int(s.lost)),
+            ("duplicates", .int(s.duplicates)),
+            ("reordered", .int(s.reordered)),
+            ("late", .int(s.late)),
+            ("jitter_ms", .double(s.jitterMilliseconds)),
+            ("invalid", .object(s.invalidPayload.map { ($0.key.rawValue, .int($0.value)) })),
+            ("restarts", .int(s.restarts)),
+            ("packets_too_large", .int(s.tooLarge)),
+            ("frames_written", .int(s.accessUnitsWritten)),
+            ("keyframes_written", .int(s.keyframesWritten)),
+            ("frames_dropped_incomplete", .int(s.droppedIncomplete)),
+            ("frames_dropped_waiting_for_keyframe", .int(s.droppedBeforeKeyframe)),
+            ("keyframes_dropped_without_parameter_sets", .int(s.droppedWithoutParameterSets)),
+            ("frames_oversized", .int(s.oversizedAccessUnits)),
+            ("fragmented_units_dropped", .int(s.fragmentedUnitsDropped)),
+            ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
+        ]
+        if let sps = s.sps {
+            fields.append(("width", .int(sps.width)))
+            fields.append(("height", .int(sps.height)))
+            fields.append(("profile_idc", .int(Int(sps.profileIdc))))
+            fields.append(("level_idc", .int(Int(sps.levelIdc))))
+        }
+        return .object(fields)
+    }
+
+    private func describe(_ pairs: [(String, Int)]) -> String {
+        pairs.sorted { $0.1 > $1.1 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+    }
+
+    private func format(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    private func profileName(_ idc: UInt8) -> String {
+        switch idc {
+        case 66: "Baseline"
+        case 77: "Main"
+        case 88: "Extended"
+        case 100: "High"
+        case 110: "High 10"
+        case 122: "High 4:2:2"
+        case 244: "High 4:4:4 Predictive"
+        case 44: "CAVLC 4:4:4 Intra"
+        default: "profile \(idc)"
+        }
+    }
+}
+
+/// Just enough JSON to write the statistics with keys in a stable order.
+indirect enum JSON {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case null
+    case array([JSON])
+    case object([(String, JSON)])
+
+    var serialized: String {
+        switch self {
+        case .string(let s): return JSON.quote(s)
+        case .int(let i): return String(i)
+        case .double(let d): return d.isFinite ? String(d) : "null"
+        case .null: return "null"
+        case .array(let items): return "[" + items.map(\.serialized).joined(separator: ",") + "]"
+        case .object(let fields):
+            return "{" + fields.map { JSON.quote($0.0) + ":" + $0.1.serialized }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 {
+                    let h = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,85 @@
+import Glibc
+
+/// A file, or standard output for "-", written with plain `write(2)`.
+public final class OutputFile {
+    public let path: String
+    public let descriptor: Int32
+    private let owned: Bool
+
+    public init(path: String) throws {
+        self.path = path
+        if path == "-" {
+            descriptor = STDOUT_FILENO
+            owned = false
+        } else {
+            descriptor = try retryingOnEINTR("open", path) { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+            owned = true
+        }
+    }
+
+    deinit { if owned && !closed { _ = Glibc.close(descriptor) } }
+
+    public var displayName: String { path == "-" ? "standard output" : path }
+
+    /// Writes all of `bytes`, across short writes.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = try retryingOnEINTR("write", displayName) {
+                Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            offset += n
+        }
+    }
+
+    public func write(_ string: String) throws {
+        var s = string
+        try s.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+
+    private var closed = false
+
+    /// Closes the file and reports what the kernel reports then: some file systems only say
+    /// "disk full" at close.
+    public func close() throws {
+        guard owned, !closed else { return }
+        closed = true
+        if Glibc.close(descriptor) != 0 && errno != EINTR { throw SystemError("close", displayName) }
+    }
+}
+
+public enum Terminal {
+    public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// Writes to standard error, ignoring failure: there is nowhere left to report it.
+    public static func printError(_ text: String) {
+        var s = text
+        s.withUTF8 { buffer in _ = Glibc.write(STDERR_FILENO, buffer.baseAddress, buffer.count) }
+    }
+
+    public static func readFile(_ path: String) throws -> String {
+        let fd = try retryingOnEINTR("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { _ = Glibc.close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { b in
+                try retryingOnEINTR("read", path) { read(fd, b.baseAddress, b.count) }
+            }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+            if result.count > 16 << 20 { throw SystemError("read", path, errno: EFBIG) }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Monotonic clock, nanoseconds.
+    public static func monotonicNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// Writing to a closed pipe should fail with EPIPE, not kill the process.
+    public static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
+}

@@ -1,0 +1,4 @@
+import Glibc
+import RTPRecvCLI
+
+exit(Command.main(Array(CommandLine.arguments.dropFirst())))
