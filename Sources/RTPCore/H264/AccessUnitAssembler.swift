@@ -63,11 +63,10 @@ public final class AccessUnitAssembler {
     private var timestamp: UInt32 = 0
     private var hasVCL = false
     private var damaged = false
-    private var isIDR = false
-    private var hasRecoveryPoint = false
-    private var firstSlicePPSId: UInt32?
-    private var spsIds: UInt32 = 0
-    private var ppsIds = PPSIdSet()
+    /// Where a run of SEI/SPS/PPS after the slices began: the next picture starts there if a slice
+    /// with first_mb_in_slice 0 follows, while more slices of this picture mean it belongs here
+    /// (rtph264pay repeats SPS/PPS between the slices of an IDR picture).
+    private var tentativeBoundary: Int?
     private var nalStart: Int?
     private var nalType: UInt8 = 0
     private var pendingHeadDamage = false
@@ -82,6 +81,7 @@ public final class AccessUnitAssembler {
     public private(set) var parameterSetChanges = 0
     public private(set) var spsSeen = 0
     public private(set) var slicesSeen = 0
+    public private(set) var repeatedParameterSetsRemoved = 0
 
     public init(maxAccessUnitBytes: Int, maxNALUnits: Int = 16384) {
         self.maxAccessUnitBytes = maxAccessUnitBytes
@@ -95,13 +95,22 @@ public final class AccessUnitAssembler {
     /// Starts a NAL unit. `body` is what follows its header: the whole unit, or a first fragment.
     public func beginNAL(header: UInt8, body: UnsafeRawBufferPointer, timestamp ts: UInt32) throws {
         let type = nalUnitType(header)
-        var slice: SliceHeaderPrefix?
-        if NALUnitType.isVCL(type) { slice = SliceHeaderPrefix(header: header, body: body) }
         if open {
             if ts != timestamp {
                 try finish()
-            } else if hasVCL && (NALUnitType.startsAccessUnit(type) || slice?.firstMbInSlice == 0) {
-                try finish()
+            } else if hasVCL {
+                if type == NALUnitType.accessUnitDelimiter {
+                    try finish()
+                } else if NALUnitType.startsAccessUnit(type) {
+                    if tentativeBoundary == nil { tentativeBoundary = nals.count }
+                } else if NALUnitType.isVCL(type) {
+                    if SliceHeaderPrefix(header: header, body: body)?.firstMbInSlice == 0 {
+                        try finish(before: tentativeBoundary ?? nals.count)
+                    } else if let boundary = tentativeBoundary {
+                        removeRepeatedParameterSets(from: boundary)
+                        tentativeBoundary = nil
+                    }
+                }
             }
         }
         if !open {
@@ -114,8 +123,6 @@ public final class AccessUnitAssembler {
         if NALUnitType.isVCL(type) {
             hasVCL = true
             slicesSeen += 1
-            if type == NALUnitType.idrSlice { isIDR = true }
-            if firstSlicePPSId == nil { firstSlicePPSId = slice?.picParameterSetId }
         }
         guard buffer.count + 5 + body.count <= maxAccessUnitBytes, nals.count < maxNALUnits else {
             oversize()
@@ -145,24 +152,37 @@ public final class AccessUnitAssembler {
         guard let start = nalStart else { return }
         nalStart = nil
         nals.append(NALRecord(offset: start, length: buffer.count - start, type: nalType))
-        switch nalType {
-        case NALUnitType.sps, NALUnitType.pps, NALUnitType.sei:
+        if nalType == NALUnitType.sps || nalType == NALUnitType.pps {
             buffer.withUnsafeBytes { all in
                 let nal = all.view(start + 4..<all.count)
-                if nalType == NALUnitType.sei {
-                    if SEI.containsRecoveryPoint(nal: nal) { hasRecoveryPoint = true }
-                    return
-                }
                 if parameterSets.store(nal: nal) { parameterSetChanges += 1 }
-                if nalType == NALUnitType.sps, let sps = SequenceParameterSet(nal: nal) {
-                    spsIds |= 1 << sps.seqParameterSetId
-                    spsSeen += 1
-                } else if let ids = PictureParameterSetIds(nal: nal) {
-                    ppsIds.insert(ids.picParameterSetId)
+                if nalType == NALUnitType.sps && SequenceParameterSet(nal: nal) != nil { spsSeen += 1 }
+            }
+        }
+    }
+
+    /// SPS and PPS repeated between the slices of one picture, byte for byte the same as ones earlier
+    /// in the access unit, are dropped: decoders take them for the start of a new picture.
+    private func removeRepeatedParameterSets(from start: Int) {
+        var index = nals.count - 1
+        while index >= start {
+            let record = nals[index]
+            if record.type == NALUnitType.sps || record.type == NALUnitType.pps {
+                let repeated = buffer.withUnsafeBytes { all in
+                    let bytes = all.view(record.offset..<record.offset + record.length)
+                    return nals[0..<start].contains { earlier in
+                        earlier.type == record.type && earlier.length == record.length
+                            && all.view(earlier.offset..<earlier.offset + earlier.length).elementsEqual(bytes)
+                    }
+                }
+                if repeated {
+                    buffer.removeSubrange(record.offset..<record.offset + record.length)
+                    nals.remove(at: index)
+                    for i in index..<nals.count { nals[i].offset -= record.length }
+                    repeatedParameterSetsRemoved += 1
                 }
             }
-        default:
-            break
+            index -= 1
         }
     }
 
@@ -230,29 +250,68 @@ public final class AccessUnitAssembler {
 
     // MARK: Access units
 
-    private func finish() throws {
+    /// Hands on the access unit made of the NAL units before index `boundary`; those from
+    /// `boundary` on (SEI and parameter sets of the next picture) are carried into the next one.
+    private func finish(before boundary: Int? = nil) throws {
         if nalStart != nil { abortNAL() }
         open = false
+        tentativeBoundary = nil
         guard hasVCL else {
             // No picture: carry the parameter sets and SEI into the next access unit, unless damaged.
             if damaged { reset() }
             return
         }
+        let end = boundary ?? nals.count
+        let byteEnd = end < nals.count ? nals[end].offset : buffer.count
+        var assembled = describe(nals[0..<end])
         if !damaged, let first = nals.first {
-            if isIDR { leadingTypeIDR = first.type } else { leadingTypeOther = first.type }
+            if assembled.isIDR { leadingTypeIDR = first.type } else { leadingTypeOther = first.type }
         }
-        var assembled = Assembled(
-            timestamp: timestamp, bytes: UnsafeRawBufferPointer(start: nil, count: 0),
-            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damaged: damaged, isIDR: isIDR,
-            hasRecoveryPoint: hasRecoveryPoint, firstSlicePPSId: firstSlicePPSId, spsIds: spsIds, ppsIds: ppsIds)
-        defer { reset() }
         try buffer.withUnsafeBytes { bytes in
             try nals.withUnsafeBufferPointer { records in
-                assembled.bytes = bytes
-                assembled.nalUnits = records
+                assembled.bytes = bytes.view(0..<byteEnd)
+                assembled.nalUnits = UnsafeBufferPointer(rebasing: records[0..<end])
                 try onAccessUnit(assembled)
             }
         }
+        let carriedDamage = damaged && end < nals.count
+        if end < nals.count {
+            buffer.removeSubrange(0..<byteEnd)
+            nals.removeSubrange(0..<end)
+            for i in nals.indices { nals[i].offset -= byteEnd }
+            hasVCL = false
+            damaged = false
+        } else {
+            reset()
+        }
+        pendingHeadDamage = pendingHeadDamage || carriedDamage
+    }
+
+    /// What the NAL units of an access unit say about it, read once at its end.
+    private func describe(_ records: ArraySlice<NALRecord>) -> Assembled {
+        var a = Assembled(
+            timestamp: timestamp, bytes: UnsafeRawBufferPointer(start: nil, count: 0),
+            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damaged: damaged, isIDR: false,
+            hasRecoveryPoint: false, firstSlicePPSId: nil, spsIds: 0, ppsIds: PPSIdSet())
+        buffer.withUnsafeBytes { all in
+            for record in records {
+                let nal = all.view(record.offset + 4..<record.offset + record.length)
+                switch record.type {
+                case NALUnitType.idrSlice, NALUnitType.nonIDRSlice:
+                    if record.type == NALUnitType.idrSlice { a.isIDR = true }
+                    if a.firstSlicePPSId == nil { a.firstSlicePPSId = SliceHeaderPrefix(nal: nal)?.picParameterSetId }
+                case NALUnitType.sei:
+                    if SEI.containsRecoveryPoint(nal: nal) { a.hasRecoveryPoint = true }
+                case NALUnitType.sps:
+                    if let sps = SequenceParameterSet(nal: nal) { a.spsIds |= 1 << sps.seqParameterSetId }
+                case NALUnitType.pps:
+                    if let ids = PictureParameterSetIds(nal: nal) { a.ppsIds.insert(ids.picParameterSetId) }
+                default:
+                    break
+                }
+            }
+        }
+        return a
     }
 
     private func reset() {
@@ -261,11 +320,7 @@ public final class AccessUnitAssembler {
         open = false
         hasVCL = false
         damaged = false
-        isIDR = false
-        hasRecoveryPoint = false
-        firstSlicePPSId = nil
-        spsIds = 0
-        ppsIds = PPSIdSet()
+        tentativeBoundary = nil
         nalStart = nil
     }
 

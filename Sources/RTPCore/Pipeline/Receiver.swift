@@ -33,7 +33,8 @@ public final class Receiver {
     public let configuration: Configuration
     public private(set) var counters = Counters()
     public private(set) var selected: StreamReceiver?
-    private var candidates: [UInt32: StreamReceiver] = [:]
+    /// Keyed by SSRC and payload type, so that a foreign payload type on an SSRC cannot pose as it.
+    private var candidates: [UInt64: StreamReceiver] = [:]
     /// Every SSRC seen but not selected, with its packet count and addresses.
     public private(set) var otherStreams: [UInt32: StreamStatistics] = [:]
     /// Finished streams that were selected before a change of SSRC.
@@ -77,10 +78,6 @@ public final class Receiver {
             counters.streamsOverLimit += 1
             return
         }
-        guard packet.payloadType == candidate.payloadType else {
-            counters.foreignPayloadType += 1
-            return
-        }
         try candidate.receive(packet, payload: payload, arrival: arrival)
         if selected !== candidate { try considerSelecting(candidate) }
     }
@@ -108,13 +105,14 @@ public final class Receiver {
     }
 
     private func candidate(for packet: RTPPacket, source: Endpoint?, destination: Endpoint?, arrival: Int64) -> StreamReceiver? {
-        if let existing = candidates[packet.ssrc] { return existing }
+        let key = UInt64(packet.ssrc) << 8 | UInt64(packet.payloadType)
+        if let existing = candidates[key] { return existing }
         if candidates.count >= configuration.maxStreams {
             // Make room by forgetting the candidate silent longest, if it has been silent a while.
-            guard let (ssrc, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
+            guard let (stalestKey, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
                   arrival - stalest.lastArrival > 2_000_000_000 else { return nil }
             retire(stalest)
-            candidates[ssrc] = nil
+            candidates[stalestKey] = nil
         }
         let stream = StreamReceiver(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival,
                                     configuration: configuration.stream)
@@ -126,7 +124,7 @@ public final class Receiver {
             try self.sink.write(accessUnit)
             return true
         }
-        candidates[packet.ssrc] = stream
+        candidates[key] = stream
         return stream
     }
 
@@ -143,7 +141,7 @@ public final class Receiver {
             guard current.lastArrival < stream.firstArrival else { return }
             try current.finish()
             previousStreams.append(current.statistics)
-            candidates[current.ssrc] = nil
+            candidates = candidates.filter { $0.value !== current }
             counters.ssrcChanges += 1
         }
         selected = stream
@@ -162,8 +160,8 @@ public final class Receiver {
             if selected == nil { try stream.finish() }
         }
         try selected?.finish()
-        for (ssrc, stream) in candidates where stream !== selected {
-            otherStreams[ssrc] = stream.snapshot()
+        for stream in candidates.values where stream !== selected {
+            otherStreams[stream.ssrc] = stream.snapshot()
         }
         candidates.removeAll()
     }
