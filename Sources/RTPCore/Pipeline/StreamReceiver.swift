@@ -150,6 +150,8 @@ public final class StreamReceiver {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
+        // Lost packets may have carried whole access units that nothing else will report.
+        if lostBefore > 0 && configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
         try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore)
     }
 

@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// The command-line contract: help and version on stdout, usage errors exit 64 with the usual lines.
+final class CommandLineTests: XCTestCase {
+    func testHelpGoesToStdoutAndExitsZero() throws {
+        let result = try Harness.rtprecv(["--help"])
+        XCTAssertEqual(result.status, 0)
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        for section in ["OVERVIEW:", "USAGE:", "EXAMPLES:", "--pcap", "--wait-keyframe", "--latency-ms"] {
+            XCTAssertTrue(text.contains(section), "help lacks \(section)")
+        }
+        XCTAssertEqual(result.stderr, "")
+    }
+
+    func testVersionGoesToStdout() throws {
+        let result = try Harness.rtprecv(["--version"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(String(decoding: result.stdout, as: UTF8.self).hasPrefix("rtprecv "))
+    }
+
+    func testUsageErrorsExit64WithErrorUsageAndHint() throws {
+        for arguments in [["--bogus"], ["--pcap"], ["--pcap", "x", "--ssrc", "nope"], [], ["--pcap", "x", "--port", "70000"]] {
+            let result = try Harness.rtprecv(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            let lines = result.stderr.split(separator: "\n")
+            XCTAssertTrue(lines.first?.hasPrefix("Error: ") ?? false, result.stderr)
+            XCTAssertTrue(lines.contains { $0.hasPrefix("Usage: ") }, result.stderr)
+            XCTAssertEqual(lines.last, "See 'rtprecv --help' for more information.")
+        }
+    }
+
+    func testHexSSRCIsAccepted() throws {
+        let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
+                                          "--ssrc", "0xdeadbeef", "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+    }
+
+    func testUnwritableOutputExitsOneNamingIt() throws {
+        let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
+                                          "--out", "/nonexistent-dir/out.h264"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("/nonexistent-dir/out.h264"), result.stderr)
+    }
+
+    func testFullDiskExitsOne() throws {
+        let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
+                                          "--out", "/dev/full"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("No space left"), result.stderr)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+/// Runs the built `rtprecv` and the real clients (ffmpeg, ffprobe) the end-to-end tests check it with.
+enum Harness {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let captures = packageRoot.appendingPathComponent("captures")
+    static let realCaptures = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/captures-real")
+
+    static var binary: URL {
+        let beside = Bundle.main.bundleURL.appendingPathComponent("rtprecv")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return packageRoot.appendingPathComponent(".build/debug/rtprecv")
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable.hasPrefix("/") ? URL(fileURLWithPath: executable)
+            : URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+        // stderr goes to a file, stdout through a pipe read to its end: neither can fill up and stall.
+        let errFile = temporaryFile("stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let out = Pipe()
+        let err = try FileHandle(forWritingTo: errFile)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try err.close()
+        return Result(status: process.terminationStatus, stdout: outData,
+                      stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+    }
+
+    static func rtprecv(_ arguments: [String]) throws -> Result {
+        try run(binary.path, arguments)
+    }
+
+    static func temporaryFile(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("rtprecv-test-\(getpid())-\(name)")
+    }
+
+    /// The MD5 of every decoded frame, in output order, as ffmpeg's framemd5 muxer computes it.
+    static func frameMD5(_ path: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let result = try run("ffmpeg", ["-v", "error", "-i", path.path, "-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, "ffmpeg failed on \(path.lastPathComponent): \(result.stderr)", file: file, line: line)
+        return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// ffmpeg's decode errors for a stream ("" when it decodes cleanly).
+    static func decodeErrors(_ path: URL) throws -> String {
+        try run("ffmpeg", ["-v", "error", "-i", path.path, "-f", "null", "-"]).stderr
+    }
+
+    static func probe(_ path: URL, _ entries: String) throws -> String {
+        let result = try run("ffprobe", ["-v", "error", "-count_frames", "-count_packets", "-show_entries", entries,
+                                         "-of", "default=noprint_wrappers=1", path.path])
+        return String(decoding: result.stdout, as: UTF8.self)
+    }
+
+    struct Expectation: Decodable {
+        var source: String
+        var au_timestamps: [UInt32]
+        var keyframe: [Bool]
+        var damaged: [Bool]
+        var truncated_at: Int?
+    }
+
+    static func expectation(_ name: String) throws -> Expectation {
+        let data = try Data(contentsOf: captures.appendingPathComponent(name + ".expect.json"))
+        return try JSONDecoder().decode(Expectation.self, from: data)
+    }
+}

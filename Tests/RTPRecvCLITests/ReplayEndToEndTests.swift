@@ -1,0 +1,179 @@
+import Foundation
+import XCTest
+
+/// Replays every bundled capture through the built binary and checks the output with ffmpeg:
+/// decoded frames must be those of the elementary stream the capture was made from.
+final class ReplayEndToEndTests: XCTestCase {
+    private func replay(_ capture: String, _ extra: [String] = [], name: String = #function) throws -> (URL, Harness.Result) {
+        let out = Harness.temporaryFile(name + ".h264")
+        let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent(capture).path,
+                                          "--out", out.path] + extra)
+        XCTAssertEqual(result.status, 0, "rtprecv failed: \(result.stderr)")
+        return (out, result)
+    }
+
+    private func source(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
+
+    private func assertIdentical(_ capture: String, to sourceName: String, _ extra: [String] = [], name: String = #function,
+                                 file: StaticString = #filePath, line: UInt = #line) throws {
+        let (out, _) = try replay(capture, extra, name: name)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let expected = try Harness.frameMD5(source(sourceName))
+        XCTAssertFalse(expected.isEmpty, file: file, line: line)
+        XCTAssertEqual(try Harness.frameMD5(out), expected, "\(capture): frames differ from \(sourceName)", file: file, line: line)
+    }
+
+    // MARK: Clean captures
+
+    func testGStreamerSTAPAAndFUAWhenCleanIsBitExact() throws {
+        try assertIdentical("gst-stapa-fua.pcap", to: "gst-stapa-fua.h264")
+    }
+
+    func testFFmpegBFramesWhenParameterSetsOnlyInSDPIsBitExact() throws {
+        try assertIdentical("ffmpeg-bframes.pcap", to: "ffmpeg-bframes.h264", ["--sdp", source("ffmpeg-bframes.sdp").path])
+    }
+
+    func testFFmpegBFramesWithoutSDPWritesNothingUndecodable() throws {
+        // No SPS/PPS anywhere: nothing can be decoded, so nothing is written.
+        let (out, result) = try replay("ffmpeg-bframes.pcap")
+        XCTAssertEqual(try Data(contentsOf: out).count, 0)
+        XCTAssertTrue(result.stderr.contains("keyframes without SPS/PPS"), result.stderr)
+    }
+
+    func testFFmpegMode0SingleNALUnitsIsBitExact() throws {
+        try assertIdentical("ffmpeg-mode0.pcap", to: "ffmpeg-mode0.h264", ["--sdp", source("ffmpeg-mode0.sdp").path])
+    }
+
+    func test1080pAt20MbitIsBitExact() throws {
+        try assertIdentical("ffmpeg-1080p.pcap", to: "ffmpeg-1080p.h264")
+    }
+
+    func testPcapngWithNanosecondTimestampsIsBitExact() throws {
+        try assertIdentical("gst-pcapng.pcapng", to: "gst-stapa-fua.h264")
+    }
+
+    // MARK: Damage that loses nothing
+
+    func testReorderingBySixPositionsIsBitExact() throws {
+        try assertIdentical("gst-reorder6.pcap", to: "gst-stapa-fua.h264")
+    }
+
+    func testDuplicatesAreDropped() throws {
+        try assertIdentical("gst-duplicates.pcap", to: "gst-stapa-fua.h264")
+    }
+
+    func testHostileDatagramsChangeNothing() throws {
+        try assertIdentical("gst-hostile.pcap", to: "gst-stapa-fua.h264")
+    }
+
+    func testSequenceAndTimestampWrapIsBitExact() throws {
+        try assertIdentical("gst-wrap.pcap", to: "gst-stapa-fua.h264")
+    }
+
+    // MARK: Loss
+
+    /// With --wait-keyframe: exactly the frames from each keyframe up to the first damaged one.
+    private func assertKeepsIntactFramesWaitingForKeyframes(_ variant: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let expect = try Harness.expectation(variant)
+        XCTAssertTrue(expect.damaged.contains(true), "the variant should damage something", file: file, line: line)
+        let all = try Harness.frameMD5(source(expect.source))
+        XCTAssertEqual(all.count, expect.au_timestamps.count, file: file, line: line)
+        var kept: [String] = []
+        var waiting = true
+        for i in all.indices {
+            if expect.damaged[i] { waiting = true; continue }
+            if waiting && !expect.keyframe[i] { continue }
+            waiting = false
+            kept.append(all[i])
+        }
+        let (out, _) = try replay(variant + ".pcap", ["--wait-keyframe"], name: variant)
+        XCTAssertEqual(try Harness.frameMD5(out), kept, "\(variant): frames differ", file: file, line: line)
+        XCTAssertEqual(try Harness.decodeErrors(out), "", file: file, line: line)
+    }
+
+    func testRandomLossWhenWaitingForKeyframeKeepsExactlyTheIntactFrames() throws {
+        try assertKeepsIntactFramesWaitingForKeyframes("gst-loss2")
+    }
+
+    func testBurstLossWhenWaitingForKeyframeKeepsExactlyTheIntactFrames() throws {
+        try assertKeepsIntactFramesWaitingForKeyframes("gst-burst")
+    }
+
+    func testLossWithoutWaitingWritesEveryCompleteFrame() throws {
+        for variant in ["gst-loss2", "gst-burst"] {
+            let expect = try Harness.expectation(variant)
+            let firstKey = expect.keyframe.firstIndex(of: true)!
+            let intact = expect.damaged[firstKey...].filter { !$0 }.count
+            let (out, _) = try replay(variant + ".pcap", name: variant)
+            XCTAssertTrue(try Harness.probe(out, "stream=nb_read_packets").contains("nb_read_packets=\(intact)\n"),
+                          "\(variant): expected \(intact) access units")
+        }
+    }
+
+    // MARK: Files
+
+    func testTruncatedCaptureKeepsTheIntactPrefixAndWarns() throws {
+        let expect = try Harness.expectation("gst-truncated")
+        let (out, result) = try replay("gst-truncated.pcap")
+        XCTAssertTrue(result.stderr.contains("capture truncated at byte \(expect.truncated_at!)"), result.stderr)
+        let intact = expect.damaged.prefix { !$0 }.count
+        XCTAssertGreaterThan(intact, 0)
+        XCTAssertEqual(try Harness.frameMD5(out), Array(try Harness.frameMD5(source(expect.source)).prefix(intact)))
+    }
+
+    func testNonCaptureFileExitsOneWithOneLineNamingIt() throws {
+        let path = source("gst-stapa-fua.h264").path
+        let result = try Harness.rtprecv(["--pcap", path, "--out", Harness.temporaryFile("x.h264").path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains(path), result.stderr)
+    }
+
+    func testMissingCaptureExitsOne() throws {
+        let result = try Harness.rtprecv(["--pcap", "/nonexistent/x.pcap"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("/nonexistent/x.pcap"), result.stderr)
+    }
+
+    // MARK: Stream selection
+
+    func testTwoStreamsAreSelectedBySSRCAndByPort() throws {
+        struct Streams: Decodable {
+            struct Stream: Decodable { var ssrc: UInt32; var port: Int; var source: String; var sdp: String? }
+            var streams: [Stream]
+        }
+        let data = try Data(contentsOf: Harness.captures.appendingPathComponent("two-streams.expect.json"))
+        let streams = try JSONDecoder().decode(Streams.self, from: data).streams
+        for stream in streams {
+            let sdp = stream.sdp.map { ["--sdp", source($0).path] } ?? []
+            try assertIdentical("two-streams.pcap", to: stream.source, ["--ssrc", "\(stream.ssrc)"] + sdp, name: "ssrc\(stream.ssrc)")
+            try assertIdentical("two-streams.pcap", to: stream.source, ["--port", "\(stream.port)"] + sdp, name: "port\(stream.port)")
+        }
+    }
+
+    func testListShowsBothStreams() throws {
+        let result = try Harness.rtprecv(["--pcap", source("two-streams.pcap").path, "--list"])
+        XCTAssertEqual(result.status, 0)
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("127.0.0.1:5004"), text)
+        XCTAssertTrue(text.contains("127.0.0.1:5008"), text)
+        XCTAssertTrue(text.contains("320x240"), text)
+    }
+
+    // MARK: Statistics
+
+    func testStatisticsJSONAccountsForEveryPacket() throws {
+        let json = Harness.temporaryFile("stats.json")
+        _ = try replay("gst-duplicates.pcap", ["--stats-json", json.path, "-q"])
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as! [String: Any]
+        let stream = (stats["streams"] as! [[String: Any]])[0]
+        let records = stats["records"] as! Int
+        let clean = try Harness.run("tcpdump", ["-r", source("gst-stapa-fua.pcap").path, "-qn"])
+        let cleanCount = String(decoding: clean.stdout, as: UTF8.self).split(separator: "\n").count
+        XCTAssertEqual(stream["packets"] as? Int, records)
+        XCTAssertEqual(stream["duplicates"] as? Int, records - cleanCount)
+        XCTAssertEqual(stream["lost"] as? Int, 0)
+        XCTAssertEqual(stream["frames_written"] as? Int, 150)
+        XCTAssertEqual(stream["width"] as? Int, 320)
+    }
+}
