@@ -206,7 +206,7 @@ public final class AccessUnitAssembler {
     public func endOfPacket(marker: Bool) throws {
         guard marker else { return }
         markersSeen = true
-        if open { try finish() }
+        if open { try finish(atMarker: true) }
     }
 
     /// Packets are missing before the one now arriving with `timestamp`, whose first NAL unit is
@@ -252,15 +252,16 @@ public final class AccessUnitAssembler {
 
     /// Hands on the access unit made of the NAL units before index `boundary`; those from
     /// `boundary` on (SEI and parameter sets of the next picture) are carried into the next one.
-    private func finish(before boundary: Int? = nil) throws {
+    private func finish(before boundary: Int? = nil, atMarker: Bool = false) throws {
         if nalStart != nil { abortNAL() }
         open = false
         tentativeBoundary = nil
-        guard hasVCL else {
+        guard hasVCL || (damaged && atMarker) else {
             // No picture: carry the parameter sets and SEI into the next access unit, unless damaged.
             if damaged { reset() }
             return
         }
+        // (A damaged group the marker closes was a picture whose slices were lost: report it.)
         let end = boundary ?? nals.count
         let byteEnd = end < nals.count ? nals[end].offset : buffer.count
         var assembled = describe(nals[0..<end])

@@ -157,7 +157,10 @@ public final class Receiver {
     public func finish() throws {
         // Candidates still holding packets may prove themselves now, the earliest first.
         for stream in candidates.values.sorted(by: { $0.firstArrival < $1.firstArrival }) where stream !== selected {
-            if selected == nil { try stream.finish() }
+            if selected == nil {
+                try stream.finish()
+                try considerSelecting(stream)
+            }
         }
         try selected?.finish()
         for stream in candidates.values where stream !== selected {

@@ -1,0 +1,181 @@
+import XCTest
+@testable import RTPCore
+
+/// RFC 6184 single NAL units, STAP-A and FU-A through the whole receive path, with the access units
+/// that come out.
+final class DepacketizerTests: XCTestCase {
+    let idr = Fixture.slice(idr: true, bytes: 300, tag: 0x11)
+    let p1 = Fixture.slice(idr: false, bytes: 60, tag: 0x22)
+    let p2 = Fixture.slice(idr: false, bytes: 60, tag: 0x33)
+
+    /// SPS+PPS in a STAP-A, the IDR in FU-A fragments, then two P frames as single NAL units.
+    private func stream(startSeq: UInt16 = 100) -> [[UInt8]] {
+        var packets: [[UInt8]] = [Fixture.rtp(seq: startSeq, ts: 3000, payload: Fixture.stapA([Fixture.sps, Fixture.pps]))]
+        let fragments = Fixture.fuA(idr, size: 100)
+        for (i, f) in fragments.enumerated() {
+            packets.append(Fixture.rtp(seq: startSeq &+ 1 &+ UInt16(i), ts: 3000, marker: i == fragments.count - 1, payload: f))
+        }
+        var seq = startSeq &+ 1 &+ UInt16(fragments.count)
+        for (n, p) in [p1, p2].enumerated() {
+            packets.append(Fixture.rtp(seq: seq, ts: 6000 + 3000 * UInt32(n), marker: true, payload: p))
+            seq &+= 1
+        }
+        return packets
+    }
+
+    private let expectedIDR: [UInt8] = Fixture.annexB([Fixture.sps, Fixture.pps, Fixture.slice(idr: true, bytes: 300, tag: 0x11)])
+
+    func testWholeStreamGivesThreeAccessUnitsBitExact() throws {
+        let feeder = Feeder()
+        for p in stream() { try feeder.send(p) }
+        let aus = try feeder.finish()
+        XCTAssertEqual(aus, [expectedIDR, Fixture.annexB([p1]), Fixture.annexB([p2])])
+        XCTAssertEqual(feeder.sink.keyframes, [true, false, false])
+    }
+
+    func testFUAWithoutItsStartIsDroppedWithItsAccessUnit() throws {
+        let feeder = Feeder()
+        var packets = stream()
+        packets.remove(at: 1)  // the IDR's start fragment
+        for p in packets { try feeder.send(p) }
+        // No keyframe survives, so nothing is written.
+        XCTAssertEqual(try feeder.finish(), [])
+        XCTAssertEqual(feeder.stream.droppedIncomplete, 1)
+        XCTAssertEqual(feeder.stream.lost, 1)
+    }
+
+    func testFUAWithAGapIsDroppedWhole() throws {
+        let feeder = Feeder()
+        var packets = stream()
+        packets.remove(at: 2)  // a middle fragment
+        for p in packets { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish(), [])
+        XCTAssertEqual(feeder.stream.droppedIncomplete, 1)
+        XCTAssertEqual(feeder.stream.fragmentedUnitsDropped, 1)
+    }
+
+    func testFUAWithStartAndEndTogetherIsAWholeUnit() throws {
+        let feeder = Feeder()
+        let whole: [UInt8] = [0x7C, 0x80 | 0x40 | 5] + idr.dropFirst()  // S and E both set
+        try feeder.send(Fixture.rtp(seq: 1, ts: 90, payload: Fixture.stapA([Fixture.sps, Fixture.pps])))
+        try feeder.send(Fixture.rtp(seq: 2, ts: 90, marker: true, payload: whole))
+        XCTAssertEqual(try feeder.finish(), [expectedIDR])
+    }
+
+    func testSTAPAOverrunIsRejectedBeforeItTakesASequenceNumber() throws {
+        let feeder = Feeder()
+        var packets = stream()
+        // A forged packet with the IDR's first sequence number, whose unit runs past its end.
+        packets.insert(Fixture.rtp(seq: 101, ts: 3000, payload: [0x78, 0x00, 0x09, 0x67, 0x42]), at: 1)
+        for p in packets { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish().count, 3)
+        XCTAssertEqual(feeder.stream.invalidPayload[.stapOverrun], 1)
+    }
+
+    func testReservedAndInterleavedTypesAreCountedAndSkipped() throws {
+        let feeder = Feeder()
+        var packets = stream()
+        packets.insert(Fixture.rtp(seq: 500, ts: 3000, payload: [0x1E, 1, 2]), at: 2)   // type 30
+        packets.insert(Fixture.rtp(seq: 501, ts: 3000, payload: [0x19, 0, 1]), at: 2)   // STAP-B
+        for p in packets { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish().count, 3)
+        XCTAssertEqual(feeder.stream.invalidPayload[.reservedType], 1)
+        XCTAssertEqual(feeder.stream.invalidPayload[.unsupportedType], 1)
+    }
+
+    func testSequenceWrapKeepsOrder() throws {
+        let feeder = Feeder()
+        for p in stream(startSeq: 65533) { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish(), [expectedIDR, Fixture.annexB([p1]), Fixture.annexB([p2])])
+        XCTAssertEqual(feeder.stream.lost, 0)
+    }
+
+    func testReorderedAndDuplicatedPacketsGiveTheSameOutput() throws {
+        let feeder = Feeder()
+        var packets = stream()
+        packets.swapAt(2, 4)
+        packets.swapAt(0, 1)
+        packets.insert(packets[3], at: 6)
+        for p in packets { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish(), [expectedIDR, Fixture.annexB([p1]), Fixture.annexB([p2])])
+        XCTAssertEqual(feeder.stream.duplicates, 1)
+    }
+
+    func testMissingMarkersStillSplitAccessUnitsByTimestamp() throws {
+        let feeder = Feeder()
+        let unmarked = stream().map { packet -> [UInt8] in
+            var p = packet
+            p[1] &= 0x7F
+            return p
+        }
+        for p in unmarked { try feeder.send(p) }
+        // The last access unit has no marker and the stream never used markers: it is written.
+        XCTAssertEqual(try feeder.finish(), [expectedIDR, Fixture.annexB([p1]), Fixture.annexB([p2])])
+    }
+
+    func testSameTimestampStillSplitsAtFirstMbZero() throws {
+        let feeder = Feeder()
+        try feeder.send(Fixture.rtp(seq: 1, ts: 90, payload: Fixture.stapA([Fixture.sps, Fixture.pps, idr])))
+        // Wrong sender: two pictures under one timestamp and no marker between them.
+        try feeder.send(Fixture.rtp(seq: 2, ts: 90, payload: p1))
+        try feeder.send(Fixture.rtp(seq: 3, ts: 90, marker: true, payload: p2))
+        XCTAssertEqual(try feeder.finish(), [expectedIDR, Fixture.annexB([p1]), Fixture.annexB([p2])])
+    }
+
+    func testSecondSliceOfAPictureStaysInItsAccessUnit() throws {
+        let feeder = Feeder()
+        let second = Fixture.slice(idr: true, firstMb: 150, bytes: 50, tag: 0x44)
+        // rtph264pay repeats SPS/PPS before the second slice: they are dropped, the slice kept.
+        try feeder.send(Fixture.rtp(seq: 1, ts: 90, payload: Fixture.stapA([Fixture.sps, Fixture.pps, idr, Fixture.sps, Fixture.pps])))
+        try feeder.send(Fixture.rtp(seq: 2, ts: 90, marker: true, payload: second))
+        XCTAssertEqual(try feeder.finish(), [Fixture.annexB([Fixture.sps, Fixture.pps, idr, second])])
+    }
+
+    func testParameterSetsFromSDPAreInsertedBeforeTheKeyframe() throws {
+        let feeder = Feeder { $0.parameterSets = [Fixture.sps, Fixture.pps]; $0.payloadType = 96 }
+        try feeder.send(Fixture.rtp(seq: 1, ts: 90, marker: true, payload: idr))
+        try feeder.send(Fixture.rtp(seq: 2, ts: 180, marker: true, payload: p1))
+        XCTAssertEqual(try feeder.finish(), [expectedIDR, Fixture.annexB([p1])])
+    }
+
+    func testFramesBeforeTheFirstKeyframeAreDroppedAndCounted() throws {
+        let feeder = Feeder()
+        try feeder.send(Fixture.rtp(seq: 1, ts: 90, marker: true, payload: p1))
+        for p in stream(startSeq: 2) { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish().count, 3)
+        XCTAssertEqual(feeder.stream.droppedBeforeKeyframe, 1)
+    }
+
+    func testSourceRestartResyncsInsteadOfDroppingEverything() throws {
+        let feeder = Feeder()
+        for p in stream(startSeq: 100) { try feeder.send(p) }
+        // The sender restarts far away in sequence space and in timestamp.
+        for p in stream(startSeq: 40000) {
+            var q = p
+            q[4] ^= 0x40
+            try feeder.send(q)
+        }
+        XCTAssertEqual(try feeder.finish().count, 6)
+        XCTAssertEqual(feeder.stream.restarts, 1)
+    }
+
+    func testWaitKeyframeDropsUntilTheNextKeyframe() throws {
+        let feeder = Feeder { $0.stream.waitForKeyframeAfterLoss = true }
+        var packets = stream()
+        packets.removeLast(2)
+        packets.append(Fixture.rtp(seq: 200, ts: 6000, marker: true, payload: p1))   // gap before it
+        packets.append(Fixture.rtp(seq: 201, ts: 9000, marker: true, payload: p2))
+        for p in packets { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish(), [expectedIDR])
+    }
+
+    func testHostileSSRCWithEndlessFUADoesNotWin() throws {
+        let feeder = Feeder()
+        for i in 0..<20 {
+            try feeder.send(Fixture.rtp(seq: UInt16(i), ts: 5, ssrc: 0xBAD, payload: [0x7C, i == 0 ? 0x85 : 0x05] + Array(repeating: 0x99, count: 50)))
+        }
+        for p in stream() { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish().count, 3)
+        XCTAssertEqual(feeder.receiver.selected?.ssrc, 0x1234)
+    }
+}

@@ -1,0 +1,124 @@
+import XCTest
+@testable import RTPCore
+
+final class SessionDescriptionTests: XCTestCase {
+    func testFFmpegSDPGivesPortPayloadTypeAndParameterSets() throws {
+        let sdp = try SessionDescription(parsing: """
+            v=0\r
+            o=- 0 0 IN IP4 127.0.0.1\r
+            s=No Name\r
+            c=IN IP4 239.1.2.3/16\r
+            t=0 0\r
+            m=video 5006 RTP/AVP 96\r
+            a=rtpmap:96 H264/90000\r
+            a=fmtp:96 packetization-mode=1; sprop-parameter-sets=Z0LAHtkBQfsBEAAAAwAQAAADA8DxYuSA,aM48gA==; profile-level-id=42C01E\r
+
+            """)
+        XCTAssertEqual(sdp.port, 5006)
+        XCTAssertEqual(sdp.payloadType, 96)
+        XCTAssertEqual(sdp.connectionAddress, "239.1.2.3")
+        XCTAssertEqual(sdp.packetizationMode, 1)
+        XCTAssertEqual(sdp.profileLevelId, "42C01E")
+        XCTAssertEqual(sdp.parameterSets, [Fixture.sps, Fixture.pps])
+    }
+
+    func testSpropQuirksAreTolerated() throws {
+        // Empty items, a trailing comma, missing padding, an SPS alone.
+        let sdp = try SessionDescription(parsing: """
+            m=video 0 RTP/AVP 97
+            a=rtpmap:97 H264/90000
+            a=fmtp:97 sprop-parameter-sets=,Z0LAHtkBQfsBEAAAAwAQAAADA8DxYuSA,;packetization-mode=0
+            """)
+        XCTAssertEqual(sdp.parameterSets, [Fixture.sps])
+        XCTAssertEqual(sdp.payloadType, 97)
+    }
+
+    func testGarbageSpropItemIsSkippedWithAWarning() throws {
+        let sdp = try SessionDescription(parsing: "m=video 1 RTP/AVP 96\na=fmtp:96 sprop-parameter-sets=Z0LA*,aM48gA==\n")
+        XCTAssertEqual(sdp.parameterSets, [Fixture.pps])
+        XCTAssertEqual(sdp.warnings.count, 1)
+    }
+
+    func testNoVideoLineIsAnError() {
+        XCTAssertThrowsError(try SessionDescription(parsing: "m=audio 5000 RTP/AVP 0\n"))
+    }
+}
+
+final class SequenceParameterSetTests: XCTestCase {
+    func testResolutionAndProfile() throws {
+        let sps = try XCTUnwrap(Fixture.sps.withUnsafeBytes { SequenceParameterSet(nal: $0) })
+        XCTAssertEqual(sps.profileIdc, 66)
+        XCTAssertEqual(sps.width, 320)
+        XCTAssertEqual(sps.height, 240)
+    }
+
+    func test1080pCroppingFromFFmpegSDP() throws {
+        let nal = try XCTUnwrap(Base64.decode("Z0LAKNoB4AiflwEQAAADABAAAAMDwPGDKg=="))
+        let sps = try XCTUnwrap(nal.withUnsafeBytes { SequenceParameterSet(nal: $0) })
+        XCTAssertEqual(sps.width, 1920)
+        XCTAssertEqual(sps.height, 1080)
+    }
+
+    func testTruncatedSPSIsRejectedNotTrapped() {
+        for length in 0..<Fixture.sps.count - 3 {
+            let cut = Array(Fixture.sps.prefix(length))
+            _ = cut.withUnsafeBytes { SequenceParameterSet(nal: $0) }
+        }
+        XCTAssertNil([0x67, 0x42].withUnsafeBytes { SequenceParameterSet(nal: $0) })
+    }
+}
+
+final class RTPSourceStateTests: XCTestCase {
+    func testExtendsAcrossTheWrap() {
+        var s = RTPSourceState(firstSequenceNumber: 65534)
+        XCTAssertEqual(s.update(65535), .accepted(extended: 65535))
+        XCTAssertEqual(s.update(0), .accepted(extended: 65536))
+        XCTAssertEqual(s.update(65535), .accepted(extended: 65535))  // late, from the previous cycle
+        XCTAssertEqual(s.update(2), .accepted(extended: 65538))
+    }
+
+    func testJumpNeedsASecondPacketToRestart() {
+        var s = RTPSourceState(firstSequenceNumber: 10)
+        XCTAssertEqual(s.update(30000), .jumped)
+        XCTAssertEqual(s.update(11), .accepted(extended: 11))
+        XCTAssertEqual(s.update(40000), .jumped)
+        guard case .restarted(let e) = s.update(40001) else { return XCTFail("no restart") }
+        XCTAssertGreaterThan(e - 1, 11)
+        XCTAssertEqual(s.restarts, 1)
+    }
+}
+
+final class ReorderBufferTests: XCTestCase {
+    func testPacketBoundDeclaresTheGapLost() {
+        let buffer = ReorderBuffer(.init(packets: 4, latencyNanoseconds: .max, maxPacketBytes: 16))
+        let payload: [UInt8] = [1, 2, 3]
+        payload.withUnsafeBytes { p in
+            XCTAssertEqual(buffer.arrive(extended: 10, timestamp: 0, marker: false, payload: p, arrival: 0), .buffered)
+            XCTAssertNotNil(buffer.pop(now: 0, flushing: true))
+            // 11 is missing; 12..14 wait; 15 would exceed the bound.
+            for e in 12...14 {
+                XCTAssertEqual(buffer.arrive(extended: Int64(e), timestamp: 0, marker: false, payload: p, arrival: 0), .buffered)
+            }
+            XCTAssertNil(buffer.pop(now: 0))
+            XCTAssertEqual(buffer.arrive(extended: 15, timestamp: 0, marker: false, payload: p, arrival: 0), .needsRoom(limit: 12))
+            XCTAssertEqual(buffer.pop(now: 0, through: 12)?.extendedSequenceNumber, 12)
+            XCTAssertEqual(buffer.arrive(extended: 11, timestamp: 0, marker: false, payload: p, arrival: 0), .late)
+        }
+    }
+
+    func testLatencyDeclaresTheGapLost() {
+        let buffer = ReorderBuffer(.init(packets: 64, latencyNanoseconds: 100, maxPacketBytes: 16))
+        let payload: [UInt8] = [1]
+        payload.withUnsafeBytes { p in
+            _ = buffer.arrive(extended: 1, timestamp: 0, marker: false, payload: p, arrival: 0)
+            XCTAssertNil(buffer.pop(now: 50))
+            XCTAssertEqual(buffer.pop(now: 100)?.extendedSequenceNumber, 1)
+            XCTAssertEqual(buffer.arrive(extended: 2, timestamp: 0, marker: false, payload: p, arrival: 110), .deliverNow)
+            buffer.markDelivered(2)
+            XCTAssertEqual(buffer.arrive(extended: 4, timestamp: 0, marker: false, payload: p, arrival: 120), .buffered)
+            XCTAssertNil(buffer.pop(now: 200))
+            XCTAssertEqual(buffer.pop(now: 220)?.extendedSequenceNumber, 4)
+            XCTAssertEqual(buffer.arrive(extended: 2, timestamp: 0, marker: false, payload: p, arrival: 230), .duplicate)
+        }
+    }
+}
