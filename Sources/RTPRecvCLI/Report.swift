@@ -36,6 +36,9 @@ struct Report {
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
             }
+            if let unsupported = s.invalidPayload[.unsupportedType] {
+                lines.append("warning: \(unsupported) packets use interleaved mode (STAP-B, MTAP, FU-B), which this version skips")
+            }
             if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
             lines.append("  frames     \(s.accessUnitsWritten) written (\(s.keyframesWritten) keyframes), "
                          + "\(s.droppedIncomplete) dropped incomplete, \(s.droppedBeforeKeyframe) dropped waiting for a keyframe"

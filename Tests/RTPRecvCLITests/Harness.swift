@@ -76,6 +76,7 @@ enum Harness {
         var keyframe: [Bool]
         var damaged: [Bool]
         var truncated_at: Int?
+        var restart_au: Int?
     }
 
     static func expectation(_ name: String) throws -> Expectation {

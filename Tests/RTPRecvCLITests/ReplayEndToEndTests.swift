@@ -52,6 +52,15 @@ final class ReplayEndToEndTests: XCTestCase {
         try assertIdentical("gst-pcapng.pcapng", to: "gst-stapa-fua.h264")
     }
 
+    func testEveryLinkTypeAndFileFlavourIsBitExact() throws {
+        // Linux SLL and SLL2, BSD loopback, raw IP, Ethernet with QinQ VLAN tags, IPv6 with a
+        // hop-by-hop header, and a big-endian microsecond pcap.
+        for variant in ["gst-link-sll", "gst-link-sll2", "gst-link-null", "gst-link-rawip", "gst-link-vlan",
+                        "gst-link-ipv6", "gst-bigendian"] {
+            try assertIdentical(variant + ".pcap", to: "gst-stapa-fua.h264", name: variant)
+        }
+    }
+
     // MARK: Damage that loses nothing
 
     func testReorderingBySixPositionsIsBitExact() throws {
@@ -107,6 +116,19 @@ final class ReplayEndToEndTests: XCTestCase {
             let (out, _) = try replay(variant + ".pcap", name: variant)
             XCTAssertTrue(try Harness.probe(out, "stream=nb_read_packets").contains("nb_read_packets=\(intact)\n"),
                           "\(variant): expected \(intact) access units")
+        }
+    }
+
+    func testSenderRestartResumesAtTheNextKeyframe() throws {
+        // A new SSRC, and a sequence jump on the same SSRC, in the middle of a GOP.
+        for variant in ["gst-restart-ssrc", "gst-restart-seq"] {
+            let expect = try Harness.expectation(variant)
+            let restart = try XCTUnwrap(expect.restart_au)
+            let nextKey = try XCTUnwrap(expect.keyframe[restart...].firstIndex(of: true))
+            let all = try Harness.frameMD5(source(expect.source))
+            let (out, result) = try replay(variant + ".pcap", name: variant)
+            XCTAssertEqual(try Harness.frameMD5(out), Array(all[..<restart] + all[nextKey...]), variant)
+            XCTAssertTrue(result.stderr.contains("restarts   1") || result.stderr.contains("1 SSRC changes"), result.stderr)
         }
     }
 
