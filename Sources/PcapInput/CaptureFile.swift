@@ -22,7 +22,8 @@ public final class CaptureFile {
         case end
         /// The file ends inside a record; everything before `offset` was read.
         case truncated(offset: Int64, message: String)
-        case failed(message: String)
+        /// A record that cannot be read (an absurd length, say); everything before `offset` was read.
+        case failed(offset: Int64, message: String)
     }
 
     public let path: String
@@ -63,6 +64,9 @@ public final class CaptureFile {
         if message.contains("unknown file format") || message.contains("bad dump file format") {
             return "not a pcap or pcapng capture (\(message))"
         }
+        if message.contains("file header bytes, only got 0") {
+            return "the file is empty, not a capture"
+        }
         if message.contains("truncated dump file") && message.contains("file header") {
             return "not a capture: too short for a capture header (\(message))"
         }
@@ -91,7 +95,7 @@ public final class CaptureFile {
             if message.contains("truncated") {
                 return .truncated(offset: recordStart, message: message)
             }
-            return .failed(message: message)
+            return .failed(offset: recordStart, message: message)
         }
     }
 }

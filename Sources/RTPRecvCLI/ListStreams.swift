@@ -31,8 +31,9 @@ struct ListStreams {
             case .truncated(let offset, _):
                 truncated = "capture truncated at byte \(offset)"
                 break loop
-            case .failed(let message):
-                throw RunError(description: "\(capture.path): \(message)")
+            case .failed(let offset, let message):
+                truncated = "capture damaged at byte \(offset) (\(message))"
+                break loop
             }
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)

@@ -75,6 +75,9 @@ public struct Options {
         guard pcap != nil else {
             throw UsageError(description: "no input: give a capture with --pcap FILE")
         }
+        if out == "-" && statsJSON == "-" {
+            throw UsageError(description: "'--out -' and '--stats-json -' cannot both write to standard output")
+        }
         if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
     }
 

@@ -57,8 +57,9 @@ struct Replay {
                 case .truncated(let offset, let message):
                     truncation = "capture truncated at byte \(offset) (\(message)); kept everything before it"
                     break loop
-                case .failed(let message):
-                    throw RunError(description: "\(capture.path): \(message)")
+                case .failed(let offset, let message):
+                    truncation = "capture damaged at byte \(offset) (\(message)); kept everything before it"
+                    break loop
                 }
             }
             try receiver.finish()

@@ -151,6 +151,33 @@ final class ReplayEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains(path), result.stderr)
     }
 
+    func testEmptyFileExitsOneSayingSo() throws {
+        let empty = Harness.temporaryFile("empty.pcap")
+        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        let result = try Harness.rtprecv(["--pcap", empty.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("empty"), result.stderr)
+    }
+
+    func testAbsurdRecordLengthKeepsWhatCameBefore() throws {
+        // The 41st record claims 2 GiB: everything before it is kept, and the damage reported.
+        var data = try Data(contentsOf: source("gst-stapa-fua.pcap"))
+        var offset = 24
+        for _ in 0..<40 {
+            offset += 16 + (Int(data[offset + 8]) | Int(data[offset + 9]) << 8 | Int(data[offset + 10]) << 16)
+        }
+        data.replaceSubrange(offset + 8..<offset + 12, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        let damaged = Harness.temporaryFile("absurd.pcap")
+        try data.write(to: damaged)
+        let out = Harness.temporaryFile("absurd.h264")
+        let result = try Harness.rtprecv(["--pcap", damaged.path, "--out", out.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("capture damaged at byte \(offset)"), result.stderr)
+        let frames = try Harness.frameMD5(out)
+        XCTAssertGreaterThan(frames.count, 5)
+        XCTAssertEqual(frames, Array(try Harness.frameMD5(source("gst-stapa-fua.h264")).prefix(frames.count)))
+    }
+
     func testMissingCaptureExitsOne() throws {
         let result = try Harness.rtprecv(["--pcap", "/nonexistent/x.pcap"])
         XCTAssertEqual(result.status, 1)
