@@ -17,8 +17,10 @@ let package = Package(
         .target(name: "RTPCore"),
         // Capture files through libpcap.
         .target(name: "PcapInput", dependencies: ["CPcap", "RTPCore"]),
-        // File descriptors and errno: every syscall of the tool goes through here.
-        .target(name: "SystemIO"),
+        // recvmmsg(2), which needs _GNU_SOURCE and so a C file of its own.
+        .target(name: "CRecvBatch"),
+        // File descriptors, sockets and errno: every syscall of the tool goes through here.
+        .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO"]),
         .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),

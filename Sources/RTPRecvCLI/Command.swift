@@ -27,7 +27,7 @@ public enum Command {
             case .list:
                 return try ListStreams(options: options).run()
             case .run:
-                return try Replay(options: options).run()
+                return options.isLive ? try Live(options: options).run() : try Replay(options: options).run()
             }
         } catch {
             Terminal.printError("rtprecv: error: \(error)\n")

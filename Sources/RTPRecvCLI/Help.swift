@@ -1,30 +1,50 @@
 public enum Help {
     public static let version = "rtprecv 0.1.0"
 
-    public static let usage = "rtprecv --pcap FILE [--sdp FILE] [--out FILE|-] [options]"
+    public static let usage = "rtprecv (--pcap FILE | --port N) [--sdp FILE] [--out FILE|-] [options]"
 
     public static let text = """
     OVERVIEW: Receive H.264 video carried over RTP (RFC 3550, RFC 6184) and write it out.
 
-    rtprecv reads RTP packets from a pcap or pcapng capture, restores their order, reassembles
-    NAL units and access units, and writes every complete access unit as an Annex-B elementary
-    stream. A frame with any missing piece is never written; every intact one is, bit-exact.
-    The statistics at the end account for every packet and frame.
+    rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
+    order, reassembles NAL units and access units, and writes every complete access unit as an
+    Annex-B elementary stream. A frame with any missing piece is never written; every intact one
+    is, bit-exact. The statistics at the end account for every packet and frame.
 
-    USAGE: \(usage)
-           rtprecv --pcap FILE --list
+    USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
+           rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
+           rtprecv --pcap FILE --list                       list the RTP streams in a capture
 
-    INPUT:
+    LIVE INPUT (without --pcap):
+      --port N                UDP port to listen on (default: from --sdp, else 5004; 0: any free).
+      --bind ADDR             Local address (default [::], which takes IPv4 and IPv6). A multicast
+                              group, here or in the SDP's c= line, is joined.
+      --iface NAME            Interface for the multicast join (default: the kernel's choice).
+      --source ADDR           Drop, and count, datagrams from any other sender.
+      --rcvbuf BYTES          Socket receive buffer to ask for (default 8388608); the granted
+                              size is reported, with a warning when it is less.
+      --duration SECONDS      Stop after this long.
+      --frames N              Stop after writing N frames (also with --pcap).
+      --timeout SECONDS       Say so when no packet arrived for this long.
+      --exit-on-timeout       ... and then stop.
+                              Ctrl-C (SIGINT) or SIGTERM stops cleanly: waiting packets are
+                              flushed, every complete frame written, the statistics printed.
+                              A second Ctrl-C exits at once.
+
+    CAPTURE INPUT:
       --pcap FILE             Capture to replay (pcap or pcapng, told apart by content).
                               Link types: Ethernet (VLAN), Linux SLL/SLL2, loopback, raw IP.
-      --sdp FILE              Session description: port, payload type and sprop-parameter-sets
-                              (SPS/PPS sent only out of band, as FFmpeg and many cameras do).
       --list                  List the RTP streams in the capture and exit.
+
+    BOTH:
+      --sdp FILE              Session description: port, address, payload type and
+                              sprop-parameter-sets (SPS/PPS sent only out of band).
 
     STREAM SELECTION (default: the first stream that proves to carry H.264):
       --ssrc N                Only this SSRC (decimal or 0x-hex).
       --payload-type N        Only this RTP payload type (default: from --sdp, else any 96-127).
-      --port N                Only datagrams to this UDP port (default: from --sdp, else any).
+      --port N                With --pcap: only datagrams to this UDP port (default: from
+                              --sdp, else any).
       --max-streams N         Candidate streams followed at once (default 16).
 
     OUTPUT:
@@ -37,8 +57,9 @@ public enum Help {
 
     BOUNDS:
       --reorder-packets N     Packets held while waiting for a missing one (default 512).
-      --latency-ms N          How long a missing packet is waited for, on the capture's clock
-                              (default 500). When either bound is reached the packet is lost.
+      --latency-ms N          How long a missing packet is waited for: on the capture's clock
+                              in replay (default 500), on the monotonic clock live (default 50).
+                              When either bound is reached the packet is declared lost.
       --max-frame-bytes N     Largest access unit; larger ones are dropped (default 33554432).
       --max-packet-bytes N    Largest RTP payload held for reordering (default 65536).
 
@@ -49,12 +70,17 @@ public enum Help {
       --version               Show the version.
 
     EXAMPLES:
+      rtprecv --port 5004 --out frames.h264
+      rtprecv --port 5004 --out - | ffplay -f h264 -
+      rtprecv --sdp camera.sdp --out camera.h264 --duration 60
+      rtprecv --bind 239.1.1.1 --iface eth0 --port 5004 --source 10.0.0.7 --out -
       rtprecv --pcap camera.pcapng --out camera.h264
       rtprecv --pcap call.pcap --list
       rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -
       rtprecv --pcap ffmpeg.pcap --sdp ffmpeg.sdp --out video.h264 --stats-json stats.json
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
-    1 when the input cannot be read or the output cannot be written, 64 on a usage error.
+    1 when the input cannot be read, the port cannot be bound or the output cannot be written,
+    64 on a usage error.
     """
 }

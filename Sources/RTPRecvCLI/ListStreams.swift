@@ -7,15 +7,8 @@ struct ListStreams {
     let options: Options
 
     func run() throws -> Int32 {
-        let capture: CaptureFile
-        do {
-            capture = try CaptureFile(path: options.pcap!)
-        } catch let error as CaptureFile.OpenError {
-            throw RunError(description: error.description)
-        }
-        guard let linkType = capture.linkType else {
-            throw RunError(description: "\(capture.path): unsupported link type \(capture.linkTypeValue)")
-        }
+        let capture = try openCapture(options.pcap!)
+        let linkType = capture.linkType!
         var survey = StreamSurvey()
         var truncated: String?
         loop: while true {

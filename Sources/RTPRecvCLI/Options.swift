@@ -16,8 +16,17 @@ public struct Options {
     public var ssrc: UInt32?
     public var payloadType: UInt8?
     public var port: UInt16?
+    public var bind: String?
+    public var interface: String?
+    public var sourceFilter: String?
+    public var receiveBufferBytes = 8 << 20
+    public var duration: Double?
+    public var frames: Int?
+    public var timeout: Double?
+    public var exitOnTimeout = false
     public var reorderPackets = 512
-    public var latencyMilliseconds = 500
+    /// Default 500 ms for replay, 50 ms live.
+    public var latencyMilliseconds: Int?
     public var maxFrameBytes = 32 << 20
     public var maxPacketBytes = 65536
     public var maxStreams = 16
@@ -26,6 +35,9 @@ public struct Options {
     public var verbose = false
 
     public init(arguments: [String]) throws(UsageError) {
+        if arguments.isEmpty {
+            throw UsageError(description: "nothing to do: give --pcap FILE to replay a capture, or --port N to receive live")
+        }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             var name = argument
@@ -47,6 +59,13 @@ public struct Options {
                 }
                 return parsed
             }
+            func seconds() throws(UsageError) -> Double {
+                let text = try value()
+                guard let parsed = Double(text), parsed > 0, parsed.isFinite else {
+                    throw UsageError(description: "invalid value '\(text)' for '\(name)': expected seconds greater than 0")
+                }
+                return parsed
+            }
             switch name {
             case "-h", "--help": mode = .help
             case "--version": mode = .version
@@ -57,7 +76,15 @@ public struct Options {
             case "--stats-json": statsJSON = try value()
             case "--ssrc": ssrc = try number(UInt32.self, 0...UInt32.max)
             case "--payload-type": payloadType = try number(UInt8.self, 0...127)
-            case "--port": port = try number(UInt16.self, 1...UInt16.max)
+            case "--port": port = try number(UInt16.self, 0...UInt16.max)
+            case "--bind": bind = try value()
+            case "--iface": interface = try value()
+            case "--source": sourceFilter = try value()
+            case "--rcvbuf": receiveBufferBytes = try number(Int.self, 4096...(1 << 30))
+            case "--duration": duration = try seconds()
+            case "--frames": frames = try number(Int.self, 1...Int.max)
+            case "--timeout": timeout = try seconds()
+            case "--exit-on-timeout": exitOnTimeout = true
             case "--reorder-packets": reorderPackets = try number(Int.self, 1...65536)
             case "--latency-ms": latencyMilliseconds = try number(Int.self, 0...60_000)
             case "--max-frame-bytes": maxFrameBytes = try number(Int.self, 1024...(1 << 30))
@@ -72,8 +99,17 @@ public struct Options {
             }
         }
         if mode == .help || mode == .version { return }
-        guard pcap != nil else {
-            throw UsageError(description: "no input: give a capture with --pcap FILE")
+        if mode == .list && pcap == nil {
+            throw UsageError(description: "'--list' needs a capture: give --pcap FILE")
+        }
+        if pcap != nil {
+            for (flag, given) in [("--bind", bind != nil), ("--iface", interface != nil), ("--duration", duration != nil),
+                                  ("--timeout", timeout != nil), ("--exit-on-timeout", exitOnTimeout)] where given {
+                throw UsageError(description: "'\(flag)' is for live input; it does not go with --pcap")
+            }
+        }
+        if exitOnTimeout && timeout == nil {
+            throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
         if out == "-" && statsJSON == "-" {
             throw UsageError(description: "'--out -' and '--stats-json -' cannot both write to standard output")
@@ -81,11 +117,15 @@ public struct Options {
         if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
     }
 
+    public var isLive: Bool { pcap == nil }
+
     public var receiverConfiguration: Receiver.Configuration {
         var c = Receiver.Configuration()
         c.ssrc = ssrc
         c.payloadType = payloadType
-        c.destinationPort = port
+        // Live, the socket's port already selects; in a capture, the datagrams' destination port does.
+        c.destinationPort = isLive ? nil : port
+        let latencyMilliseconds = self.latencyMilliseconds ?? (isLive ? 50 : 500)
         c.maxStreams = maxStreams
         c.stream.reorder = ReorderBuffer.Configuration(
             packets: reorderPackets, latencyNanoseconds: Int64(latencyMilliseconds) * 1_000_000,

@@ -2,11 +2,15 @@ import RTPCore
 
 /// The statistics printed at exit, as text for people and as JSON for programs.
 struct Report {
-    let capturePath: String
-    let records: Int
-    let skipped: [FrameSkip: Int]
+    /// What the input says about itself: a summary line or two, a warning, and JSON fields.
+    struct Input {
+        var summary: String
+        var warning: String?
+        var json: [(String, JSON)]
+    }
+
+    let input: Input
     let receiver: Receiver
-    let truncation: String?
     let bytesWritten: Int
 
     private var streams: [StreamStatistics] {
@@ -14,16 +18,11 @@ struct Report {
     }
 
     func text(verbose: Bool) -> String {
-        var lines: [String] = []
+        var lines: [String] = [input.summary]
         let c = receiver.counters
-        lines.append("\(capturePath): \(records) records, \(c.datagrams) UDP datagrams")
-        let skippedTotal = skipped.values.reduce(0, +)
-        if skippedTotal > 0 {
-            lines.append("  skipped    \(skippedTotal) frames: " + describe(skipped.map { ($0.key.rawValue, $0.value) }))
-        }
         let invalid = c.invalidRTP.values.reduce(0, +)
         if invalid > 0 {
-            lines.append("  not RTP    \(invalid): " + describe(c.invalidRTP.map { ($0.key.rawValue, $0.value) }))
+            lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP.map { ($0.key.rawValue, $0.value) }))
         }
         if streams.isEmpty {
             lines.append("  no H.264 stream found")
@@ -34,7 +33,7 @@ struct Report {
             lines.append("  packets    \(s.packets) (\(s.bytes) payload bytes), \(s.lost) lost, \(s.duplicates) duplicate, "
                          + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
             if s.invalidPackets > 0 {
-                lines.append("  invalid    \(s.invalidPackets): " + describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
+                lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
             }
             if let unsupported = s.invalidPayload[.unsupportedType] {
                 lines.append("warning: \(unsupported) packets use interleaved mode (STAP-B, MTAP, FU-B), which this version skips")
@@ -73,18 +72,15 @@ struct Report {
 
     func json() -> String {
         let c = receiver.counters
-        var root: [(String, JSON)] = [
-            ("capture", .string(capturePath)),
-            ("records", .int(records)),
+        var root = input.json
+        root += [
             ("datagrams", .int(c.datagrams)),
-            ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),
             ("invalid_rtp", .object(c.invalidRTP.map { ($0.key.rawValue, .int($0.value)) })),
             ("other_port", .int(c.otherPort)),
             ("foreign_payload_type", .int(c.foreignPayloadType)),
             ("streams_over_limit", .int(c.streamsOverLimit)),
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(bytesWritten)),
-            ("truncated", truncation.map(JSON.string) ?? .null),
         ]
         root.append(("streams", .array(streams.map(streamJSON))))
         root.append(("other_streams", .array(receiver.otherStreams.values.sorted { $0.ssrc < $1.ssrc }.map {
@@ -127,7 +123,7 @@ struct Report {
         return .object(fields)
     }
 
-    private func describe(_ pairs: [(String, Int)]) -> String {
+    static func describe(_ pairs: [(String, Int)]) -> String {
         pairs.sorted { $0.1 > $1.1 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
     }
 

@@ -58,9 +58,10 @@ enum Fixture {
 final class CollectingSink: AccessUnitSink {
     var accessUnits: [[UInt8]] = []
     var keyframes: [Bool] = []
-    func write(_ accessUnit: AccessUnit) throws {
+    func write(_ accessUnit: AccessUnit) throws -> Bool {
         accessUnits.append(Array(accessUnit.bytes))
         keyframes.append(accessUnit.isKeyframe)
+        return true
     }
 }
 

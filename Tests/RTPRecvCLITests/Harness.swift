@@ -35,6 +35,10 @@ enum Harness {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A hung child must fail the test, not the CI run.
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        defer { watchdog.cancel() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try err.close()

@@ -10,5 +10,6 @@ public struct AccessUnit {
 
 /// Where access units go: a file, a decoder, a muxer.
 public protocol AccessUnitSink: AnyObject {
-    func write(_ accessUnit: AccessUnit) throws
+    /// Returns false when the sink takes no more (a frame limit was reached).
+    func write(_ accessUnit: AccessUnit) throws -> Bool
 }

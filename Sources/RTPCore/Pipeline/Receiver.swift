@@ -121,8 +121,7 @@ public final class Receiver {
         stream.output = { [unowned self] stream, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }
             guard stream === self.selected else { return false }
-            try self.sink.write(accessUnit)
-            return true
+            return try self.sink.write(accessUnit)
         }
         candidates[key] = stream
         return stream

@@ -1,0 +1,119 @@
+import RTPCore
+import SystemIO
+
+/// A runtime failure: what it names and why. `rtprecv` prints it and exits 1.
+public struct RunError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// What replay and live input share: the receiver configured from the options and the SDP, the
+/// output, and the report at the end.
+final class Session {
+    let options: Options
+    let sdp: SessionDescription?
+    let receiver: Receiver
+    let sink: AnnexBSink
+    private let output: OutputFile?
+
+    init(options: Options) throws {
+        self.options = options
+        var configuration = options.receiverConfiguration
+        sdp = try options.sdp.map { try Session.loadSDP($0, quiet: options.quiet) }
+        if let sdp {
+            configuration.parameterSets = sdp.parameterSets
+            configuration.payloadType = configuration.payloadType ?? sdp.payloadType
+            if !options.isLive { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
+            configuration.stream.clockRate = sdp.clockRate
+        }
+        do {
+            output = try options.out.map(OutputFile.init(path:))
+        } catch let error as SystemError {
+            throw RunError(description: "cannot open output \(error)")
+        }
+        sink = AnnexBSink(file: output, limit: options.frames)
+        receiver = Receiver(configuration: configuration, sink: sink)
+    }
+
+    private static func loadSDP(_ path: String, quiet: Bool) throws -> SessionDescription {
+        let text: String
+        do {
+            text = try Terminal.readFile(path)
+        } catch let error as SystemError {
+            throw RunError(description: "cannot read SDP \(error)")
+        }
+        do {
+            let sdp = try SessionDescription(parsing: text)
+            if !quiet {
+                for warning in sdp.warnings { Terminal.printError("warning: \(path): \(warning)\n") }
+            }
+            return sdp
+        } catch {
+            throw RunError(description: "\(path): not a usable SDP: \(error)")
+        }
+    }
+
+    /// Runs `body`, turning a failed write into a message a user can act on.
+    func writing(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as SystemError {
+            if error.isBrokenPipe {
+                throw RunError(description: "\(error.subject) was closed by its reader (broken pipe)")
+            }
+            throw RunError(description: "cannot write \(error)")
+        }
+    }
+
+    /// Flushes the receiver and closes the output.
+    func finish() throws {
+        try writing {
+            try receiver.finish()
+            try output?.close()
+        }
+    }
+
+    func report(_ input: Report.Input) throws {
+        let report = Report(input: input, receiver: receiver, bytesWritten: sink.bytesWritten)
+        if !options.quiet {
+            if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
+            Terminal.printError(report.text(verbose: options.verbose))
+        }
+        if let path = options.statsJSON {
+            do {
+                let file = try OutputFile(path: path)
+                try file.write(report.json())
+                try file.close()
+            } catch let error as SystemError {
+                throw RunError(description: "cannot write statistics \(error)")
+            }
+        }
+    }
+}
+
+/// A one-line status on a terminal, at most four times a second.
+final class Progress {
+    private let enabled: Bool
+    private var last: Int64 = 0
+    private var shown = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    /// True when a new line is due; then `show` it.
+    func due(now: Int64) -> Bool {
+        guard enabled, now - last >= 250_000_000 else { return false }
+        last = now
+        return true
+    }
+
+    func show(_ line: String) {
+        Terminal.printError("\r" + line + "\u{1B}[K")
+        shown = true
+    }
+
+    func clear() {
+        if shown { Terminal.printError("\r\u{1B}[K") }
+        shown = false
+    }
+}

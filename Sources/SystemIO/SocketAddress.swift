@@ -1,0 +1,65 @@
+import Glibc
+import RTPCore
+
+/// Numeric IPv4/IPv6 addresses to and from the socket API's structures.
+public enum SocketAddress {
+    public enum Parsed {
+        case v4(in_addr)
+        case v6(in6_addr)
+
+        public var isMulticast: Bool {
+            switch self {
+            case .v4(let a): return UInt32(bigEndian: a.s_addr) >> 28 == 0xE
+            case .v6(let a): return withUnsafeBytes(of: a) { $0[0] } == 0xFF
+            }
+        }
+    }
+
+    /// "127.0.0.1", "::1", "[::1]", "239.1.2.3"; names are not looked up.
+    public static func parse(_ text: String) -> Parsed? {
+        var s = text
+        if s.hasPrefix("["), s.hasSuffix("]") { s = String(s.dropFirst().dropLast()) }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, s, &v4) == 1 { return .v4(v4) }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, s, &v6) == 1 { return .v6(v6) }
+        return nil
+    }
+
+    /// The endpoint a received datagram came from.
+    static func endpoint(_ storage: UnsafePointer<sockaddr_storage>) -> Endpoint? {
+        switch Int32(storage.pointee.ss_family) {
+        case AF_INET:
+            return storage.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
+                Endpoint(address: .v4(UInt32(bigEndian: sin.pointee.sin_addr.s_addr)),
+                         port: UInt16(bigEndian: sin.pointee.sin_port))
+            }
+        case AF_INET6:
+            return storage.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
+                let port = UInt16(bigEndian: sin6.pointee.sin6_port)
+                let (high, low) = withUnsafeBytes(of: sin6.pointee.sin6_addr) { b in
+                    (b.loadUnaligned(fromByteOffset: 0, as: UInt64.self).bigEndian,
+                     b.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
+                }
+                // A v4-mapped address (::ffff:a.b.c.d) on a dual-stack socket is an IPv4 sender.
+                if high == 0 && low >> 32 == 0xFFFF {
+                    return Endpoint(address: .v4(UInt32(truncatingIfNeeded: low)), port: port)
+                }
+                return Endpoint(address: .v6(high, low), port: port)
+            }
+        default:
+            return nil
+        }
+    }
+
+    public static func address(_ parsed: Parsed) -> Endpoint.Address {
+        switch parsed {
+        case .v4(let a): return .v4(UInt32(bigEndian: a.s_addr))
+        case .v6(let a):
+            return withUnsafeBytes(of: a) { b in
+                .v6(b.loadUnaligned(fromByteOffset: 0, as: UInt64.self).bigEndian,
+                    b.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Glibc
+
+/// The signal that asked the process to stop; written only by the handler.
+nonisolated(unsafe) private var receivedStopSignal: Int32 = 0
+
+/// SIGINT and SIGTERM ask for a clean stop; a second one ends the process at once.
+public enum StopSignal {
+    public static func install() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            if receivedStopSignal != 0 { _exit(128 + signal) }
+            receivedStopSignal = signal
+        }
+        // No SA_RESTART: a blocked poll(2) returns EINTR, so the loop notices at once.
+        action.sa_flags = 0
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
+
+    /// The signal number received, or 0.
+    public static var received: Int32 { receivedStopSignal }
+
+    public static var name: String { received == SIGTERM ? "SIGTERM" : "SIGINT" }
+}

@@ -1,0 +1,200 @@
+import CRecvBatch
+import Glibc
+import RTPCore
+
+/// A UDP socket that receives in batches with `recvmmsg(2)` into buffers allocated once, and reads
+/// the kernel's drop counter (SO_RXQ_OVFL) from each batch.
+public final class UDPReceiver {
+    public struct Options {
+        /// Nil binds the dual-stack wildcard [::].
+        public var bindAddress: String?
+        public var port: UInt16
+        /// Interface for a multicast join, by name.
+        public var interface: String?
+        public var receiveBufferBytes: Int
+        /// Datagrams per recvmmsg call, at most RECV_BATCH_MAX.
+        public var batch = 64
+        public var maxDatagramBytes = 65536
+
+        public init(bindAddress: String?, port: UInt16, interface: String?, receiveBufferBytes: Int) {
+            self.bindAddress = bindAddress
+            self.port = port
+            self.interface = interface
+            self.receiveBufferBytes = receiveBufferBytes
+        }
+    }
+
+    public let options: Options
+    public let descriptor: Int32
+    /// What the kernel granted for SO_RCVBUF.
+    public private(set) var grantedReceiveBufferBytes = 0
+    /// Datagrams the kernel dropped because the receive buffer was full, since the socket opened.
+    public private(set) var kernelDrops: UInt32 = 0
+    /// The address and port bound (the port the kernel chose, for port 0).
+    public private(set) var localEndpoint: Endpoint
+    public var boundDescription: String { localEndpoint.description }
+    public private(set) var joinedGroup: String?
+
+    private let storage: UnsafeMutableRawPointer
+    private let names: UnsafeMutablePointer<sockaddr_storage>
+    private let lengths: UnsafeMutablePointer<UInt32>
+    private let truncated: UnsafeMutablePointer<UInt8>
+    private static let SO_RXQ_OVFL: Int32 = 40
+    private static let SO_RCVBUFFORCE: Int32 = 33
+
+    public init(_ options: Options) throws {
+        self.options = options
+        let address: SocketAddress.Parsed
+        if let text = options.bindAddress {
+            guard let parsed = SocketAddress.parse(text) else {
+                throw SystemError("bind", "'\(text)' is not a numeric IPv4 or IPv6 address", errno: EINVAL)
+            }
+            address = parsed
+        } else {
+            address = .v6(in6addr_any)
+        }
+        let family: Int32
+        switch address {
+        case .v4: family = AF_INET
+        case .v6: family = AF_INET6
+        }
+        let shown = Endpoint(address: SocketAddress.address(address), port: options.port).description
+        localEndpoint = Endpoint(address: SocketAddress.address(address), port: options.port)
+        var local = Endpoint(address: SocketAddress.address(address), port: options.port)
+        descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SystemError("socket", "UDP socket for \(shown)") }
+
+        storage = UnsafeMutableRawPointer.allocate(byteCount: options.batch * options.maxDatagramBytes, alignment: 16)
+        names = UnsafeMutablePointer<sockaddr_storage>.allocate(capacity: options.batch)
+        lengths = UnsafeMutablePointer<UInt32>.allocate(capacity: options.batch)
+        truncated = UnsafeMutablePointer<UInt8>.allocate(capacity: options.batch)
+
+        do {
+            if family == AF_INET6 { try set(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
+            if address.isMulticast { try set(SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR") }
+            try set(SOL_SOCKET, Self.SO_RXQ_OVFL, 1, "SO_RXQ_OVFL")
+            try setReceiveBuffer(options.receiveBufferBytes)
+            try bind(address, family: family, shown: shown)
+            // Port 0 asks the kernel for a free one: read back which.
+            var name = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            _ = withUnsafeMutablePointer(to: &name) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            local.port = SocketAddress.endpoint(&name)?.port ?? options.port
+            localEndpoint = local
+            if address.isMulticast { try join(address) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    deinit {
+        close(descriptor)
+        storage.deallocate()
+        names.deallocate()
+        lengths.deallocate()
+        truncated.deallocate()
+    }
+
+    private func set(_ level: Int32, _ name: Int32, _ value: Int32, _ label: String) throws {
+        var v = value
+        guard setsockopt(descriptor, level, name, &v, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw SystemError("setsockopt", "setting \(label) on the UDP socket")
+        }
+    }
+
+    private func setReceiveBuffer(_ bytes: Int) throws {
+        var value = Int32(clamping: bytes)
+        // As root, SO_RCVBUFFORCE passes net.core.rmem_max; otherwise SO_RCVBUF is capped by it.
+        if setsockopt(descriptor, SOL_SOCKET, Self.SO_RCVBUFFORCE, &value, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var granted: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &granted, &length)
+        // Linux reports twice what it grants for payload, the other half being its bookkeeping.
+        grantedReceiveBufferBytes = Int(granted) / 2
+    }
+
+    private func bind(_ address: SocketAddress.Parsed, family: Int32, shown: String) throws {
+        let result: Int32
+        switch address {
+        case .v4(let a):
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = options.port.bigEndian
+            sin.sin_addr = a
+            result = withUnsafePointer(to: &sin) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        case .v6(let a):
+            var sin6 = sockaddr_in6()
+            sin6.sin6_family = sa_family_t(AF_INET6)
+            sin6.sin6_port = options.port.bigEndian
+            sin6.sin6_addr = a
+            result = withUnsafePointer(to: &sin6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+        guard result == 0 else { throw SystemError("bind", "cannot bind \(shown)") }
+    }
+
+    private func join(_ group: SocketAddress.Parsed) throws {
+        var index: UInt32 = 0
+        if let name = options.interface {
+            index = if_nametoindex(name)
+            guard index != 0 else { throw SystemError("if_nametoindex", "interface '\(name)'", errno: ENODEV) }
+        }
+        let result: Int32
+        switch group {
+        case .v4(let a):
+            var request = ip_mreqn()
+            request.imr_multiaddr = a
+            request.imr_ifindex = Int32(index)
+            result = setsockopt(descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request,
+                                socklen_t(MemoryLayout<ip_mreqn>.size))
+        case .v6(let a):
+            var request = ipv6_mreq()
+            request.ipv6mr_multiaddr = a
+            request.ipv6mr_interface = index
+            result = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &request,
+                                socklen_t(MemoryLayout<ipv6_mreq>.size))
+        }
+        guard result == 0 else { throw SystemError("setsockopt", "cannot join multicast group \(boundDescription)") }
+        joinedGroup = boundDescription
+    }
+
+    /// Waits up to `timeoutMilliseconds` for datagrams and receives up to a batch of them.
+    /// Returns 0 on timeout or when a signal interrupted the wait.
+    public func receive(timeoutMilliseconds: Int32) throws -> Int {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, timeoutMilliseconds)
+        if ready < 0 {
+            if errno == EINTR { return 0 }
+            throw SystemError("poll", "UDP socket \(boundDescription)")
+        }
+        if ready == 0 { return 0 }
+        let count = recv_batch(descriptor, storage, options.maxDatagramBytes, UInt32(options.batch),
+                               names, MemoryLayout<sockaddr_storage>.stride, lengths, truncated, &kernelDrops)
+        if count < 0 {
+            if errno == EINTR { return 0 }
+            throw SystemError("recvmmsg", "UDP socket \(boundDescription)")
+        }
+        return Int(count)
+    }
+
+    /// Datagram `index` of the last batch: its bytes (valid until the next `receive`) and sender.
+    public func datagram(_ index: Int) -> (bytes: UnsafeRawBufferPointer, source: Endpoint?) {
+        // A datagram larger than the buffer arrives cut: hand on nothing rather than a cut packet.
+        let bytes = UnsafeRawBufferPointer(start: storage + index * options.maxDatagramBytes,
+                                           count: truncated[index] != 0 ? 0 : Int(lengths[index]))
+        return (bytes, SocketAddress.endpoint(names + index))
+    }
+
+}

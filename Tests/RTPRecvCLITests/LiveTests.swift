@@ -1,0 +1,186 @@
+import Foundation
+import XCTest
+
+/// The built binary on a UDP port, fed by real senders on loopback (or in a network namespace this
+/// test creates), stopped with SIGINT, its output checked with ffmpeg's framemd5.
+final class LiveTests: XCTestCase {
+    /// `rtprecv` listening in the background.
+    final class Listener {
+        let process = Process()
+        let out: URL
+        let errFile: URL
+        private(set) var port: UInt16 = 0
+
+        init(_ arguments: [String], prefix: [String] = [], name: String) throws {
+            out = Harness.temporaryFile(name + ".h264")
+            errFile = Harness.temporaryFile(name + ".err")
+            FileManager.default.createFile(atPath: errFile.path, contents: nil)
+            if prefix.isEmpty {
+                process.executableURL = Harness.binary
+                process.arguments = ["--out", out.path] + arguments
+            } else {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = prefix + [Harness.binary.path, "--out", out.path] + arguments
+            }
+            process.standardError = try FileHandle(forWritingTo: errFile)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let text = stderr
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on udp ") }) {
+                    let address = line.dropFirst("listening on udp ".count).split(separator: " ")[0]
+                    port = UInt16(address.split(separator: ":").last!)!
+                    return
+                }
+                if !process.isRunning { break }
+                usleep(20_000)
+            }
+            XCTFail("rtprecv did not start listening: \(stderr)")
+        }
+
+        var stderr: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
+
+        /// SIGINT, then the exit status.
+        func stop() -> Int32 {
+            if process.isRunning { process.interrupt() }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    private func gstreamerSend(to host: String, port: UInt16, frames: Int = 60, source: URL,
+                               prefix: [String] = [], extra: [String] = []) throws {
+        let pipeline = ["-q", "videotestsrc", "is-live=true", "num-buffers=\(frames)", "pattern=ball",
+                        "!", "video/x-raw,width=320,height=240,framerate=30/1,format=I420",
+                        "!", "x264enc", "bitrate=600", "key-int-max=30", "bframes=0", "speed-preset=veryfast", "tune=zerolatency",
+                        "!", "h264parse", "!", "video/x-h264,stream-format=byte-stream,alignment=au", "!", "tee", "name=t",
+                        "t.", "!", "queue", "!", "filesink", "location=\(source.path)",
+                        "t.", "!", "queue", "!", "rtph264pay", "config-interval=-1", "mtu=800", "pt=96",
+                        "!", "udpsink", "host=\(host)", "port=\(port)"] + extra
+        let result = try Harness.run(prefix.isEmpty ? "gst-launch-1.0" : "/usr/bin/env", prefix + ["gst-launch-1.0"].filter { _ in !prefix.isEmpty } + pipeline)
+        XCTAssertEqual(result.status, 0, "gst-launch failed: \(result.stderr)")
+    }
+
+    private func assertOutput(_ listener: Listener, equals sources: [URL], file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(listener.stop(), 0, listener.stderr, file: file, line: line)
+        var expected: [String] = []
+        for source in sources { expected += try Harness.frameMD5(source) }
+        XCTAssertFalse(expected.isEmpty, file: file, line: line)
+        XCTAssertEqual(try Harness.frameMD5(listener.out), expected, listener.stderr, file: file, line: line)
+    }
+
+    func testGStreamerSenderOverIPv4() throws {
+        let listener = try Listener(["--port", "0"], name: "gst4")
+        let source = Harness.temporaryFile("gst4-source.h264")
+        try gstreamerSend(to: "127.0.0.1", port: listener.port, source: source)
+        try assertOutput(listener, equals: [source])
+        XCTAssertTrue(listener.stderr.contains("stopped by SIGINT"), listener.stderr)
+    }
+
+    func testGStreamerSenderOverIPv6Loopback() throws {
+        let listener = try Listener(["--port", "0", "--bind", "::1"], name: "gst6")
+        let source = Harness.temporaryFile("gst6-source.h264")
+        try gstreamerSend(to: "::1", port: listener.port, source: source)
+        try assertOutput(listener, equals: [source])
+    }
+
+    func testFFmpegSenderWithBFramesAndSDP() throws {
+        let mkv = Harness.temporaryFile("ff.mkv"), source = Harness.temporaryFile("ff.h264"), sdp = Harness.temporaryFile("ff.sdp")
+        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "2",
+                                           "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "30",
+                                           "-flags", "+global_header", mkv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-bsf:v", "h264_mp4toannexb", source.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // The SDP (with sprop-parameter-sets) comes from a first, tiny run to the discard port.
+        r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-frames:v", "1", "-f", "rtp",
+                                       "-sdp_file", sdp.path, "rtp://127.0.0.1:9"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let listener = try Listener(["--port", "0", "--sdp", sdp.path], name: "ff")
+        r = try Harness.run("ffmpeg", ["-v", "error", "-re", "-i", mkv.path, "-c", "copy", "-f", "rtp",
+                                       "rtp://127.0.0.1:\(listener.port)"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        usleep(200_000)
+        try assertOutput(listener, equals: [source])
+    }
+
+    func testSenderRestartMidStreamContinuesWithTheNewSender() throws {
+        let listener = try Listener(["--port", "0"], name: "restart")
+        let first = Harness.temporaryFile("restart-1.h264"), second = Harness.temporaryFile("restart-2.h264")
+        try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 45, source: first)
+        try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 45, source: second)
+        try assertOutput(listener, equals: [first, second])
+        XCTAssertTrue(listener.stderr.contains("1 SSRC changes"), listener.stderr)
+    }
+
+    func testSourceFilterDropsOtherSenders() throws {
+        let listener = try Listener(["--port", "0", "--source", "127.0.0.2"], name: "filtered")
+        try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 10, source: Harness.temporaryFile("filtered-source.h264"))
+        XCTAssertEqual(listener.stop(), 0)
+        XCTAssertEqual(try Data(contentsOf: listener.out).count, 0)
+        XCTAssertTrue(listener.stderr.contains("from other senders dropped (--source)"), listener.stderr)
+
+        let accepting = try Listener(["--port", "0", "--source", "127.0.0.1"], name: "accepted")
+        let source = Harness.temporaryFile("accepted-source.h264")
+        try gstreamerSend(to: "127.0.0.1", port: accepting.port, frames: 10, source: source)
+        try assertOutput(accepting, equals: [source])
+    }
+
+    func testFramesLimitStopsAfterExactlyThatMany() throws {
+        let listener = try Listener(["--port", "0", "--frames", "10"], name: "frames")
+        let source = Harness.temporaryFile("frames-source.h264")
+        try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 40, source: source)
+        listener.process.waitUntilExit()
+        XCTAssertEqual(listener.process.terminationStatus, 0, listener.stderr)
+        XCTAssertEqual(try Harness.frameMD5(listener.out), Array(try Harness.frameMD5(source).prefix(10)))
+        XCTAssertTrue(listener.stderr.contains("stopped after 10 frames"), listener.stderr)
+    }
+
+    func testDurationStopsByItself() throws {
+        let started = Date()
+        let listener = try Listener(["--port", "0", "--duration", "0.5"], name: "duration")
+        listener.process.waitUntilExit()
+        XCTAssertEqual(listener.process.terminationStatus, 0, listener.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertTrue(listener.stderr.contains("stopped after 0.5 s"), listener.stderr)
+    }
+
+    func testTimeoutSaysSoAndExitsWhenAsked() throws {
+        let listener = try Listener(["--port", "0", "--timeout", "0.3", "--exit-on-timeout"], name: "timeout")
+        listener.process.waitUntilExit()
+        XCTAssertEqual(listener.process.terminationStatus, 0, listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("no packets for 0.3 s"), listener.stderr)
+    }
+
+    func testPortInUseIsAOneLineErrorNamingIt() throws {
+        let first = try Listener(["--port", "0", "--bind", "127.0.0.1"], name: "busy")
+        defer { _ = first.stop() }
+        let result = try Harness.rtprecv(["--port", "\(first.port)", "--bind", "127.0.0.1"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("127.0.0.1:\(first.port)"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("Address already in use"), result.stderr)
+    }
+
+    func testMulticastGroupInANetworkNamespace() throws {
+        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
+        let namespace = "rtprecv-test-\(getpid())"
+        let add = try Harness.run("ip", ["netns", "add", namespace])
+        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
+        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
+        for command in [["link", "set", "lo", "up"], ["link", "set", "lo", "multicast", "on"],
+                        ["route", "add", "239.0.0.0/8", "dev", "lo"]] {
+            let r = try Harness.run("ip", ["netns", "exec", namespace, "ip"] + command)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let inside = ["ip", "netns", "exec", namespace]
+        let listener = try Listener(["--port", "0", "--bind", "239.7.7.7", "--iface", "lo"], prefix: inside, name: "mcast")
+        XCTAssertTrue(listener.stderr.contains("joined multicast group 239.7.7.7"), listener.stderr)
+        let source = Harness.temporaryFile("mcast-source.h264")
+        try gstreamerSend(to: "239.7.7.7", port: listener.port, frames: 30, source: source, prefix: inside,
+                          extra: ["multicast-iface=lo", "auto-multicast=true"])
+        try assertOutput(listener, equals: [source])
+    }
+}
