@@ -186,13 +186,10 @@ public final class StreamReceiver {
     public func finish() throws {
         try drain(now: lastArrival, flushing: true)
         try depacketizer.flush()
-        statistics.oversizedAccessUnits = assembler.oversizedAccessUnits
-        statistics.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
-        statistics.parameterSetChanges = assembler.parameterSetChanges
-        statistics.jitter = source?.jitter ?? 0
-        statistics.sps = assembler.parameterSets.latestSPS
+        statistics = snapshot()
     }
 
+    /// The statistics with the counters kept by the stages folded in.
     public func snapshot() -> StreamStatistics {
         var s = statistics
         s.oversizedAccessUnits = assembler.oversizedAccessUnits
