@@ -13,6 +13,14 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        // libavcodec, libavutil and libswscale; only FFmpeg imports it.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavcodec",
+            providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]
+        ),
+        // The H.264 decoder and pixel-format conversion: Swift types that own the C objects.
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         // RTP, RFC 6184 and H.264 logic over byte buffers: no sockets, files or C libraries.
         .target(name: "RTPCore"),
         // Capture files through libpcap.
@@ -22,7 +30,7 @@ let package = Package(
         // File descriptors, sockets and errno: every syscall of the tool goes through here.
         .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch"]),
         // Options, help, the replay run and the statistics report.
-        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO"]),
+        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg"]),
         .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),
         .testTarget(name: "RTPCoreTests", dependencies: ["RTPCore"]),
         .testTarget(

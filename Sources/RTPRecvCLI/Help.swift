@@ -55,6 +55,21 @@ public enum Help {
                               that nothing written refers to a lost picture.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
 
+    DECODED OUTPUT (libavcodec; any of these turns decoding on; one pass feeds every output):
+      --decode                Decode, for the statistics alone.
+      --yuv FILE              Raw planes, frame after frame, in presentation order. Each frame
+                              keeps its own size when the stream changes resolution.
+      --y4m FILE              YUV4MPEG2 with size, rate (from the RTP timestamps), aspect and
+                              chroma in its header. Frames are scaled to the first frame's size.
+      --frame-md5 FILE        One MD5 per written frame, in the form of ffmpeg's framemd5.
+      --pix-fmt NAME          Output pixel format (default yuv420p): any libswscale format, such as
+                              nv12, yuv444p, yuv420p10le, rgb24, gray. Converted only when needed.
+      --scale WxH             Scale every frame to this size.
+      --threads N             Decoder threads (default 0: as many as libavcodec sees fit).
+      --skip-corrupt          Drop frames the decoder flags as damaged, and frames decoded from
+                              pictures damaged by loss. Without it every decoded frame is written.
+      '-' writes any of these to standard output: rtprecv --port 5004 --y4m - | ffplay -
+
     BOUNDS:
       --reorder-packets N     Packets held while waiting for a missing one (default 512).
       --latency-ms N          How long a missing packet is waited for: on the capture's clock
@@ -74,6 +89,8 @@ public enum Help {
       rtprecv --port 5004 --out - | ffplay -f h264 -
       rtprecv --sdp camera.sdp --out camera.h264 --duration 60
       rtprecv --bind 239.1.1.1 --iface eth0 --port 5004 --source 10.0.0.7 --out -
+      rtprecv --port 5004 --y4m - | ffplay -
+      rtprecv --pcap call.pcap --out call.h264 --yuv call.yuv --pix-fmt nv12
       rtprecv --pcap camera.pcapng --out camera.h264
       rtprecv --pcap call.pcap --list
       rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -

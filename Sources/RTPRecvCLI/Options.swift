@@ -31,6 +31,14 @@ public struct Options {
     public var maxPacketBytes = 65536
     public var maxStreams = 16
     public var waitKeyframe = false
+    public var decode = false
+    public var yuv: String?
+    public var y4m: String?
+    public var frameMD5: String?
+    public var pixelFormat: String?
+    public var scale: (width: Int, height: Int)?
+    public var threads = 0
+    public var skipCorrupt = false
     public var quiet = false
     public var verbose = false
 
@@ -91,6 +99,19 @@ public struct Options {
             case "--max-packet-bytes": maxPacketBytes = try number(Int.self, 64...65536)
             case "--max-streams": maxStreams = try number(Int.self, 1...4096)
             case "--wait-keyframe": waitKeyframe = true
+            case "--decode": decode = true
+            case "--yuv": yuv = try value()
+            case "--y4m": y4m = try value()
+            case "--frame-md5": frameMD5 = try value()
+            case "--pix-fmt": pixelFormat = try value()
+            case "--scale":
+                let text = try value()
+                let parts = text.lowercased().split(separator: "x")
+                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (2...16384).contains(w), (2...16384).contains(h)
+                else { throw UsageError(description: "invalid value '\(text)' for '--scale': expected WIDTHxHEIGHT, such as 1280x720") }
+                scale = (w, h)
+            case "--threads": threads = try number(Int.self, 0...64)
+            case "--skip-corrupt": skipCorrupt = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -111,8 +132,15 @@ public struct Options {
         if exitOnTimeout && timeout == nil {
             throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
-        if out == "-" && statsJSON == "-" {
-            throw UsageError(description: "'--out -' and '--stats-json -' cannot both write to standard output")
+        let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--stats-json", statsJSON)]
+            .filter { $0.1 == "-" }.map(\.0)
+        if toStdout.count > 1 {
+            throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")
+        }
+        if yuv != nil || y4m != nil || frameMD5 != nil { decode = true }
+        if !decode, let flag = [("--pix-fmt", pixelFormat != nil), ("--scale", scale != nil), ("--skip-corrupt", skipCorrupt)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' applies to decoded frames: add --decode, --yuv or --y4m")
         }
         if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
     }

@@ -11,7 +11,7 @@ struct Report {
 
     let input: Input
     let receiver: Receiver
-    let bytesWritten: Int
+    let outputs: Outputs
 
     private var streams: [StreamStatistics] {
         receiver.previousStreams + (receiver.selected.map { [$0.statistics] } ?? [])
@@ -66,7 +66,19 @@ struct Report {
         if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
-        lines.append("wrote \(bytesWritten) bytes")
+        lines.append("wrote \(outputs.bytesWritten) bytes of H.264")
+        if let d = outputs.decoding {
+            var line = "decoded    \(d.framesDecoded) frames"
+            if let format = d.nativeFormat { line += " (\(format))" }
+            line += ", \(d.framesWritten) written, \(d.decodeErrors) decode errors"
+            if d.corruptFramesWritten > 0 { line += ", \(d.corruptFramesWritten) possibly damaged written" }
+            if d.corruptFramesSkipped > 0 { line += ", \(d.corruptFramesSkipped) damaged skipped (--skip-corrupt)" }
+            lines.append(line)
+            if d.sizes.count > 1 {
+                lines.append("  size changes: " + d.sizes.map { "\($0.width)x\($0.height) from frame \($0.firstFrame)" }.joined(separator: ", ")
+                             + "; raw YUV frames keep their own size, Y4M frames the first size")
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -80,8 +92,20 @@ struct Report {
             ("foreign_payload_type", .int(c.foreignPayloadType)),
             ("streams_over_limit", .int(c.streamsOverLimit)),
             ("ssrc_changes", .int(c.ssrcChanges)),
-            ("bytes_written", .int(bytesWritten)),
+            ("bytes_written", .int(outputs.bytesWritten)),
         ]
+        if let d = outputs.decoding {
+            root.append(("decode", .object([
+                ("frames_decoded", .int(d.framesDecoded)),
+                ("frames_written", .int(d.framesWritten)),
+                ("decode_errors", .int(d.decodeErrors)),
+                ("damaged_frames_written", .int(d.corruptFramesWritten)),
+                ("damaged_frames_skipped", .int(d.corruptFramesSkipped)),
+                ("pixel_format", d.nativeFormat.map { .string($0.description) } ?? .null),
+                ("sizes", .array(d.sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height)),
+                                                        ("first_frame", .int($0.firstFrame))]) })),
+            ])))
+        }
         root.append(("streams", .array(streams.map(streamJSON))))
         root.append(("other_streams", .array(receiver.otherStreams.values.sorted { $0.ssrc < $1.ssrc }.map {
             .object([("ssrc", .int(Int($0.ssrc))), ("payload_type", .int(Int($0.payloadType))), ("packets", .int($0.packets))])

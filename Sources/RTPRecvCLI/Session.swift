@@ -12,8 +12,7 @@ final class Session {
     let options: Options
     let sdp: SessionDescription?
     let receiver: Receiver
-    let sink: AnnexBSink
-    private let output: OutputFile?
+    let sink: Outputs
 
     init(options: Options) throws {
         self.options = options
@@ -25,12 +24,7 @@ final class Session {
             if !options.isLive { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
             configuration.stream.clockRate = sdp.clockRate
         }
-        do {
-            output = try options.out.map(OutputFile.init(path:))
-        } catch let error as SystemError {
-            throw RunError(description: "cannot open output \(error)")
-        }
-        sink = AnnexBSink(file: output, limit: options.frames)
+        sink = try Outputs(options: options)
         receiver = Receiver(configuration: configuration, sink: sink)
     }
 
@@ -68,12 +62,12 @@ final class Session {
     func finish() throws {
         try writing {
             try receiver.finish()
-            try output?.close()
+            try sink.finish()
         }
     }
 
     func report(_ input: Report.Input) throws {
-        let report = Report(input: input, receiver: receiver, bytesWritten: sink.bytesWritten)
+        let report = Report(input: input, receiver: receiver, outputs: sink)
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             Terminal.printError(report.text(verbose: options.verbose))

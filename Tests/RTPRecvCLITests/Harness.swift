@@ -55,8 +55,9 @@ enum Harness {
     }
 
     /// The MD5 of every decoded frame, in output order, as ffmpeg's framemd5 muxer computes it.
-    static func frameMD5(_ path: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
-        let result = try run("ffmpeg", ["-v", "error", "-i", path.path, "-f", "framemd5", "-"])
+    static func frameMD5(_ path: URL, pixelFormat: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let format = pixelFormat.map { ["-pix_fmt", $0] } ?? []
+        let result = try run("ffmpeg", ["-v", "error", "-i", path.path] + format + ["-f", "framemd5", "-"])
         XCTAssertEqual(result.status, 0, "ffmpeg failed on \(path.lastPathComponent): \(result.stderr)", file: file, line: line)
         return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("#") }

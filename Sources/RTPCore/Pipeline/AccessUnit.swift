@@ -2,10 +2,14 @@
 /// its SPS and PPS when it is a keyframe.
 public struct AccessUnit {
     public var timestamp: UInt32
+    /// The RTP timestamp extended to 64 bits: it never wraps, and is the presentation time (90 kHz).
+    public var extendedTimestamp: Int64
     /// Valid only during the `AccessUnitSink.write` call.
     public var bytes: UnsafeRawBufferPointer
     public var isKeyframe: Bool
     public var isIDR: Bool
+    /// Something was lost since the last keyframe: this picture may refer to a missing one.
+    public var followsLoss: Bool
 }
 
 /// Where access units go: a file, a decoder, a muxer.

@@ -27,6 +27,9 @@ public final class StreamReceiver {
     private var lastDelivered: Int64?
     private var highestArrived: Int64 = -1
     private var waitingForKeyframe = true
+    /// A packet or access unit was lost since the last keyframe written.
+    private var lossSinceKeyframe = false
+    private var timestamps = TimestampExtender()
     private var scratch: [UInt8] = []
 
     /// The packet that opened a possible new sequence, held until the next one confirms it.
@@ -150,6 +153,7 @@ public final class StreamReceiver {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
+        if lostBefore > 0 { lossSinceKeyframe = true }
         // Lost packets may have carried whole access units that nothing else will report.
         if lostBefore > 0 && configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
         try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore)
@@ -179,6 +183,7 @@ public final class StreamReceiver {
         lastDelivered = nil
         highestArrived = -1
         waitingForKeyframe = true
+        timestamps.reset()
         statistics.restarts += 1
     }
 
@@ -209,14 +214,17 @@ public final class StreamReceiver {
                 statistics.droppedTimestamps.append(au.timestamp)
             }
             if configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
+            lossSinceKeyframe = true
             return
         }
+        let extended = timestamps.extend(au.timestamp)
         if waitingForKeyframe && !au.isKeyframe {
             statistics.droppedBeforeKeyframe += 1
             return
         }
         guard au.isKeyframe else {
-            if try output(self, AccessUnit(timestamp: au.timestamp, bytes: au.bytes, isKeyframe: false, isIDR: false)) {
+            if try output(self, AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
+                                           isKeyframe: false, isIDR: false, followsLoss: lossSinceKeyframe)) {
                 statistics.accessUnitsWritten += 1
             }
             return
@@ -229,7 +237,8 @@ public final class StreamReceiver {
         }
         let needSPS = au.spsIds & (1 << pps.spsId) == 0
         let needPPS = !au.ppsIds.contains(ppsId)
-        var written = AccessUnit(timestamp: au.timestamp, bytes: au.bytes, isKeyframe: true, isIDR: au.isIDR)
+        var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
+                                 isKeyframe: true, isIDR: au.isIDR, followsLoss: false)
         let taken: Bool
         if !needSPS && !needPPS {
             taken = try output(self, written)
@@ -253,6 +262,7 @@ public final class StreamReceiver {
         }
         guard taken else { return }
         waitingForKeyframe = false
+        lossSinceKeyframe = false
         statistics.keyframesWritten += 1
         statistics.accessUnitsWritten += 1
     }

@@ -1,0 +1,23 @@
+import CFFmpeg
+
+/// A libav* call that failed: which call, its AVERROR code and av_strerror's text.
+public struct FFmpegError: Error, CustomStringConvertible {
+    public var call: String
+    public var code: Int32
+
+    public init(_ call: String, _ code: Int32) {
+        self.call = call
+        self.code = code
+    }
+
+    public var message: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public var description: String { "\(call): \(message)" }
+
+    static let again = rtprecv_averror(EAGAIN)
+    static let endOfFile = rtprecv_averror_eof()
+}
