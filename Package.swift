@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         // RTP, RFC 6184 and H.264 logic over byte buffers: no sockets, files or C libraries.
         .target(name: "RTPCore"),
+        // FLV (Adobe FLV v10.1) from access units: pure Swift over bytes.
+        .target(name: "FLV", dependencies: ["RTPCore"]),
         // Capture files through libpcap.
         .target(name: "PcapInput", dependencies: ["CPcap", "RTPCore"]),
         // recvmmsg(2), which needs _GNU_SOURCE and so a C file of its own.
@@ -30,9 +32,10 @@ let package = Package(
         // File descriptors, sockets and errno: every syscall of the tool goes through here.
         .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch"]),
         // Options, help, the replay run and the statistics report.
-        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg"]),
+        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV"]),
         .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),
         .testTarget(name: "RTPCoreTests", dependencies: ["RTPCore"]),
+        .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(
             name: "RTPRecvCLITests",
             dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput"],

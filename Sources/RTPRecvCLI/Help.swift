@@ -55,6 +55,14 @@ public enum Help {
                               that nothing written refers to a lost picture.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
 
+    FLV OUTPUT:
+      --flv FILE              FLV with onMetaData, AVC sequence headers (again when SPS/PPS change)
+                              and one tag per frame, timed by decode time. Duration and size are
+                              rewritten at the end when FILE is a regular file; '-' streams it.
+                              After a loss, frames wait for the next keyframe, as players smear
+                              until then.
+      --flv-keep-after-loss   Write the frames between a loss and the next keyframe anyway.
+
     DECODED OUTPUT (libavcodec; any of these turns decoding on; one pass feeds every output):
       --decode                Decode, for the statistics alone.
       --yuv FILE              Raw planes, frame after frame, in presentation order. Each frame
@@ -91,6 +99,7 @@ public enum Help {
       rtprecv --bind 239.1.1.1 --iface eth0 --port 5004 --source 10.0.0.7 --out -
       rtprecv --port 5004 --y4m - | ffplay -
       rtprecv --pcap call.pcap --out call.h264 --yuv call.yuv --pix-fmt nv12
+      rtprecv --port 5004 --flv - | ffplay -f flv -
       rtprecv --pcap camera.pcapng --out camera.h264
       rtprecv --pcap call.pcap --list
       rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -

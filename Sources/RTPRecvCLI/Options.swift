@@ -39,6 +39,8 @@ public struct Options {
     public var scale: (width: Int, height: Int)?
     public var threads = 0
     public var skipCorrupt = false
+    public var flv: String?
+    public var flvKeepAfterLoss = false
     public var quiet = false
     public var verbose = false
 
@@ -112,6 +114,8 @@ public struct Options {
                 scale = (w, h)
             case "--threads": threads = try number(Int.self, 0...64)
             case "--skip-corrupt": skipCorrupt = true
+            case "--flv": flv = try value()
+            case "--flv-keep-after-loss": flvKeepAfterLoss = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -132,7 +136,8 @@ public struct Options {
         if exitOnTimeout && timeout == nil {
             throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
-        let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--stats-json", statsJSON)]
+        let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
+                        ("--stats-json", statsJSON)]
             .filter { $0.1 == "-" }.map(\.0)
         if toStdout.count > 1 {
             throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")

@@ -1,4 +1,5 @@
 import FFmpeg
+import FLV
 import RTPCore
 import SystemIO
 
@@ -6,6 +7,7 @@ import SystemIO
 final class Outputs: AccessUnitSink {
     private let annexB: OutputFile?
     let decoding: DecodingOutput?
+    let flv: FLVOutput?
     private let limit: Int
     private(set) var bytesWritten = 0
     private(set) var accessUnitsWritten = 0
@@ -13,6 +15,7 @@ final class Outputs: AccessUnitSink {
     init(options: Options) throws {
         annexB = try options.out.map { try open($0) }
         decoding = options.decode ? try DecodingOutput(options: options) : nil
+        flv = try options.flv.map { try FLVOutput(file: open($0), keepAfterLoss: options.flvKeepAfterLoss) }
         limit = options.frames ?? Int.max
     }
 
@@ -22,6 +25,7 @@ final class Outputs: AccessUnitSink {
         guard !isFull else { return false }
         try annexB?.write(accessUnit.bytes)
         try decoding?.decode(accessUnit)
+        try flv?.write(accessUnit)
         bytesWritten += accessUnit.bytes.count
         accessUnitsWritten += 1
         return true
@@ -30,6 +34,7 @@ final class Outputs: AccessUnitSink {
     /// Drains the decoder and closes the files.
     func finish() throws {
         try decoding?.finish()
+        try flv?.finish()
         try annexB?.close()
     }
 }
@@ -137,5 +142,30 @@ enum FrameMD5 {
 
     static func line(pts: Int64, size: Int, hash: String) -> String {
         "0, \(pts), \(pts), 1, \(size), \(hash)\n"
+    }
+}
+
+/// FLV through `FLVMuxer`; duration and size are rewritten in onMetaData when the file can seek.
+final class FLVOutput {
+    private let file: OutputFile
+    let muxer: FLVMuxer
+
+    init(file: OutputFile, keepAfterLoss: Bool) {
+        self.file = file
+        var configuration = FLVMuxer.Configuration()
+        configuration.keepAfterLoss = keepAfterLoss
+        muxer = FLVMuxer(configuration: configuration)
+    }
+
+    func write(_ accessUnit: AccessUnit) throws {
+        try muxer.write(accessUnit) { try file.write($0) }
+    }
+
+    func finish() throws {
+        try muxer.finish { try file.write($0) }
+        if file.isSeekable {
+            for patch in muxer.metadataPatches() { try file.write(patch.bytes, at: patch.offset) }
+        }
+        try file.close()
     }
 }

@@ -67,6 +67,12 @@ struct Report {
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
         lines.append("wrote \(outputs.bytesWritten) bytes of H.264")
+        if let f = outputs.flv?.muxer.statistics {
+            var line = "flv        \(f.framesWritten) frames (\(f.keyframesWritten) keyframes), \(f.sequenceHeaders) sequence headers"
+            if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
+            if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
+            lines.append(line)
+        }
         if let d = outputs.decoding {
             var line = "decoded    \(d.framesDecoded) frames"
             if let format = d.nativeFormat { line += " (\(format))" }
@@ -94,6 +100,14 @@ struct Report {
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(outputs.bytesWritten)),
         ]
+        if let f = outputs.flv?.muxer.statistics {
+            root.append(("flv", .object([
+                ("frames_written", .int(f.framesWritten)), ("keyframes_written", .int(f.keyframesWritten)),
+                ("sequence_headers", .int(f.sequenceHeaders)), ("dropped_after_loss", .int(f.droppedAfterLoss)),
+                ("timestamp_jumps", .int(f.timestampJumps)), ("bytes", .int(f.bytesWritten)),
+                ("duration_ms", .int(Int(f.durationMilliseconds))),
+            ])))
+        }
         if let d = outputs.decoding {
             root.append(("decode", .object([
                 ("frames_decoded", .int(d.framesDecoded)),

@@ -32,6 +32,24 @@ public final class OutputFile {
         }
     }
 
+    /// A regular file, which can be rewritten in place; not a pipe or a terminal.
+    public var isSeekable: Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Overwrites bytes at `offset` from the start, leaving the end of the file where it is.
+    public func write(_ bytes: [UInt8], at offset: Int) throws {
+        try bytes.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                done += try retryingOnEINTR("pwrite", displayName) {
+                    pwrite(descriptor, b.baseAddress! + done, b.count - done, off_t(offset + done))
+                }
+            }
+        }
+    }
+
     public func write(_ string: String) throws {
         var s = string
         try s.withUTF8 { try write(UnsafeRawBufferPointer($0)) }

@@ -122,3 +122,15 @@ final class ReorderBufferTests: XCTestCase {
         }
     }
 }
+
+final class VUITests: XCTestCase {
+    func testReorderDepthAndTimingFromX264SPS() throws {
+        // x264 with two B-frames, from ffmpeg-bframes.sdp.
+        let nal = try XCTUnwrap(Base64.decode("Z2QAFKzZQUH7ARAAAAMAEAAAAwPA8UKZYA=="))
+        let sps = try XCTUnwrap(nal.withUnsafeBytes { SequenceParameterSet(nal: $0) })
+        XCTAssertEqual(sps.profileIdc, 100)
+        XCTAssertEqual(sps.width, 320)
+        XCTAssertEqual(sps.maxNumReorderFrames, 2)
+        XCTAssertEqual(try XCTUnwrap(sps.frameRate), 30, accuracy: 0.001)
+    }
+}

@@ -15,6 +15,13 @@ public struct SequenceParameterSet: Equatable, Sendable {
     public var picHeightInMapUnitsMinus1: UInt32 = 0
     public var frameMbsOnlyFlag = true
     public var frameCropping: (left: UInt32, right: UInt32, top: UInt32, bottom: UInt32) = (0, 0, 0, 0)
+    /// VUI sample aspect ratio, when signalled.
+    public var sampleAspectRatio: (width: Int, height: Int)?
+    /// VUI timing_info: num_units_in_tick and time_scale, when signalled.
+    public var timing: (numUnitsInTick: UInt32, timeScale: UInt32)?
+    /// VUI bitstream_restriction: how many frames may precede one in decoding order and follow it in
+    /// output order. Nil when not signalled.
+    public var maxNumReorderFrames: UInt32?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.profileIdc == b.profileIdc && a.seqParameterSetId == b.seqParameterSetId
@@ -78,6 +85,60 @@ public struct SequenceParameterSet: Equatable, Sendable {
             frameCropping = (left, right, top, bottom)
         }
         guard width > 0, height > 0 else { return nil }
+        // Everything before the VUI is parsed; a VUI cut short leaves its fields unknown.
+        if r.readFlag() == true { parseVUI(&r) }
+    }
+
+    /// vui_parameters(), Annex E.1.1: aspect ratio, timing and bitstream restriction.
+    private mutating func parseVUI(_ r: inout RBSPBitReader) {
+        guard let aspectPresent = r.readFlag() else { return }
+        if aspectPresent {
+            guard let idc = r.readBits(8) else { return }
+            if idc == 255 {
+                guard let w = r.readBits(16), let h = r.readBits(16) else { return }
+                sampleAspectRatio = (Int(w), Int(h))
+            } else if idc >= 1 && idc <= 16 {
+                let table = [(1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
+                             (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1)]
+                sampleAspectRatio = table[Int(idc) - 1]
+            }
+        }
+        guard let overscan = r.readFlag() else { return }
+        if overscan { guard r.skipBits(1) else { return } }
+        guard let signalType = r.readFlag() else { return }
+        if signalType {
+            guard r.skipBits(4), let colour = r.readFlag() else { return }
+            if colour { guard r.skipBits(24) else { return } }
+        }
+        guard let chromaLoc = r.readFlag() else { return }
+        if chromaLoc { guard r.readUE() != nil, r.readUE() != nil else { return } }
+        guard let timingPresent = r.readFlag() else { return }
+        if timingPresent {
+            guard let units = r.readBits(32), let scale = r.readBits(32), r.skipBits(1) else { return }
+            if units > 0 && scale > 0 { timing = (units, scale) }
+        }
+        guard let nalHRD = r.readFlag() else { return }
+        if nalHRD { guard Self.skipHRD(&r) else { return } }
+        guard let vclHRD = r.readFlag() else { return }
+        if vclHRD { guard Self.skipHRD(&r) else { return } }
+        if nalHRD || vclHRD { guard r.skipBits(1) else { return } }  // low_delay_hrd_flag
+        guard r.skipBits(1), let restriction = r.readFlag(), restriction else { return }  // pic_struct_present_flag
+        guard r.skipBits(1), r.readUE() != nil, r.readUE() != nil, r.readUE() != nil, r.readUE() != nil,
+              let reorder = r.readUE(), reorder <= 16 else { return }
+        maxNumReorderFrames = reorder
+    }
+
+    private static func skipHRD(_ r: inout RBSPBitReader) -> Bool {
+        guard let count = r.readUE(), count < 32, r.skipBits(8) else { return false }
+        for _ in 0...count {
+            guard r.readUE() != nil, r.readUE() != nil, r.skipBits(1) else { return false }
+        }
+        return r.skipBits(20)
+    }
+
+    /// Frames per second from the VUI timing (two fields per frame), when signalled.
+    public var frameRate: Double? {
+        timing.map { Double($0.timeScale) / Double(2 * $0.numUnitsInTick) }
     }
 
     private static func skipScalingList(_ r: inout RBSPBitReader, size: Int) -> Bool {

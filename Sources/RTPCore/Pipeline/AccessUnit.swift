@@ -10,6 +10,16 @@ public struct AccessUnit {
     public var isIDR: Bool
     /// Something was lost since the last keyframe: this picture may refer to a missing one.
     public var followsLoss: Bool
+
+    public init(timestamp: UInt32, extendedTimestamp: Int64, bytes: UnsafeRawBufferPointer,
+                isKeyframe: Bool, isIDR: Bool, followsLoss: Bool) {
+        self.timestamp = timestamp
+        self.extendedTimestamp = extendedTimestamp
+        self.bytes = bytes
+        self.isKeyframe = isKeyframe
+        self.isIDR = isIDR
+        self.followsLoss = followsLoss
+    }
 }
 
 /// Where access units go: a file, a decoder, a muxer.

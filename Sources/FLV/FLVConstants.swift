@@ -1,0 +1,49 @@
+/// Wire codes of the FLV format (Adobe FLV v10.1, Annex E), kept apart from the writer.
+public enum FLVTagType: UInt8 {
+    case audio = 8
+    case video = 9
+    case script = 18
+}
+
+/// FLV header flags (E.2): bit 0 video, bit 2 audio.
+public enum FLVHeaderFlags {
+    public static let video: UInt8 = 0x01
+    public static let audio: UInt8 = 0x04
+}
+
+/// VIDEODATA frame type (E.4.3.1), the high nibble of the first video byte.
+public enum FLVVideoFrameType: UInt8 {
+    case keyframe = 1
+    case interFrame = 2
+}
+
+/// VIDEODATA codec id, the low nibble.
+public enum FLVVideoCodecID {
+    public static let avc: UInt8 = 7
+}
+
+/// AVCVIDEOPACKET AVCPacketType (E.4.3.2).
+public enum AVCPacketType: UInt8 {
+    case sequenceHeader = 0
+    case nalu = 1
+    case endOfSequence = 2
+}
+
+/// AMF0 type markers (AMF0 specification §2).
+public enum AMF0Marker {
+    public static let number: UInt8 = 0x00
+    public static let boolean: UInt8 = 0x01
+    public static let string: UInt8 = 0x02
+    public static let ecmaArray: UInt8 = 0x08
+    public static let objectEnd: [UInt8] = [0x00, 0x00, 0x09]
+}
+
+public enum FLVLayout {
+    /// "FLV", version 1, flags, header size 9.
+    public static let headerSize = 9
+    /// Type, data size, timestamp, timestamp extended, stream id.
+    public static let tagHeaderSize = 11
+    public static let previousTagSizeBytes = 4
+    /// Frame type/codec, AVCPacketType, composition time.
+    public static let avcVideoHeaderSize = 5
+}

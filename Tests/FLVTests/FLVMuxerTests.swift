@@ -1,0 +1,123 @@
+import XCTest
+@testable import FLV
+import RTPCore
+
+/// Muxes synthetic access units and walks the file tag by tag.
+final class FLVMuxerTests: XCTestCase {
+    /// 320x240 Baseline SPS (id 0) and its PPS, as x264 writes them.
+    let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x1E, 0xD9, 0x01, 0x41, 0xFB, 0x01, 0x10, 0x00, 0x00, 0x03, 0x00,
+                        0x10, 0x00, 0x00, 0x03, 0x03, 0xC0, 0xF1, 0x62, 0xE4, 0x80]
+    let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
+    let idr: [UInt8] = [0x65, 0x88, 0x84] + Array(repeating: 0x11, count: 30)
+    let p: [UInt8] = [0x41, 0x9A, 0x02] + Array(repeating: 0x22, count: 20)
+
+    private func annexB(_ nals: [[UInt8]]) -> [UInt8] { nals.flatMap { [0, 0, 0, 1] + $0 } }
+
+    private func mux(_ units: [(nals: [[UInt8]], ts: Int64, key: Bool, followsLoss: Bool)]) throws -> ([UInt8], FLVMuxer) {
+        let muxer = FLVMuxer()
+        var file: [UInt8] = []
+        for u in units {
+            let bytes = annexB(u.nals)
+            try bytes.withUnsafeBytes { b in
+                try muxer.write(AccessUnit(timestamp: UInt32(truncatingIfNeeded: u.ts), extendedTimestamp: u.ts, bytes: b,
+                                           isKeyframe: u.key, isIDR: u.key, followsLoss: u.followsLoss)) { file += $0 }
+            }
+        }
+        try muxer.finish { file += $0 }
+        return (file, muxer)
+    }
+
+    struct Tag {
+        var type: UInt8
+        var time: UInt32
+        var data: ArraySlice<UInt8>
+    }
+
+    /// Every tag, checking the header, each PreviousTagSize and that the file ends on a tag boundary.
+    private func walk(_ file: [UInt8], line: UInt = #line) -> [Tag] {
+        XCTAssertEqual(Array(file.prefix(3)), Array("FLV".utf8), line: line)
+        XCTAssertEqual(file[3], 1, line: line)
+        XCTAssertEqual(file[4], FLVHeaderFlags.video, line: line)
+        XCTAssertEqual(Array(file[5..<13]), [0, 0, 0, 9, 0, 0, 0, 0], "header size 9, PreviousTagSize0 0", line: line)
+        var tags: [Tag] = []
+        var i = 13
+        while i < file.count {
+            guard i + 11 <= file.count else { XCTFail("tag header cut at \(i)", line: line); break }
+            let size = Int(file[i + 1]) << 16 | Int(file[i + 2]) << 8 | Int(file[i + 3])
+            let time = UInt32(file[i + 7]) << 24 | UInt32(file[i + 4]) << 16 | UInt32(file[i + 5]) << 8 | UInt32(file[i + 6])
+            XCTAssertEqual(Array(file[i + 8..<i + 11]), [0, 0, 0], "stream id", line: line)
+            let end = i + 11 + size
+            guard end + 4 <= file.count else { XCTFail("tag data cut at \(i)", line: line); break }
+            let previous = Int(file[end]) << 24 | Int(file[end + 1]) << 16 | Int(file[end + 2]) << 8 | Int(file[end + 3])
+            XCTAssertEqual(previous, 11 + size, "PreviousTagSize after the tag at \(i)", line: line)
+            tags.append(Tag(type: file[i], time: time, data: file[i + 11..<end]))
+            i = end + 4
+        }
+        XCTAssertEqual(i, file.count, line: line)
+        return tags
+    }
+
+    func testTagsAndPreviousTagSizes() throws {
+        let (file, muxer) = try mux([
+            ([[0x09, 0xF0], sps, pps, idr], 1000, true, false),
+            ([p], 4000, false, false),
+            ([p], 7000, false, false),
+        ])
+        let tags = walk(file)
+        XCTAssertEqual(tags.map(\.type), [18, 9, 9, 9, 9, 9])
+        // onMetaData first, then the sequence header, three NALU tags and the end of sequence.
+        XCTAssertEqual(Array(tags[0].data.prefix(13)), [AMF0Marker.string, 0, 10] + Array("onMetaData".utf8))
+        XCTAssertEqual(Array(tags[1].data.prefix(2)), [0x17, AVCPacketType.sequenceHeader.rawValue])
+        XCTAssertEqual(tags[1].data[tags[1].data.startIndex + 5], 1, "configurationVersion")
+        XCTAssertEqual(tags.dropFirst(2).prefix(3).map { $0.data.first! }, [0x17, 0x27, 0x27])
+        XCTAssertEqual(tags.dropFirst(2).prefix(3).map(\.time), [0, 33, 66])
+        XCTAssertEqual(Array(tags[5].data), [0x17, AVCPacketType.endOfSequence.rawValue, 0, 0, 0])
+        // The keyframe's NALU tag holds the IDR alone, length-prefixed: no start code, no AUD, no SPS/PPS.
+        let body = Array(tags[2].data.dropFirst(5))
+        XCTAssertEqual(body, [0, 0, 0, UInt8(idr.count)] + idr)
+        XCTAssertEqual(muxer.statistics.framesWritten, 3)
+    }
+
+    func testFramesAfterALossWaitForTheNextKeyframe() throws {
+        let (file, muxer) = try mux([
+            ([sps, pps, idr], 0, true, false),
+            ([p], 3000, false, true),
+            ([sps, pps, idr], 6000, true, false),
+            ([p], 9000, false, false),
+        ])
+        XCTAssertEqual(walk(file).filter { $0.type == 9 }.count, 1 + 3 + 1)
+        XCTAssertEqual(muxer.statistics.droppedAfterLoss, 1)
+        XCTAssertEqual(muxer.statistics.sequenceHeaders, 1, "the same SPS/PPS need no second header")
+    }
+
+    func testTimestampWrapAndJumpGiveNoGap() throws {
+        // The RTP clock wraps at 2^32 (the extended timestamp goes on), then the sender jumps 10 hours.
+        let start: Int64 = (1 << 32) - 3000
+        let (file, muxer) = try mux([
+            ([sps, pps, idr], start, true, false),
+            ([p], start + 3000, false, false),
+            ([p], start + 3000 + 90000 * 36000, false, false),
+        ])
+        let times = walk(file).filter { $0.type == 9 }.map(\.time)
+        XCTAssertEqual(Array(times.dropFirst().dropLast()), [0, 33, 66])
+        XCTAssertEqual(muxer.statistics.timestampJumps, 1)
+    }
+
+    func testMetadataPatchesRewriteDurationAndSize() throws {
+        var (file, muxer) = try mux([([sps, pps, idr], 0, true, false), ([p], 3000, false, false)])
+        for patch in muxer.metadataPatches() { file.replaceSubrange(patch.offset..<patch.offset + 8, with: patch.bytes) }
+        let meta = walk(file)[0].data
+        func number(_ key: String) -> Double? {
+            let needle = [0, UInt8(key.utf8.count)] + Array(key.utf8) + [AMF0Marker.number]
+            guard let at = Array(meta).firstRange(of: needle)?.upperBound else { return nil }
+            let start = meta.startIndex + at
+            let bits = meta[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return Double(bitPattern: bits)
+        }
+        XCTAssertEqual(number("filesize"), Double(file.count))
+        XCTAssertEqual(number("width"), 320)
+        XCTAssertEqual(number("height"), 240)
+        XCTAssertEqual(number("videocodecid"), 7)
+        XCTAssertEqual(try XCTUnwrap(number("duration")), 0.066, accuracy: 0.001)
+    }
+}
