@@ -155,11 +155,20 @@ def bench_live(results):
             receiver = start_receiver(kind, port, out, sdp)
             blast = subprocess.run([os.path.join(WORK, "blast"), SOURCE_PCAP, "127.0.0.1", str(port), rate, str(repeats)],
                                    capture_output=True, text=True, check=True).stdout.split()
-            sent_packets, sent_frames, achieved = int(blast[1]), int(blast[4]), float(blast[9].strip("("))
+            sent_packets, sent_frames, achieved = int(blast[1]), int(blast[3]), float(blast[8].strip("("))
             if kind in ("ffmpeg", "gstreamer"):
                 time.sleep(1.0)
                 receiver.send_signal(signal.SIGINT)
-            _, status, usage = os.wait4(receiver.pid, 0)
+            deadline = time.time() + 15
+            while True:
+                pid, status, usage = os.wait4(receiver.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.time() > deadline:  # a receiver that does not stop: its CPU still counts
+                    receiver.kill()
+                    deadline = float("inf")
+                time.sleep(0.05)
+            receiver.returncode = 0
             cpu = usage.ru_utime + usage.ru_stime
             user = usage.ru_utime
             row = {"rate": rate, "achieved_pps": achieved, "receiver": kind, "packets_sent": sent_packets,
