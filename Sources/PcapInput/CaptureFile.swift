@@ -1,8 +1,10 @@
 import CPcap
 import RTPCore
+import SystemIO
 
-/// A pcap or pcapng file read through libpcap, which tells the formats apart by content, in either
-/// byte order, with micro- or nanosecond timestamps.
+/// A pcap or pcapng file, told apart by content, in either byte order, with micro- or nanosecond
+/// timestamps. Classic pcap files are mapped and walked in place, with no copy per record; pcapng and
+/// everything else goes through libpcap.
 public final class CaptureFile {
     public struct OpenError: Error, CustomStringConvertible {
         public var path: String
@@ -30,12 +32,31 @@ public final class CaptureFile {
     public let linkTypeValue: Int
     public let linkType: LinkType?
     public let fileSize: Int64
-    private let handle: OpaquePointer
+    private let handle: OpaquePointer?
     private let file: UnsafeMutablePointer<FILE>?
     private var recordStart: Int64 = 0
+    private let mapped: MappedFile?
+    private var classic: ClassicPcap?
 
     public init(path: String) throws {
         self.path = path
+        let mapping: MappedFile?
+        do {
+            mapping = try MappedFile(path: path)
+        } catch let error as SystemError {
+            throw OpenError(path: path, message: String(describing: error).replacingPrefix(path + ": ", with: ""))
+        }
+        if let mapping, let classic = ClassicPcap(mapping.bytes) {
+            self.mapped = mapping
+            self.classic = classic
+            handle = nil
+            file = nil
+            linkTypeValue = classic.linkType
+            linkType = LinkType(rawValue: classic.linkType)
+            fileSize = Int64(mapping.bytes.count)
+            return
+        }
+        mapped = nil
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         guard let handle = pcap_open_offline_with_tstamp_precision(
             path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
@@ -58,7 +79,7 @@ public final class CaptureFile {
         }
     }
 
-    deinit { pcap_close(handle) }
+    deinit { if let handle { pcap_close(handle) } }
 
     private static func explain(_ message: String) -> String {
         if message.contains("unknown file format") || message.contains("bad dump file format") {
@@ -74,13 +95,14 @@ public final class CaptureFile {
     }
 
     /// Bytes of the file consumed so far, for progress.
-    public var offset: Int64 { recordStart }
+    public var offset: Int64 { classic.map { Int64($0.offset) } ?? recordStart }
 
     /// The next record. Its bytes stay valid until the next call.
     public func next() -> Next {
+        if classic != nil { return classic!.next() }
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
-        let status = pcap_next_ex(handle, &header, &data)
+        let status = pcap_next_ex(handle!, &header, &data)
         switch status {
         case 1:
             if let file { recordStart = Int64(ftello(file)) }
@@ -91,11 +113,17 @@ public final class CaptureFile {
         case PCAP_ERROR_BREAK:
             return .end
         default:
-            let message = String(cString: pcap_geterr(handle))
+            let message = String(cString: pcap_geterr(handle!))
             if message.contains("truncated") {
                 return .truncated(offset: recordStart, message: message)
             }
             return .failed(offset: recordStart, message: message)
         }
+    }
+}
+
+extension String {
+    fileprivate func replacingPrefix(_ prefix: String, with replacement: String) -> String {
+        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
     }
 }

@@ -43,7 +43,8 @@ public enum FrameSkip: String, Error, CaseIterable, Sendable {
 public enum FrameDecoder {
     static let etherTypeIPv4: UInt16 = 0x0800
     static let etherTypeIPv6: UInt16 = 0x86DD
-    static let etherTypeVLAN: Set<UInt16> = [0x8100, 0x88A8, 0x9100]
+    /// 802.1Q, 802.1ad and the older QinQ tag.
+    @inline(__always) static func isVLANTag(_ type: UInt16) -> Bool { type == 0x8100 || type == 0x88A8 || type == 0x9100 }
 
     /// `frame` holds the captured bytes; `originalLength` is the frame's length on the wire.
     public static func udpDatagram(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> UDPDatagram {
@@ -53,7 +54,7 @@ public enum FrameDecoder {
         switch linkType {
         case .ethernet:
             guard cursor.skip(12), var type = cursor.readUInt16() else { throw .malformed }
-            while etherTypeVLAN.contains(type) {
+            while isVLANTag(type) {
                 guard cursor.skip(2), let inner = cursor.readUInt16() else { throw .malformed }
                 type = inner
             }
