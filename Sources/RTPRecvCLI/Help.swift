@@ -7,8 +7,9 @@ public enum Help {
     OVERVIEW: Receive H.264 video carried over RTP (RFC 3550, RFC 6184) and write it out.
 
     rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
-    order, reassembles NAL units and access units, and writes every complete access unit as an
-    Annex-B elementary stream. A frame with any missing piece is never written; every intact one
+    order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
+    NAL unit, non-interleaved, and interleaved with STAP-B, MTAP16/24 and FU-B reordered by DON),
+    and writes every complete access unit as an Annex-B elementary stream. A frame with any missing piece is never written; every intact one
     is, bit-exact. The statistics at the end account for every packet and frame.
 
     USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
@@ -37,8 +38,12 @@ public enum Help {
       --list                  List the RTP streams in the capture and exit.
 
     BOTH:
-      --sdp FILE              Session description: port, address, payload type and
-                              sprop-parameter-sets (SPS/PPS sent only out of band).
+      --sdp FILE              Session description: port, address, payload type,
+                              sprop-parameter-sets (SPS/PPS sent only out of band), and for
+                              packetization-mode=2 the de-interleaving parameters
+                              (sprop-interleaving-depth, -deint-buf-req, -init-buf-time,
+                              -max-don-diff). Where the SDP and the packets disagree on the
+                              mode, the packets win, with a warning.
 
     STREAM SELECTION (default: the first stream that proves to carry H.264):
       --ssrc N                Only this SSRC (decimal or 0x-hex).

@@ -35,8 +35,12 @@ struct Report {
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
             }
-            if let unsupported = s.invalidPayload[.unsupportedType] {
-                lines.append("warning: \(unsupported) packets use interleaved mode (STAP-B, MTAP, FU-B), which this version skips")
+            if s.interleaved {
+                var line = "  interleaved mode (packetization-mode 2): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
+                if s.notAllowedInInterleavedMode > 0 {
+                    line += ", \(s.notAllowedInInterleavedMode) packets of types mode 2 does not allow dropped"
+                }
+                lines.append(line)
             }
             if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
             lines.append("  frames     \(s.accessUnitsWritten) written (\(s.keyframesWritten) keyframes), "
@@ -150,6 +154,10 @@ struct Report {
             ("keyframes_dropped_without_parameter_sets", .int(s.droppedWithoutParameterSets)),
             ("frames_oversized", .int(s.oversizedAccessUnits)),
             ("fragmented_units_dropped", .int(s.fragmentedUnitsDropped)),
+            ("interleaved", .bool(s.interleaved)),
+            ("decoding_order_gaps", .int(s.decodingOrderGaps)),
+            ("late_interleaved_units", .int(s.lateInterleavedUnits)),
+            ("not_allowed_in_interleaved_mode", .int(s.notAllowedInInterleavedMode)),
             ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
         ]
         if let sps = s.sps {
@@ -191,6 +199,7 @@ indirect enum JSON {
     case string(String)
     case int(Int)
     case double(Double)
+    case bool(Bool)
     case null
     case array([JSON])
     case object([(String, JSON)])
@@ -200,6 +209,7 @@ indirect enum JSON {
         case .string(let s): return JSON.quote(s)
         case .int(let i): return String(i)
         case .double(let d): return d.isFinite ? String(d) : "null"
+        case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
         case .array(let items): return "[" + items.map(\.serialized).joined(separator: ",") + "]"
         case .object(let fields):

@@ -23,6 +23,7 @@ final class Session {
             configuration.payloadType = configuration.payloadType ?? sdp.payloadType
             if !options.isLive { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
             configuration.stream.clockRate = sdp.clockRate
+            configuration.stream.interleaving = sdp.interleaving
         }
         sink = try Outputs(options: options)
         receiver = Receiver(configuration: configuration, sink: sink)
@@ -70,6 +71,14 @@ final class Session {
         let report = Report(input: input, receiver: receiver, outputs: sink)
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
+            if let mode = sdp?.packetizationMode, let s = receiver.selected?.snapshot() {
+                // The packets decide; say when the SDP disagreed with them.
+                let sawAggregationOrFragments = s.nalTypesSeen & (1 << 24 | 1 << 28) != 0
+                if (mode == 0 && sawAggregationOrFragments) || (mode < 2 && s.interleaved) || (mode == 2 && !s.interleaved) {
+                    Terminal.printError("warning: \(options.sdp!) says packetization-mode=\(mode), but the packets use "
+                                        + "\(s.interleaved ? "the interleaved mode" : "STAP-A or FU-A"); received as the packets say\n")
+                }
+            }
             Terminal.printError(report.text(verbose: options.verbose))
         }
         if let path = options.statsJSON {

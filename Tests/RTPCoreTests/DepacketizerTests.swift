@@ -69,18 +69,20 @@ final class DepacketizerTests: XCTestCase {
         packets.insert(Fixture.rtp(seq: 101, ts: 3000, payload: [0x78, 0x00, 0x09, 0x67, 0x42]), at: 1)
         for p in packets { try feeder.send(p) }
         XCTAssertEqual(try feeder.finish().count, 3)
-        XCTAssertEqual(feeder.stream.invalidPayload[.stapOverrun], 1)
+        XCTAssertEqual(feeder.stream.invalidPayload[.aggregationOverrun], 1)
     }
 
-    func testReservedAndInterleavedTypesAreCountedAndSkipped() throws {
+    func testReservedTypesAndMalformedInterleavedTypesAreCountedAndSkipped() throws {
         let feeder = Feeder()
         var packets = stream()
         packets.insert(Fixture.rtp(seq: 500, ts: 3000, payload: [0x1E, 1, 2]), at: 2)   // type 30
-        packets.insert(Fixture.rtp(seq: 501, ts: 3000, payload: [0x19, 0, 1]), at: 2)   // STAP-B
+        packets.insert(Fixture.rtp(seq: 501, ts: 3000, payload: [0x19, 0, 1]), at: 2)   // STAP-B cut short
+        packets.insert(Fixture.rtp(seq: 502, ts: 3000, payload: [0x1D, 0x05, 0, 0, 9]), at: 2)  // FU-B without S
         for p in packets { try feeder.send(p) }
         XCTAssertEqual(try feeder.finish().count, 3)
         XCTAssertEqual(feeder.stream.invalidPayload[.reservedType], 1)
-        XCTAssertEqual(feeder.stream.invalidPayload[.unsupportedType], 1)
+        XCTAssertEqual(feeder.stream.invalidPayload[.aggregationEmpty], 1)
+        XCTAssertEqual(feeder.stream.invalidPayload[.fuBWithoutStart], 1)
     }
 
     func testSequenceWrapKeepsOrder() throws {

@@ -8,6 +8,8 @@ public final class StreamReceiver {
         /// After a dropped access unit, also drop until the next keyframe.
         public var waitForKeyframeAfterLoss = false
         public var clockRate = 90000
+        /// Packetization mode 2 from the SDP, with its sprop-* parameters; nil until packets say so.
+        public var interleaving: DeinterleavingBuffer.Parameters?
 
         public init() {}
     }
@@ -44,7 +46,8 @@ public final class StreamReceiver {
         lastArrival = arrival
         reorder = ReorderBuffer(configuration.reorder)
         assembler = AccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
-        depacketizer = Depacketizer(assembler: assembler)
+        depacketizer = Depacketizer(assembler: assembler, interleaving: configuration.interleaving,
+                                    latencyNanoseconds: configuration.reorder.latencyNanoseconds)
         assembler.onAccessUnit = { [unowned self] in try self.accessUnitCompleted($0) }
     }
 
@@ -118,7 +121,7 @@ public final class StreamReceiver {
                                   payload: payload, arrival: arrival) {
             case .deliverNow:
                 reorder.markDelivered(extended)
-                try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload)
+                try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload, arrival: arrival)
             case .buffered:
                 break
             case .duplicate:
@@ -143,20 +146,24 @@ public final class StreamReceiver {
     /// Releases what the reorder buffer may release at `now` on the packet clock.
     public func drain(now: Int64, flushing: Bool = false) throws {
         while let p = reorder.pop(now: now, flushing: flushing) { try deliver(p) }
+        if !flushing { try depacketizer.tick(now: now) }
     }
 
     private func deliver(_ p: ReorderBuffer.Released) throws {
-        try deliver(extended: p.extendedSequenceNumber, timestamp: p.timestamp, marker: p.marker, payload: p.payload)
+        try deliver(extended: p.extendedSequenceNumber, timestamp: p.timestamp, marker: p.marker, payload: p.payload,
+                    arrival: p.arrival)
     }
 
-    private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer) throws {
+    private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
+                         arrival: Int64) throws {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
         if lostBefore > 0 { lossSinceKeyframe = true }
         // Lost packets may have carried whole access units that nothing else will report.
         if lostBefore > 0 && configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
-        try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore)
+        try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+                                 arrival: arrival)
     }
 
     private func noteNALTypes(_ payload: UnsafeRawBufferPointer) {
@@ -202,6 +209,10 @@ public final class StreamReceiver {
         s.parameterSetChanges = assembler.parameterSetChanges
         s.jitter = source?.jitter ?? 0
         s.sps = assembler.parameterSets.latestSPS
+        s.interleaved = depacketizer.isInterleaved
+        s.decodingOrderGaps = depacketizer.decodingOrderGaps
+        s.lateInterleavedUnits = depacketizer.deinterleaver?.lateUnits ?? 0
+        s.notAllowedInInterleavedMode = depacketizer.notAllowedInInterleavedMode
         return s
     }
 

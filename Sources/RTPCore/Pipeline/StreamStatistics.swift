@@ -27,6 +27,11 @@ public struct StreamStatistics: Sendable {
     public var oversizedAccessUnits = 0
     public var fragmentedUnitsDropped = 0
     public var parameterSetChanges = 0
+    /// Packetization mode 2 (from the SDP or the packets).
+    public var interleaved = false
+    public var decodingOrderGaps = 0
+    public var lateInterleavedUnits = 0
+    public var notAllowedInInterleavedMode = 0
     /// RTP timestamps of the first dropped incomplete access units.
     public var droppedTimestamps: [UInt32] = []
     public static let maxDroppedTimestamps = 1000

@@ -37,6 +37,7 @@ public final class ReorderBuffer {
         public var extendedSequenceNumber: Int64
         public var timestamp: UInt32
         public var marker: Bool
+        public var arrival: Int64
         /// Valid until the next call on the buffer.
         public var payload: UnsafeRawBufferPointer
     }
@@ -161,7 +162,7 @@ public final class ReorderBuffer {
         stallKnown = false
         markDelivered(head)
         return Released(
-            extendedSequenceNumber: head, timestamp: slot.timestamp, marker: slot.marker,
+            extendedSequenceNumber: head, timestamp: slot.timestamp, marker: slot.marker, arrival: slot.arrival,
             payload: UnsafeRawBufferPointer(
                 start: storage! + index * configuration.maxPacketBytes, count: slot.length))
     }

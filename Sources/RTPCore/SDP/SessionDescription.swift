@@ -16,6 +16,9 @@ public struct SessionDescription: Sendable {
     public var profileLevelId: String?
     /// sprop-parameter-sets, decoded; empty items skipped.
     public var parameterSets: [[UInt8]] = []
+    /// The de-interleaving parameters when packetization-mode=2 (RFC 6184 §8.1); defaults for those
+    /// left out.
+    public var interleaving: DeinterleavingBuffer.Parameters?
     public var warnings: [String] = []
 
     public init(parsing text: String) throws(ParseError) {
@@ -78,6 +81,7 @@ public struct SessionDescription: Sendable {
             if map.0.uppercased() != "H264" { warnings.append("payload type \(pt) is \(map.0), not H264") }
         }
         if let pt = payloadType, let fmtp = fmtps[pt] { try parseFormatParameters(fmtp) }
+        if packetizationMode == 2 && interleaving == nil { interleaving = DeinterleavingBuffer.Parameters() }
     }
 
     private mutating func parseFormatParameters(_ fmtp: Substring) throws(ParseError) {
@@ -91,6 +95,19 @@ public struct SessionDescription: Sendable {
                 packetizationMode = Int(value) ?? 0
             case "profile-level-id":
                 profileLevelId = String(value)
+            case "sprop-interleaving-depth", "sprop-deint-buf-req", "sprop-init-buf-time", "sprop-max-don-diff":
+                guard let number = Int64(value), number >= 0 else {
+                    warnings.append("\(key)=\(value) is not a number; the default is used")
+                    continue
+                }
+                var p = interleaving ?? DeinterleavingBuffer.Parameters()
+                switch key {
+                case "sprop-interleaving-depth": p.interleavingDepth = Int(min(number, 65535))
+                case "sprop-deint-buf-req": p.bufferBytes = Int(min(number, 1 << 30))
+                case "sprop-init-buf-time": p.initialBufferTime = min(number, 90000 * 60)
+                default: p.maxDONDiff = Int(min(number, 32767))
+                }
+                interleaving = p
             case "sprop-parameter-sets":
                 // Empty items and a trailing comma are common; skip them.
                 for item in value.split(separator: ",", omittingEmptySubsequences: true) {

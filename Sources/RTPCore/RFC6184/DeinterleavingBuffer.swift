@@ -1,0 +1,118 @@
+/// The de-interleaving buffer of RFC 6184 §7.2 for the interleaved packetization mode: NAL units
+/// arrive in transmission order with a decoding order number (DON) and leave in DON order.
+///
+/// DONs are extended to 64 bits relative to the NAL unit transmitted before (AbsDON, §8.1). After an
+/// initial buffering (§7.2.2), the NAL unit with the smallest AbsDON leaves whenever the buffer holds
+/// more VCL NAL units than the interleaving depth, more bytes than deint-buf-req, or a DON span above
+/// max-don-diff. A lost NAL unit therefore never stalls the buffer; as a last resort, a unit that
+/// has waited the latency bound leaves too.
+public final class DeinterleavingBuffer {
+    /// The SDP's sprop-* parameters (RFC 6184 §8.1), with defaults for those a sender leaves out.
+    public struct Parameters: Sendable, Equatable {
+        /// sprop-interleaving-depth: VCL NAL units that may precede one in transmission order and
+        /// follow it in decoding order.
+        public var interleavingDepth = 32
+        /// sprop-deint-buf-req: bytes the buffer needs.
+        public var bufferBytes = 8 << 20
+        /// sprop-init-buf-time: initial buffering, on the 90 kHz clock.
+        public var initialBufferTime: Int64 = 0
+        /// sprop-max-don-diff: the largest DON distance between units that must be reordered.
+        public var maxDONDiff = 32767
+
+        public init() {}
+    }
+
+    public struct Unit {
+        public var absDON: Int64
+        public var timestamp: UInt32
+        /// The NAL unit, header byte first; valid during the release callback only.
+        public var nal: UnsafeRawBufferPointer
+    }
+
+    private struct Entry {
+        var absDON: Int64
+        var timestamp: UInt32
+        var arrival: Int64
+        var isVCL: Bool
+        var bytes: [UInt8]
+    }
+
+    public let parameters: Parameters
+    public let latencyNanoseconds: Int64
+    private var entries: [Entry] = []  // ascending AbsDON
+    private var pool: [[UInt8]] = []
+    private var lastDON: UInt16?
+    private var lastAbsDON: Int64 = 0
+    private var lastReleased: Int64?
+    private var vclCount = 0
+    private var byteCount = 0
+    private var initialBuffering = true
+    private var firstTimestamp: UInt32?
+
+    public private(set) var lateUnits = 0
+
+    public init(parameters: Parameters, latencyNanoseconds: Int64) {
+        self.parameters = parameters
+        self.latencyNanoseconds = latencyNanoseconds
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// Adds a NAL unit (`header` then `body`, which may be copied from several fragments).
+    public func insert(don: UInt16, timestamp: UInt32, header: UInt8, body: UnsafeRawBufferPointer, arrival: Int64) {
+        let absDON = lastDON.map { lastAbsDON + Int64(Int16(bitPattern: don &- $0)) } ?? Int64(don)
+        lastDON = don
+        lastAbsDON = absDON
+        if let released = lastReleased, absDON <= released {
+            lateUnits += 1  // its turn has passed: the access unit it belonged to is already out
+            return
+        }
+        var bytes = pool.popLast() ?? []
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(header)
+        bytes.append(contentsOf: body)
+        if firstTimestamp == nil { firstTimestamp = timestamp }
+        // Mostly near the end: search from there.
+        var index = entries.count
+        while index > 0 && entries[index - 1].absDON > absDON { index -= 1 }
+        let isVCL = NALUnitType.isVCL(nalUnitType(header))
+        entries.insert(Entry(absDON: absDON, timestamp: timestamp, arrival: arrival, isVCL: isVCL, bytes: bytes), at: index)
+        if isVCL { vclCount += 1 }
+        byteCount += bytes.count
+    }
+
+    /// Hands on, in DON order, every unit §7.2.2 lets leave at `now` (the packet clock).
+    public func release(now: Int64, _ body: (Unit) throws -> Void) throws {
+        while let first = entries.first {
+            let span = Int(entries[entries.count - 1].absDON - first.absDON)
+            let overDepth = vclCount > parameters.interleavingDepth
+            let overSize = byteCount > parameters.bufferBytes
+            let overSpan = span > parameters.maxDONDiff
+            let waitedTooLong = now - first.arrival >= latencyNanoseconds
+            if initialBuffering {
+                let buffered = Int64(timestampDistance(entries[entries.count - 1].timestamp, firstTimestamp ?? first.timestamp))
+                guard overDepth || overSize || overSpan || waitedTooLong
+                    || (parameters.initialBufferTime > 0 && buffered >= parameters.initialBufferTime) else { return }
+                initialBuffering = false
+            }
+            guard overDepth || overSize || overSpan || waitedTooLong else { return }
+            try releaseFirst(body)
+        }
+    }
+
+    /// Hands on everything left, in DON order (end of stream).
+    public func flush(_ body: (Unit) throws -> Void) throws {
+        while !entries.isEmpty { try releaseFirst(body) }
+    }
+
+    private func releaseFirst(_ body: (Unit) throws -> Void) throws {
+        let entry = entries.removeFirst()
+        if entry.isVCL { vclCount -= 1 }
+        byteCount -= entry.bytes.count
+        lastReleased = entry.absDON
+        try entry.bytes.withUnsafeBytes { nal in
+            try body(Unit(absDON: entry.absDON, timestamp: entry.timestamp, nal: nal))
+        }
+        pool.append(entry.bytes)
+    }
+}

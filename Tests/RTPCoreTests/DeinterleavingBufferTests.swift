@@ -1,0 +1,69 @@
+import XCTest
+@testable import RTPCore
+
+final class DeinterleavingBufferTests: XCTestCase {
+    private func slice(_ tag: UInt8) -> (UInt8, [UInt8]) { (0x41, [tag]) }
+
+    /// Inserts (DON, tag) pairs in transmission order; returns the tags in release order.
+    private func run(_ arrivals: [(UInt16, UInt8)], depth: Int, flushAtEnd: Bool = true) throws -> [UInt8] {
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = depth
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
+        var out: [UInt8] = []
+        for (don, tag) in arrivals {
+            let (header, body) = slice(tag)
+            body.withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: header, body: $0, arrival: 0) }
+            try buffer.release(now: 0) { out.append($0.nal[1]) }
+        }
+        if flushAtEnd { try buffer.flush { out.append($0.nal[1]) } }
+        return out
+    }
+
+    func testReleasesInDecodingOrderAcrossTheDONWrap() throws {
+        // Sent as 3 2 1 | 6 5 4 with DONs wrapping from 65534 to 3.
+        let arrivals: [(UInt16, UInt8)] = [(0, 3), (65535, 2), (65534, 1), (3, 6), (2, 5), (1, 4)]
+        XCTAssertEqual(try run(arrivals, depth: 2), [1, 2, 3, 4, 5, 6])
+    }
+
+    func testReleaseWaitsOnlyForTheInterleavingDepth() throws {
+        // With depth 2, the smallest DON leaves as soon as three VCL units wait, lost ones or not.
+        let arrivals: [(UInt16, UInt8)] = [(11, 2), (10, 1), (13, 4), (14, 5)]  // DON 12 never comes
+        XCTAssertEqual(try run(arrivals, depth: 2, flushAtEnd: false), [1, 2])
+        XCTAssertEqual(try run(arrivals, depth: 2), [1, 2, 4, 5])
+    }
+
+    func testAUnitWhoseTurnHasPassedIsCountedLate() throws {
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = 0
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
+        var out: [Int64] = []
+        for don: UInt16 in [5, 6, 4, 7] {
+            [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
+            try buffer.release(now: 0) { out.append($0.absDON) }
+        }
+        XCTAssertEqual(out, [5, 6, 7])
+        XCTAssertEqual(buffer.lateUnits, 1)
+    }
+
+    func testMTAPUnitsTakeTheirOwnTimestampOffsets() throws {
+        // MTAP16, DONB 100: units DOND 0 (offset 0), DOND 1 (offset 3000), DOND 2 (offset 6000). The
+        // offsets are each relative to the RTP timestamp, never summed.
+        let assembler = AccessUnitAssembler(maxAccessUnitBytes: 1 << 20)
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = 0
+        let depacketizer = Depacketizer(assembler: assembler, interleaving: p)
+        var timestamps: [UInt32] = []
+        assembler.onAccessUnit = { timestamps.append($0.timestamp) }
+        let idr = Fixture.slice(idr: true, bytes: 10), pSlice = Fixture.slice(idr: false, bytes: 10)
+        var payload: [UInt8] = [0x1A, 0, 100]
+        for (dond, offset, nal) in [(0, 0, idr), (1, 3000, pSlice), (2, 6000, pSlice)] {
+            payload += [0, UInt8(nal.count), UInt8(dond), UInt8(offset >> 8), UInt8(offset & 0xFF)] + nal
+        }
+        try payload.withUnsafeBytes {
+            XCTAssertNil(H264Payload.validate($0))
+            try depacketizer.process(payload: $0, timestamp: 90000, marker: true, lostBefore: 0)
+        }
+        try depacketizer.flush()
+        XCTAssertEqual(timestamps, [90000, 93000, 96000])
+    }
+}
