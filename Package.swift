@@ -39,12 +39,14 @@ let package = Package(
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV"],
                 swiftSettings: hotPath),
         .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),
+        // libFuzzer entry points; scripts/fuzz builds and links them with -sanitize=fuzzer.
+        .target(name: "FuzzTargets", dependencies: ["RTPCore", "FLV", "PcapInput", "SystemIO"]),
         .testTarget(name: "RTPCoreTests", dependencies: ["RTPCore"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(
             name: "RTPRecvCLITests",
             dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput"],
-            resources: []
+            exclude: ["FuzzRegressions"]
         ),
     ]
 )

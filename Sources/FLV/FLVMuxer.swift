@@ -141,9 +141,9 @@ public final class FLVMuxer {
     private func timeline(_ input: Int64) -> Int64 {
         defer { lastInputPTS = input }
         guard let previous = lastInputPTS else { return input }
-        let step = input - previous
+        let step = input &- previous
         let limit = configuration.maxTimestampJumpMilliseconds * Int64(configuration.clockRate) / 1000
-        if abs(step) > limit {
+        if step > limit || step < -limit {
             // Continue one frame after the last picture, whatever the sender's clock did.
             shift = lastPTS + frameDuration - input
             statistics.timestampJumps += 1

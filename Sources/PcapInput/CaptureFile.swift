@@ -107,7 +107,8 @@ public final class CaptureFile {
         case 1:
             if let file { recordStart = Int64(ftello(file)) }
             let h = header!.pointee
-            let time = Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec)
+            // A corrupt pcapng block can hold any time: wrap rather than trap.
+            let time = Int64(h.ts.tv_sec) &* 1_000_000_000 &+ Int64(h.ts.tv_usec)
             return .record(Record(time: time, bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen)),
                                   originalLength: Int(h.len)))
         case PCAP_ERROR_BREAK:

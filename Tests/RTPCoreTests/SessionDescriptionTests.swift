@@ -71,19 +71,26 @@ final class SequenceParameterSetTests: XCTestCase {
 final class RTPSourceStateTests: XCTestCase {
     func testExtendsAcrossTheWrap() {
         var s = RTPSourceState(firstSequenceNumber: 65534)
-        XCTAssertEqual(s.update(65535), .accepted(extended: 65535))
-        XCTAssertEqual(s.update(0), .accepted(extended: 65536))
-        XCTAssertEqual(s.update(65535), .accepted(extended: 65535))  // late, from the previous cycle
-        XCTAssertEqual(s.update(2), .accepted(extended: 65538))
+        let base = s.extendedHighestSequenceNumber - 65534
+        XCTAssertEqual(s.update(65535), .accepted(extended: base + 65535))
+        XCTAssertEqual(s.update(0), .accepted(extended: base + 65536))
+        XCTAssertEqual(s.update(65535), .accepted(extended: base + 65535))  // late, from the previous cycle
+        XCTAssertEqual(s.update(2), .accepted(extended: base + 65538))
+        // Older than the very first packet, across the wrap: still a positive number.
+        var t = RTPSourceState(firstSequenceNumber: 3)
+        guard case .accepted(let e) = t.update(65530) else { return XCTFail() }
+        XCTAssertGreaterThan(e, 0)
+        XCTAssertEqual(e, t.extendedHighestSequenceNumber - 9)
     }
 
     func testJumpNeedsASecondPacketToRestart() {
         var s = RTPSourceState(firstSequenceNumber: 10)
+        let first = s.extendedHighestSequenceNumber
         XCTAssertEqual(s.update(30000), .jumped)
-        XCTAssertEqual(s.update(11), .accepted(extended: 11))
+        XCTAssertEqual(s.update(11), .accepted(extended: first + 1))
         XCTAssertEqual(s.update(40000), .jumped)
         guard case .restarted(let e) = s.update(40001) else { return XCTFail("no restart") }
-        XCTAssertGreaterThan(e - 1, 11)
+        XCTAssertGreaterThan(e - 1, first + 1, "numbering never goes backwards")
         XCTAssertEqual(s.restarts, 1)
     }
 }

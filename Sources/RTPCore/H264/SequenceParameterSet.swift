@@ -138,13 +138,14 @@ public struct SequenceParameterSet: Equatable, Sendable {
 
     /// Frames per second from the VUI timing (two fields per frame), when signalled.
     public var frameRate: Double? {
-        timing.map { Double($0.timeScale) / Double(2 * $0.numUnitsInTick) }
+        timing.map { Double($0.timeScale) / (2 * Double($0.numUnitsInTick)) }
     }
 
     private static func skipScalingList(_ r: inout RBSPBitReader, size: Int) -> Bool {
         var last: Int32 = 8, next: Int32 = 8
         for _ in 0..<size where next != 0 {
-            guard let delta = r.readSE() else { return false }
+            // delta_scale lies in -128...127 (§7.4.2.1.1.1); anything else is corrupt.
+            guard let delta = r.readSE(), delta >= -128, delta <= 127 else { return false }
             next = (last + delta + 256) % 256
             if next != 0 { last = next }
         }
@@ -155,13 +156,13 @@ public struct SequenceParameterSet: Equatable, Sendable {
     public var width: Int {
         let cropUnitX = chromaFormatIdc == 0 || chromaFormatIdc == 3 ? 1 : 2
         return Int(picWidthInMbsMinus1 + 1) * 16
-            - cropUnitX * Int(frameCropping.left + frameCropping.right)
+            - cropUnitX * (Int(frameCropping.left) + Int(frameCropping.right))
     }
 
     public var height: Int {
         let frameHeightInMbs = (2 - (frameMbsOnlyFlag ? 1 : 0)) * Int(picHeightInMapUnitsMinus1 + 1)
         let subHeightC = chromaFormatIdc == 1 ? 2 : 1
         let cropUnitY = (chromaFormatIdc == 0 ? 1 : subHeightC) * (2 - (frameMbsOnlyFlag ? 1 : 0))
-        return frameHeightInMbs * 16 - cropUnitY * Int(frameCropping.top + frameCropping.bottom)
+        return frameHeightInMbs * 16 - cropUnitY * (Int(frameCropping.top) + Int(frameCropping.bottom))
     }
 }

@@ -110,7 +110,7 @@ public final class Receiver {
         if candidates.count >= configuration.maxStreams {
             // Make room by forgetting the candidate silent longest, if it has been silent a while.
             guard let (stalestKey, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
-                  arrival - stalest.lastArrival > 2_000_000_000 else { return nil }
+                  arrival &- stalest.lastArrival > 2_000_000_000 else { return nil }
             retire(stalest)
             candidates[stalestKey] = nil
         }

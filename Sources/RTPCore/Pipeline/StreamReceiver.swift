@@ -84,7 +84,7 @@ public final class StreamReceiver {
         let extended: Int64
         if source == nil {
             source = RTPSourceState(firstSequenceNumber: packet.sequenceNumber)
-            extended = Int64(packet.sequenceNumber)
+            extended = source!.extendedHighestSequenceNumber
         } else {
             switch source!.update(packet.sequenceNumber) {
             case .accepted(let e):
@@ -107,7 +107,8 @@ public final class StreamReceiver {
             }
         }
         // A.8 jitter, with arrival on the RTP clock relative to the first packet.
-        let arrivalTicks = (arrival - firstArrival) * Int64(configuration.clockRate) / 1_000_000_000
+        // Capture times can be anything: wrapping arithmetic, microsecond steps.
+        let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(configuration.clockRate) / 1_000_000
         source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
         try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
                    payload: payload, arrival: arrival)

@@ -42,8 +42,8 @@ public struct StreamSurvey {
             guard entries.count < Self.maxStreams else { return }
             var entry = Entry(key: key)
             entry.sequence = RTPSourceState(firstSequenceNumber: packet.sequenceNumber)
-            entry.firstExtended = Int64(packet.sequenceNumber)
-            entry.highestExtended = Int64(packet.sequenceNumber)
+            entry.firstExtended = entry.sequence!.extendedHighestSequenceNumber
+            entry.highestExtended = entry.firstExtended
             entry.firstTime = time
             entries[key] = entry
             order.append(key)

@@ -88,7 +88,7 @@ public final class DeinterleavingBuffer {
             let overDepth = vclCount > parameters.interleavingDepth
             let overSize = byteCount > parameters.bufferBytes
             let overSpan = span > parameters.maxDONDiff
-            let waitedTooLong = now - first.arrival >= latencyNanoseconds
+            let waitedTooLong = now &- first.arrival >= latencyNanoseconds
             if initialBuffering {
                 let buffered = Int64(timestampDistance(entries[entries.count - 1].timestamp, firstTimestamp ?? first.timestamp))
                 guard overDepth || overSize || overSpan || waitedTooLong

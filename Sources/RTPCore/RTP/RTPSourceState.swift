@@ -28,7 +28,8 @@ public struct RTPSourceState: Sendable {
 
     public init(firstSequenceNumber seq: UInt16) {
         maxSeq = seq
-        cycles = 0
+        // One cycle in, so that a packet older than the first one still numbers above zero.
+        cycles = 1 << 16
     }
 
     public var extendedHighestSequenceNumber: Int64 { cycles + Int64(maxSeq) }
@@ -59,7 +60,7 @@ public struct RTPSourceState: Sendable {
 
     /// A.8: `arrival` and `timestamp` in the same clock units.
     public mutating func updateJitter(arrival: Int64, timestamp: UInt32) {
-        let t = arrival - Int64(timestamp)
+        let t = arrival &- Int64(timestamp)
         if let previous = transit {
             // Wrap-safe difference of transits: timestamps wrap at 2^32.
             let d = Int64(Int32(truncatingIfNeeded: t &- previous))

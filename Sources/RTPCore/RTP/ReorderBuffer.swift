@@ -87,7 +87,7 @@ public final class ReorderBuffer {
             next = extended
             self.next = extended
         }
-        if extended < next {
+        if extended < next || extended < 0 {
             return delivered[Int(extended % Int64(delivered.count))] == extended ? .duplicate : .late
         }
         if priming {
@@ -139,7 +139,7 @@ public final class ReorderBuffer {
     public func pop(now: Int64, through limit: Int64 = Int64.min, flushing: Bool = false) -> Released? {
         guard count > 0, var head = next else { return nil }
         if priming {
-            guard flushing || head < limit || now - stallSince >= configuration.latencyNanoseconds else { return nil }
+            guard flushing || head < limit || now &- stallSince >= configuration.latencyNanoseconds else { return nil }
             priming = false
         }
         var index = slotIndex(head)
@@ -148,7 +148,7 @@ public final class ReorderBuffer {
                 stallSince = slots.lazy.filter { $0.extended >= 0 }.map(\.arrival).min() ?? now
                 stallKnown = true
             }
-            guard flushing || head < limit || now - stallSince >= configuration.latencyNanoseconds else {
+            guard flushing || head < limit || now &- stallSince >= configuration.latencyNanoseconds else {
                 return nil
             }
             repeat {

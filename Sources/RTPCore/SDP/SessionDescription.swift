@@ -40,7 +40,7 @@ public struct SessionDescription: Sendable {
                 inVideo = fields.first == "video" && !sawVideo
                 guard inVideo else { continue }
                 sawVideo = true
-                guard fields.count >= 4, let port = UInt16(fields[1].split(separator: "/")[0]) else {
+                guard fields.count >= 4, let port = UInt16(fields[1].split(separator: "/", omittingEmptySubsequences: false)[0]) else {
                     throw ParseError(line: number, message: "malformed m= line '\(line)'")
                 }
                 self.port = port
@@ -49,7 +49,7 @@ public struct SessionDescription: Sendable {
                 // c=IN IP4 239.1.1.1/32 — the TTL suffix is not part of the address.
                 let fields = value.split(separator: " ")
                 guard fields.count >= 3 else { throw ParseError(line: number, message: "malformed c= line '\(line)'") }
-                let address = String(fields[2].split(separator: "/")[0])
+                let address = String(fields[2].split(separator: "/", omittingEmptySubsequences: false)[0])
                 if inVideo { connectionAddress = address } else if !sawVideo { sessionAddress = address }
             case "a" where inVideo:
                 if value.hasPrefix("rtpmap:") {
@@ -58,7 +58,7 @@ public struct SessionDescription: Sendable {
                     guard parts.count == 2, let pt = UInt8(parts[0]) else {
                         throw ParseError(line: number, message: "malformed rtpmap '\(line)'")
                     }
-                    let encoding = parts[1].split(separator: "/")
+                    let encoding = parts[1].split(separator: "/", omittingEmptySubsequences: false)
                     rtpmaps[pt] = (String(encoding[0]), encoding.count > 1 ? Int(encoding[1]) ?? 90000 : 90000)
                 } else if value.hasPrefix("fmtp:") {
                     let body = value.dropFirst("fmtp:".count)

@@ -1,0 +1,102 @@
+import FLV
+import Glibc
+import PcapInput
+import RTPCore
+import SystemIO
+
+// libFuzzer entry points, built only by scripts/fuzz (with -sanitize=fuzzer,address). One binary
+// serves every target; RTPRECV_FUZZ_TARGET picks which one the input goes to.
+
+/// Discards access units, touching every byte so that a bad view would be caught.
+final class NullSink: AccessUnitSink {
+    var checksum: UInt8 = 0
+    func write(_ accessUnit: AccessUnit) throws -> Bool {
+        for b in accessUnit.bytes { checksum &+= b }
+        return true
+    }
+}
+
+/// Splits the input into datagrams: a 16-bit big-endian length, then that many bytes, repeated.
+func datagrams(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+    var cursor = ByteCursor(bytes)
+    while let length = cursor.readUInt16() {
+        try body(cursor.readSlice(min(Int(length), cursor.readableBytes))!)
+    }
+}
+
+/// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler.
+func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool) {
+    var configuration = Receiver.Configuration()
+    configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
+    configuration.stream.maxAccessUnitBytes = 1 << 16
+    configuration.maxStreams = 4
+    if interleaved {
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = 4
+        p.bufferBytes = 1 << 16
+        configuration.stream.interleaving = p
+    }
+    let receiver = Receiver(configuration: configuration, sink: NullSink())
+    var clock: Int64 = 0
+    datagrams(bytes) { datagram in
+        clock += 1_000_000
+        try? receiver.receive(datagram: datagram, source: nil, destination: nil, arrival: clock)
+    }
+    try? receiver.finish()
+}
+
+func fuzzSDP(_ bytes: UnsafeRawBufferPointer) {
+    _ = try? SessionDescription(parsing: String(decoding: bytes, as: UTF8.self))
+}
+
+func fuzzBitReader(_ bytes: UnsafeRawBufferPointer) {
+    _ = SequenceParameterSet(nal: bytes)
+    _ = PictureParameterSetIds(nal: bytes)
+    _ = SliceHeaderPrefix(nal: bytes)
+    _ = SEI.containsRecoveryPoint(nal: bytes)
+}
+
+/// Capture bytes through the mapped reader or libpcap, then the link, IP and UDP decoders.
+func fuzzCapture(_ bytes: UnsafeRawBufferPointer) {
+    let path = "/tmp/rtprecv-fuzz-\(getpid()).pcap"
+    guard let file = try? OutputFile(path: path) else { return }
+    try? file.write(bytes)
+    try? file.close()
+    guard let capture = try? CaptureFile(path: path), let linkType = capture.linkType else { return }
+    for _ in 0..<10_000 {
+        guard case .record(let record) = capture.next() else { break }
+        _ = try? FrameDecoder.udpDatagram(linkType: linkType, frame: record.bytes, originalLength: record.originalLength)
+    }
+}
+
+/// Arbitrary access units into the FLV muxer: a flag byte (keyframe, loss), a timestamp step, a length.
+func fuzzFLV(_ bytes: UnsafeRawBufferPointer) {
+    let muxer = FLVMuxer()
+    var cursor = ByteCursor(bytes)
+    var timestamp: Int64 = 0
+    var written = 0
+    while let flags = cursor.readUInt8(), let step = cursor.readUInt16(), let length = cursor.readUInt16(),
+          let unit = cursor.readSlice(min(Int(length), cursor.readableBytes)) {
+        timestamp += Int64(Int16(bitPattern: step))
+        let au = AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), extendedTimestamp: timestamp, bytes: unit,
+                            isKeyframe: flags & 1 != 0, isIDR: flags & 1 != 0, followsLoss: flags & 2 != 0)
+        try? muxer.write(au) { written += $0.count }
+    }
+    try? muxer.finish { written += $0.count }
+    _ = muxer.metadataPatches()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    switch String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")) {
+    case "rtp": fuzzReceiver(bytes, interleaved: false)
+    case "interleaved": fuzzReceiver(bytes, interleaved: true)
+    case "sdp": fuzzSDP(bytes)
+    case "bits": fuzzBitReader(bytes)
+    case "pcap": fuzzCapture(bytes)
+    case "flv": fuzzFLV(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap or flv")
+    }
+    return 0
+}
