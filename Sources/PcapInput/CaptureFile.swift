@@ -37,6 +37,7 @@ public final class CaptureFile {
     private var recordStart: Int64 = 0
     private let mapped: MappedFile?
     private var classic: ClassicPcap?
+    private var nextRelease = 4 << 20
 
     public init(path: String) throws {
         self.path = path
@@ -99,7 +100,15 @@ public final class CaptureFile {
 
     /// The next record. Its bytes stay valid until the next call.
     public func next() -> Next {
-        if classic != nil { return classic!.next() }
+        if classic != nil {
+            // Every 4 MiB, give back the pages behind the record about to be handed out.
+            let start = classic!.offset
+            if start >= nextRelease {
+                mapped?.release(upTo: start)
+                nextRelease = start + 4 << 20
+            }
+            return classic!.next()
+        }
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         let status = pcap_next_ex(handle!, &header, &data)

@@ -23,4 +23,16 @@ public final class MappedFile {
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+
+    private var releasedUpTo = 0
+
+    /// Lets the kernel drop the pages before `offset`, read already: mapped pages count as resident
+    /// memory, and a long capture would otherwise keep all of them.
+    public func release(upTo offset: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = offset / page * page
+        guard end > releasedUpTo else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + releasedUpTo), end - releasedUpTo, MADV_DONTNEED)
+        releasedUpTo = end
+    }
 }
