@@ -9,6 +9,9 @@ final class Outputs: AccessUnitSink {
     let decoding: DecodingOutput?
     let flv: FLVOutput?
     private let limit: Int
+    /// Live only: arrival times are on the monotonic clock, so write latency means something.
+    private let measuresLatency: Bool
+    private(set) var latency = LatencyHistogram()
     private(set) var bytesWritten = 0
     private(set) var accessUnitsWritten = 0
 
@@ -17,6 +20,7 @@ final class Outputs: AccessUnitSink {
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         flv = try options.flv.map { try FLVOutput(file: open($0), keepAfterLoss: options.flvKeepAfterLoss) }
         limit = options.frames ?? Int.max
+        measuresLatency = options.isLive
     }
 
     var isFull: Bool { accessUnitsWritten >= limit }
@@ -26,6 +30,7 @@ final class Outputs: AccessUnitSink {
         try annexB?.write(accessUnit.bytes)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
+        if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
         bytesWritten += accessUnit.bytes.count
         accessUnitsWritten += 1
         return true

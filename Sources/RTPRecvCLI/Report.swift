@@ -71,6 +71,11 @@ struct Report {
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
         lines.append("wrote \(outputs.bytesWritten) bytes of H.264")
+        let l = outputs.latency
+        if l.count > 0 {
+            lines.append("latency    last packet to written: p50 \(l.percentile(0.5)) µs, p99 \(l.percentile(0.99)) µs, "
+                         + "max \(l.maxMicroseconds) µs over \(l.count) frames")
+        }
         if let f = outputs.flv?.muxer.statistics {
             var line = "flv        \(f.framesWritten) frames (\(f.keyframesWritten) keyframes), \(f.sequenceHeaders) sequence headers"
             if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
@@ -104,6 +109,11 @@ struct Report {
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(outputs.bytesWritten)),
         ]
+        let l = outputs.latency
+        if l.count > 0 {
+            root.append(("write_latency_us", .object([("p50", .int(l.percentile(0.5))), ("p99", .int(l.percentile(0.99))),
+                                                      ("max", .int(l.maxMicroseconds)), ("frames", .int(l.count))])))
+        }
         if let f = outputs.flv?.muxer.statistics {
             root.append(("flv", .object([
                 ("frames_written", .int(f.framesWritten)), ("keyframes_written", .int(f.keyframesWritten)),

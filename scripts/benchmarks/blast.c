@@ -1,6 +1,7 @@
 /* blast: sends the RTP packets of a capture over UDP with sendmmsg, repeated with continuing sequence
    numbers and timestamps, at a fixed packet rate or as fast as it can.
-   usage: blast CAPTURE.pcap HOST PORT RATE_PPS|max REPEATS
+   usage: blast CAPTURE.pcap HOST PORT RATE_PPS|max REPEATS [reorder]
+   With "reorder", every pair of packets goes out swapped.
    Reads pcap (either byte order) with Ethernet, raw IP or Linux SLL framing and IPv4/UDP inside.
    Prints the packets and frames (marker bits) sent. */
 #define _GNU_SOURCE
@@ -27,7 +28,8 @@ static uint64_t now_ns(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) { fprintf(stderr, "usage: blast CAPTURE HOST PORT RATE|max REPEATS\n"); return 64; }
+    if (argc != 6 && argc != 7) { fprintf(stderr, "usage: blast CAPTURE HOST PORT RATE|max REPEATS [reorder]\n"); return 64; }
+    int reorder = argc == 7 && strcmp(argv[6], "reorder") == 0;
     FILE *f = fopen(argv[1], "rb");
     if (!f) { perror(argv[1]); return 1; }
     fseek(f, 0, SEEK_END); long size = ftell(f); fseek(f, 0, SEEK_SET);
@@ -89,6 +91,11 @@ int main(int argc, char **argv) {
             msgs[batch].msg_hdr.msg_name = &to; msgs[batch].msg_hdr.msg_namelen = sizeof to;
             msgs[batch].msg_hdr.msg_iov = &iov[batch]; msgs[batch].msg_hdr.msg_iovlen = 1;
             if (++batch == BATCH || (r == repeats - 1 && i == count - 1)) {
+                if (reorder) {
+                    for (size_t k = 0; k + 1 < batch; k += 2) {
+                        struct iovec t = iov[k]; iov[k] = iov[k + 1]; iov[k + 1] = t;
+                    }
+                }
                 if (rate > 0) {  /* pace: wait until this batch is due */
                     uint64_t due = start + (uint64_t)((sent + batch) * 1e9 / rate);
                     while (now_ns() < due) { }

@@ -10,6 +10,8 @@ public struct AccessUnit {
     public var isIDR: Bool
     /// Something was lost since the last keyframe: this picture may refer to a missing one.
     public var followsLoss: Bool
+    /// When the packet that completed it arrived, on the packet clock (for latency figures).
+    public var arrival: Int64 = 0
 
     public init(timestamp: UInt32, extendedTimestamp: Int64, bytes: UnsafeRawBufferPointer,
                 isKeyframe: Bool, isIDR: Bool, followsLoss: Bool) {

@@ -31,6 +31,8 @@ public final class StreamReceiver {
     private var waitingForKeyframe = true
     /// A packet or access unit was lost since the last keyframe written.
     private var lossSinceKeyframe = false
+    /// Arrival of the packet being depacketized: an access unit it completes carries it.
+    private var deliveringArrival: Int64 = 0
     private var timestamps = TimestampExtender()
     private var scratch: [UInt8] = []
 
@@ -161,6 +163,7 @@ public final class StreamReceiver {
         lastDelivered = extended
         statistics.lost += lostBefore
         if lostBefore > 0 { lossSinceKeyframe = true }
+        deliveringArrival = arrival
         // Lost packets may have carried whole access units that nothing else will report.
         if lostBefore > 0 && configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
         try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
@@ -235,8 +238,10 @@ public final class StreamReceiver {
             return
         }
         guard au.isKeyframe else {
-            if try output(self, AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
-                                           isKeyframe: false, isIDR: false, followsLoss: lossSinceKeyframe)) {
+            var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
+                                     isKeyframe: false, isIDR: false, followsLoss: lossSinceKeyframe)
+            written.arrival = deliveringArrival
+            if try output(self, written) {
                 statistics.accessUnitsWritten += 1
             }
             return
@@ -251,6 +256,7 @@ public final class StreamReceiver {
         let needPPS = !au.ppsIds.contains(ppsId)
         var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
                                  isKeyframe: true, isIDR: au.isIDR, followsLoss: false)
+        written.arrival = deliveringArrival
         let taken: Bool
         if !needSPS && !needPPS {
             taken = try output(self, written)

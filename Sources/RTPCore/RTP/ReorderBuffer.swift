@@ -6,8 +6,9 @@
 /// A gap is declared lost when the packet bound would be exceeded, or when the oldest waiting packet has
 /// waited `latency` on the packet clock (capture timestamps in replay), or at flush.
 ///
-/// The first packet of a stream need not be its earliest: until the first release (priming), every
-/// packet waits, and the earliest one found starts the sequence.
+/// The first packet of a stream need not be its earliest: until the first release (priming, at most
+/// `primingPackets` packets or the latency), every packet waits, and the earliest one found starts
+/// the sequence.
 public final class ReorderBuffer {
     public struct Configuration: Sendable {
         public var packets: Int
@@ -61,6 +62,9 @@ public final class ReorderBuffer {
     private var stallKnown = false
     private var priming = true
     private var highestStored: Int64 = -1
+    /// Enough to find a stream's earliest packet among heavily reordered first ones, while the first
+    /// frames of a live stream wait milliseconds, not the whole latency.
+    public static let primingPackets = 64
 
     public init(_ configuration: Configuration) {
         precondition(configuration.packets > 0 && configuration.maxPacketBytes > 0)
@@ -139,7 +143,8 @@ public final class ReorderBuffer {
     public func pop(now: Int64, through limit: Int64 = Int64.min, flushing: Bool = false) -> Released? {
         guard count > 0, var head = next else { return nil }
         if priming {
-            guard flushing || head < limit || now &- stallSince >= configuration.latencyNanoseconds else { return nil }
+            guard flushing || head < limit || count >= Self.primingPackets
+                || now &- stallSince >= configuration.latencyNanoseconds else { return nil }
             priming = false
         }
         var index = slotIndex(head)
