@@ -43,6 +43,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("/nonexistent-dir/out.h264"), result.stderr)
     }
 
+    func testReaderThatGoesAwayEndsTheRunWithAMessage() throws {
+        // `--out -` into a reader that stops after 100 bytes: EPIPE, a message, exit 1, no SIGPIPE death.
+        let capture = Harness.captures.appendingPathComponent("ffmpeg-1080p.pcap").path
+        let r = try Harness.run("bash", ["-c", "'\(Harness.binary.path)' --pcap '\(capture)' --out - 2>/tmp/rtprecv-epipe-$$.err | head -c 100 >/dev/null; "
+                                          + "status=${PIPESTATUS[0]}; cat /tmp/rtprecv-epipe-$$.err; rm -f /tmp/rtprecv-epipe-$$.err; exit $status"])
+        XCTAssertEqual(r.status, 1, String(decoding: r.stdout, as: UTF8.self))
+        XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("closed by its reader (broken pipe)"))
+    }
+
     func testFullDiskExitsOne() throws {
         let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
                                           "--out", "/dev/full"])

@@ -106,6 +106,24 @@ final class DecodeTests: XCTestCase {
         XCTAssertTrue(probe.contains("width=\(dimensions[0][0])\nheight=\(dimensions[0][1])\n"), probe)
     }
 
+    func testHigh444StreamInItsNativeFormatAndInYUV420() throws {
+        let real = Harness.realCaptures.appendingPathComponent("membrane_demo_rtp.pcap")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: real.path), "\(real.path) is absent")
+        // ffmpeg decodes the Annex-B the receiver wrote; rtprecv's own decode must match it in both formats.
+        let h264 = Harness.temporaryFile("membrane.h264")
+        let r = try rtprecv(["--pcap", real.path, "--out", h264.path, "--decode"])
+        XCTAssertTrue(r.stderr.contains("(yuv444p)"), "native format reported: \(r.stderr)")
+        for format in ["yuv444p", "yuv420p"] {
+            let yuv = Harness.temporaryFile("membrane-\(format).yuv"), reference = Harness.temporaryFile("membrane-ref-\(format).yuv")
+            _ = try rtprecv(["--pcap", real.path, "--yuv", yuv.path, "--pix-fmt", format, "-q"])
+            let f = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", h264.path, "-f", "rawvideo", "-pix_fmt", format, reference.path])
+            XCTAssertEqual(f.status, 0, f.stderr)
+            let frameBytes = format == "yuv444p" ? 320 * 240 * 3 : 320 * 240 * 3 / 2
+            XCTAssertEqual(try Data(contentsOf: yuv).count, 142 * frameBytes, format)
+            XCTAssertTrue(try Data(contentsOf: yuv) == Data(contentsOf: reference), "\(format) differs")
+        }
+    }
+
     func testUnknownPixelFormatIsAnError() throws {
         let r = try Harness.rtprecv(["--pcap", capture("gst-stapa-fua.pcap"), "--yuv", "/dev/null", "--pix-fmt", "nope"])
         XCTAssertEqual(r.status, 1)
