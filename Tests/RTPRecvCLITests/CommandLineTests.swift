@@ -52,6 +52,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("closed by its reader (broken pipe)"))
     }
 
+    func testReadOnlyPathExitsOneNamingIt() throws {
+        // sysfs takes no new files, even from root.
+        let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
+                                          "--out", "/sys/rtprecv-out.h264"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("/sys/rtprecv-out.h264"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+    }
+
     func testFullDiskExitsOne() throws {
         let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
                                           "--out", "/dev/full"])
