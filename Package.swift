@@ -17,12 +17,9 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
-        // libavcodec, libavutil and libswscale; only FFmpeg imports it.
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavcodec",
-            providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]
-        ),
+        // libavcodec, libavutil and libswscale (headers from libavcodec-dev, libavutil-dev,
+        // libswscale-dev), opened with dlopen on first use; only FFmpeg imports it.
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         // The H.264 decoder and pixel-format conversion: Swift types that own the C objects.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         // RTP, RFC 6184 and H.264 logic over byte buffers: no sockets, files or C libraries.

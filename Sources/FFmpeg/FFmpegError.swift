@@ -10,7 +10,17 @@ public struct FFmpegError: Error, CustomStringConvertible {
         self.code = code
     }
 
+    /// The libraries could not be opened: `dlerror`'s text.
+    static func unavailable(_ text: String) -> FFmpegError {
+        var e = FFmpegError("dlopen", 0)
+        e.loadFailure = text
+        return e
+    }
+
+    private var loadFailure: String?
+
     public var message: String {
+        if let loadFailure { return loadFailure }
         var buffer = [CChar](repeating: 0, count: 256)
         av_strerror(code, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -7,8 +7,17 @@ public final class H264Decoder {
     private var frame: UnsafeMutablePointer<AVFrame>
     public private(set) var decodeErrors = 0
 
+    /// Opens the libraries (on first use only). Call before anything else of this module.
+    public static func loadLibraries() throws {
+        var message = [CChar](repeating: 0, count: 600)
+        guard rtprecv_ffmpeg_load(&message, message.count) == 0 else {
+            throw FFmpegError.unavailable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
     /// `threads` 0 lets libavcodec choose; frames come out in presentation order either way.
     public init(threads: Int) throws {
+        try Self.loadLibraries()
         guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264) else {
             throw FFmpegError("avcodec_find_decoder", rtprecv_averror(ENOSYS))
         }

@@ -73,6 +73,11 @@ final class DecodingOutput {
     private(set) var sizes: [(width: Int, height: Int, firstFrame: Int)] = []
 
     init(options: Options) throws {
+        do {
+            try H264Decoder.loadLibraries()
+        } catch {
+            throw RunError(description: "cannot decode: \(error)")
+        }
         var format: PixelFormat? = .yuv420p
         if let name = options.pixelFormat {
             guard let f = PixelFormat(name: name) else {

@@ -1,5 +1,5 @@
-#ifndef RTPRECV_CFFMPEG_SHIM_H
-#define RTPRECV_CFFMPEG_SHIM_H
+#ifndef RTPRECV_CFFMPEG_H
+#define RTPRECV_CFFMPEG_H
 #include <libavcodec/avcodec.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
@@ -11,4 +11,10 @@
 static inline int rtprecv_averror(int posix_error) { return AVERROR(posix_error); }
 static inline int rtprecv_averror_eof(void) { return AVERROR_EOF; }
 static inline int rtprecv_frame_flag_corrupt(void) { return AV_FRAME_FLAG_CORRUPT; }
+
+/* libavcodec, libavutil and libswscale are loaded with dlopen on first use, not linked: binding
+   their hundred-odd dependencies at start-up cost every run ~15 ms, decoding or not.
+   Returns 0, or -1 with a message in `message`. The functions of the headers above may be called
+   only after it succeeded. */
+int rtprecv_ffmpeg_load(char *message, size_t size);
 #endif
