@@ -56,8 +56,8 @@ public enum Help {
       -o, --out FILE          Annex-B H.264 with 4-byte start codes; '-' for standard output.
                               Output starts at the first keyframe (IDR or recovery point), with
                               its SPS and PPS put in front when the stream did not carry them.
-      --wait-keyframe         After a dropped frame, also drop frames until the next keyframe, so
-                              that nothing written refers to a lost picture.
+      --wait-keyframe         After a lost packet or a dropped frame, also drop frames until the
+                              next keyframe, so that nothing written refers to a lost picture.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
 
     FLV OUTPUT:
