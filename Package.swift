@@ -37,7 +37,7 @@ let package = Package(
                 swiftSettings: hotPath),
         .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),
         // libFuzzer entry points; scripts/fuzz builds and links them with -sanitize=fuzzer.
-        .target(name: "FuzzTargets", dependencies: ["RTPCore", "FLV", "PcapInput", "SystemIO"]),
+        .target(name: "FuzzTargets", dependencies: ["RTPCore", "FLV", "PcapInput", "SystemIO", "RTPRecvCLI"]),
         .testTarget(name: "RTPCoreTests", dependencies: ["RTPCore"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import FLV
 import Glibc
+import RTPRecvCLI
 import PcapInput
 import RTPCore
 import SystemIO
@@ -86,6 +87,24 @@ func fuzzFLV(_ bytes: UnsafeRawBufferPointer) {
     _ = muxer.metadataPatches()
 }
 
+/// Arbitrary access units through libavcodec into the YUV4MPEG2 writer (and the raw and MD5
+/// outputs), framed as for `flv`. Decoding runs on one thread, in the fuzzer's.
+func fuzzDecodeAndY4M(_ bytes: UnsafeRawBufferPointer) {
+    guard let options = try? Options(arguments: ["--pcap", "unused", "--y4m", "/dev/null", "--yuv", "/dev/null",
+                                                 "--frame-md5", "/dev/null", "--threads", "1", "--skip-corrupt"]),
+          let output = try? DecodingOutput(options: options) else { return }
+    var cursor = ByteCursor(bytes)
+    var timestamp: Int64 = 0
+    while let flags = cursor.readUInt8(), let step = cursor.readUInt16(), let length = cursor.readUInt16(),
+          let unit = cursor.readSlice(min(Int(length), cursor.readableBytes)) {
+        timestamp += Int64(Int16(bitPattern: step))
+        let au = AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), extendedTimestamp: timestamp, bytes: unit,
+                            isKeyframe: flags & 1 != 0, isIDR: flags & 1 != 0, followsLoss: flags & 2 != 0)
+        try? output.decode(au)
+    }
+    try? output.finish()
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
@@ -96,7 +115,8 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     case "bits": fuzzBitReader(bytes)
     case "pcap": fuzzCapture(bytes)
     case "flv": fuzzFLV(bytes)
-    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap or flv")
+    case "y4m": fuzzDecodeAndY4M(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv or y4m")
     }
     return 0
 }

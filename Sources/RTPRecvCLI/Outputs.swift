@@ -52,8 +52,9 @@ private func open(_ path: String) throws -> OutputFile {
     }
 }
 
-/// Access units through libavcodec into raw YUV, YUV4MPEG2 and per-frame MD5s.
-final class DecodingOutput {
+/// Access units through libavcodec into raw YUV, YUV4MPEG2 and per-frame MD5s. Public for the
+/// fuzz targets.
+public final class DecodingOutput {
     private let decoder: H264Decoder
     private let skipCorrupt: Bool
     /// Raw frames and their MD5s keep each frame's size unless --scale is given.
@@ -72,7 +73,7 @@ final class DecodingOutput {
     private(set) var nativeFormat: PixelFormat?
     private(set) var sizes: [(width: Int, height: Int, firstFrame: Int)] = []
 
-    init(options: Options) throws {
+    public init(options: Options) throws {
         do {
             try H264Decoder.loadLibraries()
         } catch {
@@ -102,13 +103,13 @@ final class DecodingOutput {
         }
     }
 
-    func decode(_ accessUnit: AccessUnit) throws {
+    public func decode(_ accessUnit: AccessUnit) throws {
         if firstPTS == nil { firstPTS = accessUnit.extendedTimestamp }
         if accessUnit.followsLoss { suspect.insert(accessUnit.extendedTimestamp) }
         try decoder.decode(accessUnit.bytes, pts: accessUnit.extendedTimestamp) { try take($0) }
     }
 
-    func finish() throws {
+    public func finish() throws {
         try decoder.flush { try take($0) }
         try y4m?.finish()
         try yuv?.close()
