@@ -3,19 +3,11 @@ import XCTest
 
 /// Hostile floods: memory stays bounded (the caps of README's threat model) and nothing crashes.
 final class FloodTests: XCTestCase {
-    /// A pcap of UDP datagrams to 127.0.0.1:5004, one millisecond apart.
+    /// A raw-IP pcap of UDP datagrams to 127.0.0.1:5004, one millisecond apart.
     private func pcap(_ datagrams: [[UInt8]]) -> Data {
-        var file = Data()
-        func le32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { file.append(contentsOf: $0) } }
-        le32(0xA1B2_C3D4); file.append(contentsOf: [2, 0, 4, 0]); le32(0); le32(0); le32(262_144); le32(101)  // raw IP
-        for (n, d) in datagrams.enumerated() {
-            let ip = 20 + 8 + d.count
-            var frame: [UInt8] = [0x45, 0, UInt8(ip >> 8), UInt8(ip & 0xFF), 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 127, 0, 0, 1]
-            frame += [0x9C, 0x40, 0x13, 0x8C, UInt8((ip - 20) >> 8), UInt8((ip - 20) & 0xFF), 0, 0] + d
-            le32(UInt32(1_700_000_000 + n / 1000)); le32(UInt32(n % 1000 * 1000)); le32(UInt32(frame.count)); le32(UInt32(frame.count))
-            file.append(contentsOf: frame)
-        }
-        return file
+        TestPcap.data(linkType: 101, records: datagrams.enumerated().map { n, d in
+            (UInt64(1_700_000_000) * 1_000_000_000 + UInt64(n) * 1_000_000, TestPcap.udpFrame(d, ethernet: false))
+        })
     }
 
     /// Peak resident memory of one rtprecv run, in KiB, from /usr/bin/time.

@@ -89,3 +89,29 @@ enum Harness {
         return try JSONDecoder().decode(Expectation.self, from: data)
     }
 }
+
+/// Captures the tests write themselves.
+enum TestPcap {
+    /// A little-endian, nanosecond pcap of `records`.
+    static func data(linkType: UInt32, records: [(nanoseconds: UInt64, frame: [UInt8])]) -> Data {
+        var file = Data()
+        func le32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { file.append(contentsOf: $0) } }
+        le32(0xA1B2_3C4D); file.append(contentsOf: [2, 0, 4, 0]); le32(0); le32(0); le32(262_144); le32(linkType)
+        for (time, frame) in records {
+            le32(UInt32(time / 1_000_000_000)); le32(UInt32(time % 1_000_000_000))
+            le32(UInt32(frame.count)); le32(UInt32(frame.count))
+            file.append(contentsOf: frame)
+        }
+        return file
+    }
+
+    /// `payload` in UDP from 10.0.0.1:40000 to 127.0.0.1:5004 over IPv4, behind an Ethernet header
+    /// (link type 1) or none (raw IP, link type 101).
+    static func udpFrame(_ payload: [UInt8], ethernet: Bool) -> [UInt8] {
+        let ip = 20 + 8 + payload.count
+        var frame: [UInt8] = ethernet ? Array(repeating: 0, count: 12) + [0x08, 0x00] : []
+        frame += [0x45, 0, UInt8(ip >> 8), UInt8(ip & 0xFF), 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 127, 0, 0, 1]
+        frame += [0x9C, 0x40, 0x13, 0x8C, UInt8((ip - 20) >> 8), UInt8((ip - 20) & 0xFF), 0, 0]
+        return frame + payload
+    }
+}

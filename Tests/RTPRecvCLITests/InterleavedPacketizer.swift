@@ -127,29 +127,18 @@ struct InterleavedPacketizer {
         return out
     }
 
-    /// A little-endian nanosecond pcap of Ethernet/IPv4/UDP frames to 127.0.0.1:5004. Sequence numbers
-    /// follow `payloads`; `arrivalOrder` (indices into it) reorders the packets on the wire.
+    /// A pcap of the packets, in UDP to 127.0.0.1:5004. Sequence numbers follow `payloads`;
+    /// `arrivalOrder` (indices into it) reorders the packets on the wire.
     static func pcap(_ payloads: [(payload: [UInt8], timestamp: UInt32)], arrivalOrder: [Int]? = nil,
                      ssrc: UInt32 = 0x1F1F_0002, firstSequence: UInt16 = 65500) -> Data {
-        var file = Data()
-        func le32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { file.append(contentsOf: $0) } }
-        le32(0xA1B2_3C4D); file.append(contentsOf: [2, 0, 4, 0]); le32(0); le32(0); le32(262_144); le32(1)
-        for n in arrivalOrder ?? Array(payloads.indices) {
-            let item = payloads[n]
+        let records = (arrivalOrder ?? Array(payloads.indices)).enumerated().map { position, n -> (UInt64, [UInt8]) in
+            let (payload, ts) = payloads[n]
             let seq = firstSequence &+ UInt16(truncatingIfNeeded: n)
-            let ts = item.timestamp
             let rtp: [UInt8] = [0x80, 96 | (n == payloads.count - 1 ? 0x80 : 0), UInt8(seq >> 8), UInt8(seq & 0xFF),
                                 UInt8(ts >> 24), UInt8(ts >> 16 & 0xFF), UInt8(ts >> 8 & 0xFF), UInt8(ts & 0xFF),
-                                UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + item.payload
-            let udpLength = 8 + rtp.count, ipLength = 20 + udpLength
-            var frame: [UInt8] = Array(repeating: 0, count: 12) + [0x08, 0x00]
-            frame += [0x45, 0, UInt8(ipLength >> 8), UInt8(ipLength & 0xFF), 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1]
-            frame += [0x9C, 0x40, 0x13, 0x8C, UInt8(udpLength >> 8), UInt8(udpLength & 0xFF), 0, 0] + rtp
-            let time = UInt64(1_700_000_000) * 1_000_000_000 + UInt64(n) * 1_000_000
-            le32(UInt32(time / 1_000_000_000)); le32(UInt32(time % 1_000_000_000))
-            le32(UInt32(frame.count)); le32(UInt32(frame.count))
-            file.append(contentsOf: frame)
+                                UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + payload
+            return (UInt64(1_700_000_000) * 1_000_000_000 + UInt64(position) * 1_000_000, TestPcap.udpFrame(rtp, ethernet: true))
         }
-        return file
+        return TestPcap.data(linkType: 1, records: records)
     }
 }

@@ -19,7 +19,7 @@ final class LossMatrixTests: XCTestCase {
         mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
     }
 
-    private func readCapture() throws -> (header: [UInt8], records: [Record]) {
+    private func readCapture() throws -> [Record] {
         let data = [UInt8](try Data(contentsOf: Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")))
         func u32(_ at: Int) -> UInt32 { UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24 }
         XCTAssertEqual(u32(0), 0xA1B2_C3D4, "tcpdump's little-endian microsecond pcap")
@@ -30,19 +30,13 @@ final class LossMatrixTests: XCTestCase {
             records.append(Record(time: UInt64(u32(i)) * 1_000_000 + UInt64(u32(i + 4)), frame: Array(data[i + 16..<i + 16 + length])))
             i += 16 + length
         }
-        return (Array(data[0..<24]), records)
+        return records
     }
 
-    private func write(_ header: [UInt8], _ records: [Record], to url: URL) throws {
-        var out = header
-        func le32(_ v: UInt32) { out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+    private func write(_ records: [Record], to url: URL) throws {
         // Capture times stay in arrival order whatever was done to the packets.
         let times = records.map(\.time).sorted()
-        for (r, t) in zip(records, times) {
-            le32(UInt32(t / 1_000_000)); le32(UInt32(t % 1_000_000)); le32(UInt32(r.frame.count)); le32(UInt32(r.frame.count))
-            out += r.frame
-        }
-        try Data(out).write(to: url)
+        try TestPcap.data(linkType: 1, records: zip(times, records).map { ($0 * 1000, $1.frame) }).write(to: url)
     }
 
     /// The RTP timestamp of a tcpdump frame: Ethernet, a 20-byte IPv4 header, UDP, RTP.
@@ -50,9 +44,9 @@ final class LossMatrixTests: XCTestCase {
         frame[46..<50].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    private func run(_ name: String, _ records: [Record], header: [UInt8], extra: [String] = []) throws -> [String] {
+    private func run(_ name: String, _ records: [Record], extra: [String] = []) throws -> [String] {
         let pcap = Harness.temporaryFile("matrix-\(name).pcap"), out = Harness.temporaryFile("matrix-\(name).h264")
-        try write(header, records, to: pcap)
+        try write(records, to: pcap)
         let r = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path, "--wait-keyframe", "-q"] + extra)
         XCTAssertEqual(r.status, 0, r.stderr)
         return try Harness.frameMD5(out)
@@ -74,7 +68,7 @@ final class LossMatrixTests: XCTestCase {
     }
 
     func testLossRatesAndBursts() throws {
-        let (header, records) = try readCapture()
+        let records = try readCapture()
         let source = try Harness.frameMD5(Harness.captures.appendingPathComponent("gst-stapa-fua.h264"))
         var cases: [(String, Set<Int>)] = []
         for (n, rate) in [0.001, 0.005, 0.01, 0.02, 0.05, 0.10].enumerated() {
@@ -84,19 +78,19 @@ final class LossMatrixTests: XCTestCase {
         cases.append(("bursts", Set(Array(30..<36) + Array(150..<175) + Array(300..<330))))
         for (name, dropped) in cases {
             let kept = records.indices.filter { !dropped.contains($0) }.map { records[$0] }
-            XCTAssertEqual(try run(name, kept, header: header), try expected(dropping: dropped, from: records, source: source), name)
+            XCTAssertEqual(try run(name, kept), try expected(dropping: dropped, from: records, source: source), name)
         }
     }
 
     func testReorderingUpTo50PlacesAndDuplicatesLoseNothing() throws {
-        let (header, records) = try readCapture()
+        let records = try readCapture()
         let source = try Harness.frameMD5(Harness.captures.appendingPathComponent("gst-stapa-fua.h264"))
         for depth in [1, 3, 10, 25, 50] {
             var rng = SplitMix(state: UInt64(depth))
             let keys = records.indices.map { Double($0) + rng.unit() * Double(depth) }
             let shuffled = records.indices.sorted { keys[$0] < keys[$1] }.map { records[$0] }
             // 50 places in this stream is about half a second: the latency bound must cover it.
-            XCTAssertEqual(try run("reorder\(depth)", shuffled, header: header, extra: ["--latency-ms", "2000"]), source,
+            XCTAssertEqual(try run("reorder\(depth)", shuffled, extra: ["--latency-ms", "2000"]), source,
                            "reordered by up to \(depth)")
         }
         var rng = SplitMix(state: 99)
@@ -105,6 +99,6 @@ final class LossMatrixTests: XCTestCase {
             duplicated.append(r)
             if rng.unit() < 0.1 { duplicated.insert(r, at: max(0, duplicated.count - 1 - Int(rng.next() % 4))) }
         }
-        XCTAssertEqual(try run("duplicates", duplicated, header: header), source)
+        XCTAssertEqual(try run("duplicates", duplicated), source)
     }
 }

@@ -171,16 +171,8 @@ public final class StreamReceiver {
     }
 
     private func noteNALTypes(_ payload: UnsafeRawBufferPointer) {
-        let type = nalUnitType(payload[0])
-        statistics.nalTypesSeen |= 1 << type
-        if type == H264Payload.fuA {
-            statistics.nalTypesSeen |= 1 << nalUnitType(payload[1])
-        } else if type == H264Payload.stapA {
-            var cursor = ByteCursor(payload, at: 1)
-            while let size = cursor.readUInt16(), let nal = cursor.readSlice(Int(size)) {
-                statistics.nalTypesSeen |= 1 << nalUnitType(nal[0])
-            }
-        }
+        statistics.nalTypesSeen |= 1 << nalUnitType(payload[0])
+        H264Payload.forEachNALUnit(payload) { type, _ in statistics.nalTypesSeen |= 1 << type }
     }
 
     // MARK: Restart and end

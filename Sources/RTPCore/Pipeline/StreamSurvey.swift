@@ -62,25 +62,10 @@ extension StreamSurvey.Entry {
             highestExtended = max(highestExtended, e)
         }
         guard let first = payload.first else { return }
-        let type = nalUnitType(first)
-        nalTypes |= 1 << type
-        var units: [UnsafeRawBufferPointer] = []
-        switch type {
-        case H264Payload.stapA:
-            var cursor = ByteCursor(payload, at: 1)
-            while let size = cursor.readUInt16(), size > 0, let nal = cursor.readSlice(Int(size)) {
-                nalTypes |= 1 << nalUnitType(nal[0])
-                units.append(nal)
-            }
-        case H264Payload.fuA where payload.count > 2:
-            nalTypes |= 1 << nalUnitType(payload[1])
-        case 1...23:
-            units.append(payload)
-        default:
-            break
-        }
-        for nal in units where nalUnitType(nal[0]) == NALUnitType.sps {
-            if let parsed = SequenceParameterSet(nal: nal) { sps = parsed }
+        nalTypes |= 1 << nalUnitType(first)
+        H264Payload.forEachNALUnit(payload) { type, nal in
+            nalTypes |= 1 << type
+            if type == NALUnitType.sps, let nal, let parsed = SequenceParameterSet(nal: nal) { sps = parsed }
         }
     }
 }

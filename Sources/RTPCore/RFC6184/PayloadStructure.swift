@@ -79,6 +79,27 @@ public enum H264Payload {
         return units == 0 ? .aggregationEmpty : nil
     }
 
+    /// Calls `body` with the type of each NAL unit a payload carries or starts, and the unit itself when
+    /// it is whole in this payload (nil for a fragment). Bounds-checked: safe on unchecked payloads.
+    public static func forEachNALUnit(_ payload: UnsafeRawBufferPointer, _ body: (UInt8, UnsafeRawBufferPointer?) -> Void) {
+        guard let first = payload.first else { return }
+        let type = nalUnitType(first)
+        switch type {
+        case 1...23:
+            body(type, payload)
+        case stapA, stapB, mtap16, mtap24:
+            var cursor = ByteCursor(payload, at: type == stapA ? 1 : 3)
+            let prefix = type == mtap16 ? 3 : type == mtap24 ? 4 : 0
+            while let size = cursor.readUInt16(), size > 0, cursor.skip(prefix), let nal = cursor.readSlice(Int(size)) {
+                body(nalUnitType(nal[0]), nal)
+            }
+        case fuA, fuB:
+            if payload.count > 1 { body(nalUnitType(payload[1]), nil) }
+        default:
+            break
+        }
+    }
+
     /// Whether a payload structure belongs to the interleaved packetization mode (mode 2) only.
     @inline(__always)
     public static func isInterleavedType(_ type: UInt8) -> Bool {
