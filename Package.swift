@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(
             name: "RTPRecvCLITests",
-            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput"],
+            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput", "FuzzTargets"],
             exclude: ["FuzzRegressions"]
         ),
     ]

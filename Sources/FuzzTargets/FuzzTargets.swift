@@ -107,8 +107,14 @@ func fuzzDecodeAndY4M(_ bytes: UnsafeRawBufferPointer) {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = UnsafeRawBufferPointer(start: data, count: size)
-    switch String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")) {
+    runFuzzTarget(String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")),
+                  UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+
+/// One input through one target, as the fuzzer runs it; the regression tests replay crashes here.
+public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
+    switch target {
     case "rtp": fuzzReceiver(bytes, interleaved: false)
     case "interleaved": fuzzReceiver(bytes, interleaved: true)
     case "sdp": fuzzSDP(bytes)
@@ -118,5 +124,4 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     case "y4m": fuzzDecodeAndY4M(bytes)
     default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv or y4m")
     }
-    return 0
 }

@@ -46,6 +46,13 @@ struct Report {
             lines.append("  frames     \(s.accessUnitsWritten) written (\(s.keyframesWritten) keyframes), "
                          + "\(s.droppedIncomplete) dropped incomplete, \(s.droppedBeforeKeyframe) dropped waiting for a keyframe"
                          + (s.droppedWithoutParameterSets > 0 ? ", \(s.droppedWithoutParameterSets) keyframes without SPS/PPS" : ""))
+            if s.fragmentedUnitsDropped + s.strayFragments > 0 {
+                lines.append("  fragments  \(s.fragmentedUnitsDropped) fragmented NAL units dropped incomplete, "
+                             + "\(s.strayFragments) fragments without their start")
+            }
+            if s.repeatedParameterSetsRemoved > 0 {
+                lines.append("  SPS/PPS    \(s.repeatedParameterSetsRemoved) repeated between the slices of a picture, dropped")
+            }
             if s.oversizedAccessUnits > 0 { lines.append("  oversized  \(s.oversizedAccessUnits) frames over --max-frame-bytes") }
             if s.tooLarge > 0 { lines.append("  too large  \(s.tooLarge) packets over --max-packet-bytes") }
             if let sps = s.sps {
@@ -164,6 +171,8 @@ struct Report {
             ("keyframes_dropped_without_parameter_sets", .int(s.droppedWithoutParameterSets)),
             ("frames_oversized", .int(s.oversizedAccessUnits)),
             ("fragmented_units_dropped", .int(s.fragmentedUnitsDropped)),
+            ("stray_fragments", .int(s.strayFragments)),
+            ("repeated_parameter_sets_removed", .int(s.repeatedParameterSetsRemoved)),
             ("interleaved", .bool(s.interleaved)),
             ("decoding_order_gaps", .int(s.decodingOrderGaps)),
             ("late_interleaved_units", .int(s.lateInterleavedUnits)),

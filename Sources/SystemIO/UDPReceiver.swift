@@ -74,7 +74,7 @@ public final class UDPReceiver {
             if address.isMulticast { try set(SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR") }
             try set(SOL_SOCKET, Self.SO_RXQ_OVFL, 1, "SO_RXQ_OVFL")
             try setReceiveBuffer(options.receiveBufferBytes)
-            try bind(address, family: family, shown: shown)
+            try bind(address, shown: shown)
             // Port 0 asks the kernel for a free one: read back which.
             var name = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -118,7 +118,7 @@ public final class UDPReceiver {
         grantedReceiveBufferBytes = Int(granted) / 2
     }
 
-    private func bind(_ address: SocketAddress.Parsed, family: Int32, shown: String) throws {
+    private func bind(_ address: SocketAddress.Parsed, shown: String) throws {
         let result: Int32
         switch address {
         case .v4(let a):
@@ -126,23 +126,22 @@ public final class UDPReceiver {
             sin.sin_family = sa_family_t(AF_INET)
             sin.sin_port = options.port.bigEndian
             sin.sin_addr = a
-            result = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            result = bind(sin)
         case .v6(let a):
             var sin6 = sockaddr_in6()
             sin6.sin6_family = sa_family_t(AF_INET6)
             sin6.sin6_port = options.port.bigEndian
             sin6.sin6_addr = a
-            result = withUnsafePointer(to: &sin6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            result = bind(sin6)
         }
         guard result == 0 else { throw SystemError("bind", "cannot bind \(shown)") }
+    }
+
+    /// bind(2) with a sockaddr_in or sockaddr_in6.
+    private func bind<SocketAddressStructure>(_ address: SocketAddressStructure) -> Int32 {
+        withUnsafeBytes(of: address) { raw in
+            Glibc.bind(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
     }
 
     private func join(_ group: SocketAddress.Parsed) throws {

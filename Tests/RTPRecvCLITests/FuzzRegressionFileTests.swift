@@ -1,13 +1,27 @@
 import Foundation
+import FuzzTargets
 import XCTest
 
-/// Capture files that crashed the pcap fuzz target, replayed through the binary: a clean exit, never a signal.
+/// Inputs that crashed a fuzz target (scripts/fuzz), stored as `TARGET-what.bin` and replayed through
+/// the same target, so that they never crash again.
 final class FuzzRegressionFileTests: XCTestCase {
-    func testEveryStoredCrashInputExitsCleanly() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("FuzzRegressions")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        XCTAssertFalse(files.isEmpty)
-        for name in files {
+    private let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("FuzzRegressions")
+
+    private var inputs: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".bin") }.sorted()
+    }
+
+    func testEveryStoredCrashInputRunsThroughItsTarget() throws {
+        XCTAssertFalse(inputs.isEmpty)
+        for name in inputs {
+            let target = String(name.prefix { $0 != "-" })
+            let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
+            bytes.withUnsafeBytes { runFuzzTarget(target, $0) }
+        }
+    }
+
+    func testStoredCaptureInputsExitTheBinaryCleanly() throws {
+        for name in inputs where name.hasPrefix("pcap-") {
             let out = Harness.temporaryFile("fuzz-\(name).h264")
             let result = try Harness.rtprecv(["--pcap", folder.appendingPathComponent(name).path, "--out", out.path, "-q"])
             // 0 (what could be read was read) or 1 (not a capture); a trap would be 128 + signal.

@@ -202,6 +202,8 @@ public final class StreamReceiver {
         var s = statistics
         s.oversizedAccessUnits = assembler.oversizedAccessUnits
         s.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
+        s.strayFragments = depacketizer.strayFragments
+        s.repeatedParameterSetsRemoved = assembler.repeatedParameterSetsRemoved
         s.parameterSetChanges = assembler.parameterSetChanges
         s.jitter = source?.jitter ?? 0
         s.sps = assembler.parameterSets.latestSPS

@@ -26,6 +26,10 @@ public struct StreamStatistics: Sendable {
     public var droppedWithoutParameterSets = 0
     public var oversizedAccessUnits = 0
     public var fragmentedUnitsDropped = 0
+    /// Fragments of a unit whose start never came.
+    public var strayFragments = 0
+    /// SPS/PPS repeated between the slices of one picture, dropped.
+    public var repeatedParameterSetsRemoved = 0
     public var parameterSetChanges = 0
     /// Packetization mode 2 (from the SDP or the packets).
     public var interleaved = false
