@@ -58,9 +58,11 @@ enum Fixture {
 final class CollectingSink: AccessUnitSink {
     var accessUnits: [[UInt8]] = []
     var keyframes: [Bool] = []
+    var timestamps: [UInt32] = []
     func write(_ accessUnit: AccessUnit) throws -> Bool {
         accessUnits.append(Array(accessUnit.bytes))
         keyframes.append(accessUnit.isKeyframe)
+        timestamps.append(accessUnit.timestamp)
         return true
     }
 }

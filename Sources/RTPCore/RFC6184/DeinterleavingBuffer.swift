@@ -1,10 +1,11 @@
 /// The de-interleaving buffer of RFC 6184 §7.2 for the interleaved packetization mode: NAL units
 /// arrive in transmission order with a decoding order number (DON) and leave in DON order.
 ///
-/// DONs are extended to 64 bits relative to the NAL unit transmitted before (AbsDON, §8.1). After an
-/// initial buffering (§7.2.2), the NAL unit with the smallest AbsDON leaves whenever the buffer holds
-/// more VCL NAL units than the interleaving depth, more bytes than deint-buf-req, or a DON span above
-/// max-don-diff. A lost NAL unit therefore never stalls the buffer; as a last resort, a unit that
+/// DONs are extended to 64 bits relative to the NAL unit transmitted before (AbsDON, §8.1), so units
+/// leave in the order don_diff (§5.5) gives; §7.2.2's PDON distance agrees except at the start of a
+/// session, where its PDON of 0 would put DON 1 before 65535. After an initial buffering (§7.2.2),
+/// the NAL unit with the smallest AbsDON leaves whenever the buffer holds more VCL NAL units than the
+/// interleaving depth, more bytes than deint-buf-req, or a DON span above max-don-diff. A lost NAL unit therefore never stalls the buffer; as a last resort, a unit that
 /// has waited the latency bound leaves too.
 public final class DeinterleavingBuffer {
     /// The SDP's sprop-* parameters (RFC 6184 §8.1), with defaults for those a sender leaves out.
@@ -60,11 +61,14 @@ public final class DeinterleavingBuffer {
 
     /// Adds a NAL unit (`header` then `body`, which may be copied from several fragments).
     public func insert(don: UInt16, timestamp: UInt32, header: UInt8, body: UnsafeRawBufferPointer, arrival: Int64) {
-        let absDON = lastDON.map { lastAbsDON + Int64(Int16(bitPattern: don &- $0)) } ?? Int64(don)
+        // AbsDON (§8.1): each unit's DON taken relative to the unit transmitted before it.
+        let absDON = lastDON.map { lastAbsDON + Int64(donDiff($0, don)) } ?? Int64(don)
         lastDON = don
         lastAbsDON = absDON
-        if let released = lastReleased, absDON <= released {
-            lateUnits += 1  // its turn has passed: the access unit it belonged to is already out
+        if let released = lastReleased, absDON < released {
+            // Its turn has passed: the access unit it belonged to is already out. An equal DON is
+            // still in time: units sharing a DON may be decoded in any order (§5.5).
+            lateUnits += 1
             return
         }
         var bytes = pool.popLast() ?? []

@@ -134,7 +134,8 @@ public final class Depacketizer {
             }
         case H264Payload.mtap16, H264Payload.mtap24:
             dropOpenFragment()
-            // Each unit: DON = DONB + DOND; time = RTP timestamp + its own offset, never accumulated (§5.7.2).
+            // Each unit: DON = DONB + DOND; time = RTP timestamp + its own offset, never accumulated;
+            // the size counts the NAL unit alone, after DOND and offset (§5.7.2, Figure 12).
             let base = cursor.readUInt16()!
             while let size = cursor.readUInt16(), let dond = cursor.readUInt8(),
                   let offset = type == H264Payload.mtap16 ? cursor.readUInt16().map(UInt32.init) : cursor.readUInt24(),
