@@ -2,7 +2,8 @@ import XCTest
 @testable import RTPCore
 
 /// Fixed vectors taken from RFC 6184 itself: the don_diff cases of §5.5, the payload layouts of
-/// Figures 5 (STAP-B), 12 (MTAP16), 13 (MTAP24) and 15 (FU-B), and the offer of §8.3.
+/// Figures 5 (STAP-B), 12 (MTAP16), 13 (MTAP24) and 15 (FU-B), the slice interleaving example of
+/// §13.2, and the offer of §8.3.
 final class RFC6184ExampleTests: XCTestCase {
     func testDONDifferenceFollowsTheFiveCasesOfSection5_5() {
         let cases: [(m: UInt16, n: UInt16, diff: Int)] = [
@@ -52,6 +53,33 @@ final class RFC6184ExampleTests: XCTestCase {
             try buffer.release(now: 0) { tags.append($0.nal[1]) }
         }
         XCTAssertEqual(tags, [1, 2, 3])
+        XCTAssertEqual(buffer.lateUnits, 0)
+    }
+
+    func testMultiPictureSliceInterleavingOfSection13_2() throws {
+        // Reference pictures R1, R3, R5 (DON 1, 2, 4), three slice groups each, spread over three MTAPs
+        // so that each MTAP holds one slice group of every picture; non-reference pictures N2 and N4
+        // (DON 3, 5) in STAP-Bs after them. Tags are picture * 10 + slice group.
+        let packets: [[(don: UInt16, tag: UInt8)]] = [
+            [(1, 10), (2, 31), (4, 52)], [(1, 11), (2, 32), (4, 50)], [(1, 12), (2, 30), (4, 51)],
+            [(3, 20)], [(5, 40)],
+        ]
+        var p = DeinterleavingBuffer.Parameters()
+        // R1's last slice group comes after four units that follow it in decoding order (R3's two and
+        // R5's two); its siblings share its DON and so don't count (§8.1). A depth of 4, and R1's
+        // last slice arrives after the first two have left.
+        p.interleavingDepth = 4
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
+        var out: [UInt8] = []
+        for packet in packets {
+            for unit in packet {
+                [unit.tag].withUnsafeBytes { buffer.insert(don: unit.don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
+            }
+            try buffer.release(now: 0) { out.append($0.nal[1]) }
+        }
+        try buffer.flush { out.append($0.nal[1]) }
+        // Decoding order R1 R3 N2 R5 N4; slices sharing a DON keep their arrival order.
+        XCTAssertEqual(out, [10, 11, 12, 31, 32, 30, 20, 52, 50, 51, 40])
         XCTAssertEqual(buffer.lateUnits, 0)
     }
 
