@@ -63,6 +63,7 @@ public final class FLVMuxer {
     private var lastDTS: Int64 = Int64.min
     private var lastTagTime: UInt32 = 0
     private var maxPTSMilliseconds: Int64 = 0
+    private var gathered: [UInt8] = []
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -81,15 +82,17 @@ public final class FLVMuxer {
         var sps: [[UInt8]] = [], pps: [[UInt8]] = []
         var payload = freeBuffers.popLast() ?? []
         payload.removeAll(keepingCapacity: true)
-        forEachNALUnit(accessUnit.bytes) { nal in
-            switch nalUnitType(nal[0]) {
-            case NALUnitType.sps: sps.append(Array(nal))
-            case NALUnitType.pps: pps.append(Array(nal))
-            case NALUnitType.accessUnitDelimiter: break
-            default:
-                let n = UInt32(nal.count)
-                payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
-                payload.append(contentsOf: nal)
+        accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
+            forEachNALUnit(bytes) { nal in
+                switch nalUnitType(nal[0]) {
+                case NALUnitType.sps: sps.append(Array(nal))
+                case NALUnitType.pps: pps.append(Array(nal))
+                case NALUnitType.accessUnitDelimiter: break
+                default:
+                    let n = UInt32(nal.count)
+                    payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+                    payload.append(contentsOf: nal)
+                }
             }
         }
         if accessUnit.isKeyframe, let newRecord = AVCDecoderConfigurationRecord(sps: sps, pps: pps), newRecord != record {

@@ -12,7 +12,9 @@ import SystemIO
 final class NullSink: AccessUnitSink {
     var checksum: UInt8 = 0
     func write(_ accessUnit: AccessUnit) throws -> Bool {
-        for b in accessUnit.bytes { checksum &+= b }
+        for piece in accessUnit.pieces {
+            for b in piece { checksum &+= b }
+        }
         return true
     }
 }
@@ -70,6 +72,16 @@ func fuzzCapture(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
+/// An access unit of `bytes` in one piece; flags bit 0: keyframe, bit 1: follows a loss.
+func withAccessUnit(_ bytes: UnsafeRawBufferPointer, timestamp: Int64, flags: UInt8, _ body: (AccessUnit) -> Void) {
+    withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 1) { pieces in
+        pieces[0] = bytes
+        body(AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), extendedTimestamp: timestamp,
+                        pieces: UnsafeBufferPointer(pieces), byteCount: bytes.count,
+                        isKeyframe: flags & 1 != 0, isIDR: flags & 1 != 0, followsLoss: flags & 2 != 0))
+    }
+}
+
 /// Arbitrary access units into the FLV muxer: a flag byte (keyframe, loss), a timestamp step, a length.
 func fuzzFLV(_ bytes: UnsafeRawBufferPointer) {
     let muxer = FLVMuxer()
@@ -79,9 +91,7 @@ func fuzzFLV(_ bytes: UnsafeRawBufferPointer) {
     while let flags = cursor.readUInt8(), let step = cursor.readUInt16(), let length = cursor.readUInt16(),
           let unit = cursor.readSlice(min(Int(length), cursor.readableBytes)) {
         timestamp += Int64(Int16(bitPattern: step))
-        let au = AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), extendedTimestamp: timestamp, bytes: unit,
-                            isKeyframe: flags & 1 != 0, isIDR: flags & 1 != 0, followsLoss: flags & 2 != 0)
-        try? muxer.write(au) { written += $0.count }
+        withAccessUnit(unit, timestamp: timestamp, flags: flags) { au in try? muxer.write(au) { written += $0.count } }
     }
     try? muxer.finish { written += $0.count }
     _ = muxer.metadataPatches()
@@ -98,9 +108,7 @@ func fuzzDecodeAndY4M(_ bytes: UnsafeRawBufferPointer) {
     while let flags = cursor.readUInt8(), let step = cursor.readUInt16(), let length = cursor.readUInt16(),
           let unit = cursor.readSlice(min(Int(length), cursor.readableBytes)) {
         timestamp += Int64(Int16(bitPattern: step))
-        let au = AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), extendedTimestamp: timestamp, bytes: unit,
-                            isKeyframe: flags & 1 != 0, isIDR: flags & 1 != 0, followsLoss: flags & 2 != 0)
-        try? output.decode(au)
+        withAccessUnit(unit, timestamp: timestamp, flags: flags) { au in try? output.decode(au) }
     }
     try? output.finish()
 }

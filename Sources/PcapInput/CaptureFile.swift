@@ -37,7 +37,7 @@ public final class CaptureFile {
     private var recordStart: Int64 = 0
     private let mapped: MappedFile?
     private var classic: ClassicPcap?
-    private var nextRelease = 4 << 20
+    private var nextRelease = 0
 
     public init(path: String) throws {
         self.path = path
@@ -98,13 +98,19 @@ public final class CaptureFile {
     /// Bytes of the file consumed so far, for progress.
     public var offset: Int64 { classic.map { Int64($0.offset) } ?? recordStart }
 
-    /// The next record. Its bytes stay valid until the next call.
+    /// Records stay valid as long as the capture, not just until the next call: a classic pcap is
+    /// mapped whole (pages given back are read again from the page cache if touched).
+    public var recordsOutliveCapture: Bool { classic != nil }
+
+    /// The next record. Its bytes stay valid until the next call, or longer (`recordsOutliveCapture`).
     public func next() -> Next {
         if classic != nil {
-            // Every 4 MiB, give back the pages behind the record about to be handed out.
+            // Every 4 MiB, give back the pages more than 4 MiB behind the record about to be handed
+            // out: the access unit in progress may still refer to the recent ones.
             let start = classic!.offset
             if start >= nextRelease {
-                mapped?.release(upTo: start)
+                mapped?.release(upTo: start - (4 << 20))
+                mapped?.populate(upTo: start + (8 << 20))
                 nextRelease = start + 4 << 20
             }
             return classic!.next()

@@ -27,11 +27,11 @@ final class Outputs: AccessUnitSink {
 
     func write(_ accessUnit: AccessUnit) throws -> Bool {
         guard !isFull else { return false }
-        try annexB?.write(accessUnit.bytes)
+        try annexB?.write(accessUnit.pieces)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
-        bytesWritten += accessUnit.bytes.count
+        bytesWritten += accessUnit.byteCount
         accessUnitsWritten += 1
         return true
     }
@@ -65,6 +65,7 @@ public final class DecodingOutput {
     /// Presentation times of access units that may refer to a lost picture.
     private var suspect: Set<Int64> = []
     private var firstPTS: Int64?
+    private var gathered: [UInt8] = []
 
     private(set) var framesDecoded = 0
     private(set) var framesWritten = 0
@@ -106,7 +107,9 @@ public final class DecodingOutput {
     public func decode(_ accessUnit: AccessUnit) throws {
         if firstPTS == nil { firstPTS = accessUnit.extendedTimestamp }
         if accessUnit.followsLoss { suspect.insert(accessUnit.extendedTimestamp) }
-        try decoder.decode(accessUnit.bytes, pts: accessUnit.extendedTimestamp) { try take($0) }
+        try accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
+            try decoder.decode(bytes, pts: accessUnit.extendedTimestamp) { try take($0) }
+        }
     }
 
     public func finish() throws {

@@ -8,7 +8,7 @@ struct Replay {
 
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
-        let session = try Session(options: options)
+        let session = try Session(options: options, payloadsOutliveStream: capture.recordsOutliveCapture)
         let receiver = session.receiver
         var skipped: [FrameSkip: Int] = [:]
         var records = 0

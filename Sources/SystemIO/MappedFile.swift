@@ -25,6 +25,17 @@ public final class MappedFile {
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 
     private var releasedUpTo = 0
+    private var populatedUpTo = 0
+
+    /// Maps the pages before `offset` in one call (MADV_POPULATE_READ, Linux 5.14) instead of a page
+    /// fault every few pages; older kernels refuse it and the faults happen as before.
+    public func populate(upTo offset: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = min(offset / page * page, bytes.count)
+        guard end > populatedUpTo else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + populatedUpTo), end - populatedUpTo, 22)
+        populatedUpTo = end
+    }
 
     /// Lets the kernel drop the pages before `offset`, read already: mapped pages count as resident
     /// memory, and a long capture would otherwise keep all of them.

@@ -5,6 +5,9 @@ public final class OutputFile {
     public let path: String
     public let descriptor: Int32
     private let owned: Bool
+    private var vectors: [iovec] = []
+    /// writev's limit on Linux (UIO_MAXIOV); Glibc does not export IOV_MAX to Swift.
+    private static let maxVectors = 1024
 
     public init(path: String) throws {
         self.path = path
@@ -29,6 +32,32 @@ public final class OutputFile {
                 Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             }
             offset += n
+        }
+    }
+
+    /// Writes the pieces in order with `writev`, across short writes.
+    public func write(_ pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>) throws {
+        var index = 0, skip = 0  // the next byte to write is pieces[index][skip]
+        while index < pieces.count {
+            vectors.removeAll(keepingCapacity: true)
+            for i in index..<min(pieces.count, index + Self.maxVectors) {
+                let from = i == index ? skip : 0
+                guard pieces[i].count > from else { continue }
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: pieces[i].baseAddress! + from),
+                                     iov_len: pieces[i].count - from))
+            }
+            guard !vectors.isEmpty else { return }
+            var written = try retryingOnEINTR("write", displayName) { writev(descriptor, vectors, Int32(vectors.count)) }
+            while index < pieces.count {
+                let rest = pieces[index].count - skip
+                if written < rest {
+                    skip += written
+                    break
+                }
+                written -= rest
+                index += 1
+                skip = 0
+            }
         }
     }
 

@@ -18,9 +18,17 @@ final class FLVMuxerTests: XCTestCase {
         var file: [UInt8] = []
         for u in units {
             let bytes = annexB(u.nals)
+            // In three pieces, split anywhere, as access units referring to packets come.
             try bytes.withUnsafeBytes { b in
-                try muxer.write(AccessUnit(timestamp: UInt32(truncatingIfNeeded: u.ts), extendedTimestamp: u.ts, bytes: b,
-                                           isKeyframe: u.key, isIDR: u.key, followsLoss: u.followsLoss)) { file += $0 }
+                let thirds = [b.count / 3, 2 * b.count / 3]
+                let pieces = [UnsafeRawBufferPointer(rebasing: b[0..<thirds[0]]),
+                              UnsafeRawBufferPointer(rebasing: b[thirds[0]..<thirds[1]]),
+                              UnsafeRawBufferPointer(rebasing: b[thirds[1]...])]
+                try pieces.withUnsafeBufferPointer { pieces in
+                    try muxer.write(AccessUnit(timestamp: UInt32(truncatingIfNeeded: u.ts), extendedTimestamp: u.ts,
+                                               pieces: pieces, byteCount: b.count, isKeyframe: u.key, isIDR: u.key,
+                                               followsLoss: u.followsLoss)) { file += $0 }
+                }
             }
         }
         try muxer.finish { file += $0 }

@@ -1,4 +1,5 @@
 @testable import RTPCore
+import XCTest
 
 /// Builds RTP packets and NAL units for tests, field by field.
 enum Fixture {
@@ -59,8 +60,11 @@ final class CollectingSink: AccessUnitSink {
     var accessUnits: [[UInt8]] = []
     var keyframes: [Bool] = []
     var timestamps: [UInt32] = []
+    var pieceCounts: [Int] = []
     func write(_ accessUnit: AccessUnit) throws -> Bool {
-        accessUnits.append(Array(accessUnit.bytes))
+        pieceCounts.append(accessUnit.pieces.count)
+        XCTAssertEqual(accessUnit.pieces.reduce(0) { $0 + $1.count }, accessUnit.byteCount)
+        accessUnits.append(accessUnit.pieces.flatMap { Array($0) })
         keyframes.append(accessUnit.isKeyframe)
         timestamps.append(accessUnit.timestamp)
         return true
@@ -81,8 +85,12 @@ final class Feeder {
     }
 
     func send(_ datagram: [UInt8]) throws {
+        try datagram.withUnsafeBytes { try send($0) }
+    }
+
+    func send(_ datagram: UnsafeRawBufferPointer) throws {
         clock += 1_000_000
-        try datagram.withUnsafeBytes { try receiver.receive(datagram: $0, source: nil, destination: nil, arrival: clock) }
+        try receiver.receive(datagram: datagram, source: nil, destination: nil, arrival: clock)
     }
 
     func finish() throws -> [[UInt8]] {

@@ -4,7 +4,8 @@
 /// An access unit ends at the marker bit, at a change of RTP timestamp, or where H.264 §7.4.1.2.3
 /// says a new one begins: an AUD/SEI/SPS/PPS after a picture's slices, or a slice with
 /// first_mb_in_slice 0. Parameter sets and SEI that arrive without a picture are carried into the next
-/// access unit. Bytes are copied once, from the packet into a reused buffer.
+/// access unit. Bytes are copied once, from the packet into a reused buffer, or not at all when the
+/// packets' memory outlives the access unit (see `AccessUnitBuffer`).
 public final class AccessUnitAssembler {
     public struct NALRecord: Sendable {
         /// Offset of the start code in the access unit.
@@ -17,7 +18,9 @@ public final class AccessUnitAssembler {
     /// A finished access unit, valid only during the delegate call.
     public struct Assembled {
         public var timestamp: UInt32
-        public var bytes: UnsafeRawBufferPointer
+        /// The Annex-B bytes, in order.
+        public var pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>
+        public var byteCount: Int
         public var nalUnits: UnsafeBufferPointer<NALRecord>
         public var damaged: Bool
         public var isIDR: Bool
@@ -57,7 +60,7 @@ public final class AccessUnitAssembler {
     public var parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
 
-    private var buffer: [UInt8] = []
+    private var buffer: AccessUnitBuffer
     private var nals: [NALRecord] = []
     private var open = false
     private var timestamp: UInt32 = 0
@@ -69,6 +72,8 @@ public final class AccessUnitAssembler {
     private var tentativeBoundary: Int?
     private var nalStart: Int?
     private var nalType: UInt8 = 0
+    /// pic_parameter_set_id of the access unit's first slice, read as it arrives.
+    private var firstSlicePPSId: UInt32?
     private var pendingHeadDamage = false
     private var markersSeen = false
     /// The first NAL type of whole access units seen so far, for IDR and other pictures: tells whether a
@@ -86,14 +91,17 @@ public final class AccessUnitAssembler {
     public init(maxAccessUnitBytes: Int, maxNALUnits: Int = 16384) {
         self.maxAccessUnitBytes = maxAccessUnitBytes
         self.maxNALUnits = maxNALUnits
-        buffer.reserveCapacity(min(maxAccessUnitBytes, 1 << 20))
+        buffer = AccessUnitBuffer(capacity: min(maxAccessUnitBytes, 1 << 20))
         nals.reserveCapacity(64)
     }
 
     // MARK: NAL units
 
     /// Starts a NAL unit. `body` is what follows its header: the whole unit, or a first fragment.
-    public func beginNAL(header: UInt8, body: UnsafeRawBufferPointer, timestamp ts: UInt32) throws {
+    /// `borrowing`: `body` stays valid until the access unit is handed on, so a slice's bytes can be
+    /// referenced instead of copied.
+    public func beginNAL(header: UInt8, body: UnsafeRawBufferPointer, timestamp ts: UInt32,
+                         borrowing: Bool = false) throws {
         let type = nalUnitType(header)
         if open {
             if ts != timestamp {
@@ -121,6 +129,9 @@ public final class AccessUnitAssembler {
         }
         nalType = type
         if NALUnitType.isVCL(type) {
+            if firstSlicePPSId == nil && (type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice) {
+                firstSlicePPSId = SliceHeaderPrefix(header: header, body: body)?.picParameterSetId
+            }
             hasVCL = true
             slicesSeen += 1
         }
@@ -130,22 +141,19 @@ public final class AccessUnitAssembler {
         }
         nalStart = buffer.count
         // A 4-byte start code on every NAL unit: always valid, and what --out promises.
-        buffer.append(0)
-        buffer.append(0)
-        buffer.append(0)
-        buffer.append(1)
-        buffer.append(header)
-        buffer.append(contentsOf: body)
+        buffer.appendStartCode(header: header)
+        // Only slices are borrowed: everything else is read again (parameter sets, SEI).
+        buffer.append(body, borrowing: borrowing && NALUnitType.isVCL(type))
     }
 
     /// Appends a later fragment to the NAL unit begun last.
-    public func appendNAL(_ bytes: UnsafeRawBufferPointer) {
+    public func appendNAL(_ bytes: UnsafeRawBufferPointer, borrowing: Bool = false) {
         guard nalStart != nil else { return }
         guard buffer.count + bytes.count <= maxAccessUnitBytes else {
             oversize()
             return
         }
-        buffer.append(contentsOf: bytes)
+        buffer.append(bytes, borrowing: borrowing && NALUnitType.isVCL(nalType))
     }
 
     public func endNAL() {
@@ -153,8 +161,7 @@ public final class AccessUnitAssembler {
         nalStart = nil
         nals.append(NALRecord(offset: start, length: buffer.count - start, type: nalType))
         if nalType == NALUnitType.sps || nalType == NALUnitType.pps {
-            buffer.withUnsafeBytes { all in
-                let nal = all.view(start + 4..<all.count)
+            buffer.withBytes(start + 4..<buffer.count) { nal in
                 if parameterSets.store(nal: nal) { parameterSetChanges += 1 }
                 if nalType == NALUnitType.sps && SequenceParameterSet(nal: nal) != nil { spsSeen += 1 }
             }
@@ -168,15 +175,14 @@ public final class AccessUnitAssembler {
         while index >= start {
             let record = nals[index]
             if record.type == NALUnitType.sps || record.type == NALUnitType.pps {
-                let repeated = buffer.withUnsafeBytes { all in
-                    let bytes = all.view(record.offset..<record.offset + record.length)
-                    return nals[0..<start].contains { earlier in
+                let repeated = buffer.withBytes(record.offset..<record.offset + record.length) { bytes in
+                    nals[0..<start].contains { earlier in
                         earlier.type == record.type && earlier.length == record.length
-                            && all.view(earlier.offset..<earlier.offset + earlier.length).elementsEqual(bytes)
+                            && buffer.withBytes(earlier.offset..<earlier.offset + earlier.length) { $0.elementsEqual(bytes) }
                     }
                 }
                 if repeated {
-                    buffer.removeSubrange(record.offset..<record.offset + record.length)
+                    buffer.remove(record.offset..<record.offset + record.length)
                     nals.remove(at: index)
                     for i in index..<nals.count { nals[i].offset -= record.length }
                     repeatedParameterSetsRemoved += 1
@@ -189,13 +195,13 @@ public final class AccessUnitAssembler {
     /// Drops the NAL unit begun last: a piece of it is missing.
     public func abortNAL() {
         guard let start = nalStart else { return }
-        buffer.removeSubrange(start...)
+        buffer.remove(start..<buffer.count)
         nalStart = nil
         damaged = true
     }
 
     private func oversize() {
-        if let start = nalStart { buffer.removeSubrange(start...) }
+        if let start = nalStart { buffer.remove(start..<buffer.count) }
         nalStart = nil
         if !damaged { oversizedAccessUnits += 1 }
         damaged = true
@@ -265,22 +271,24 @@ public final class AccessUnitAssembler {
         let end = boundary ?? nals.count
         let byteEnd = end < nals.count ? nals[end].offset : buffer.count
         var assembled = describe(nals[0..<end])
+        assembled.byteCount = byteEnd
         if !damaged, let first = nals.first {
             if assembled.isIDR { leadingTypeIDR = first.type } else { leadingTypeOther = first.type }
         }
-        try buffer.withUnsafeBytes { bytes in
+        try buffer.withPieces(upTo: byteEnd) { pieces in
             try nals.withUnsafeBufferPointer { records in
-                assembled.bytes = bytes.view(0..<byteEnd)
+                assembled.pieces = pieces
                 assembled.nalUnits = UnsafeBufferPointer(rebasing: records[0..<end])
                 try onAccessUnit(assembled)
             }
         }
         let carriedDamage = damaged && end < nals.count
         if end < nals.count {
-            buffer.removeSubrange(0..<byteEnd)
+            buffer.removeFirst(byteEnd)
             nals.removeSubrange(0..<end)
             for i in nals.indices { nals[i].offset -= byteEnd }
             hasVCL = false
+            firstSlicePPSId = nil
             damaged = false
         } else {
             reset()
@@ -291,35 +299,33 @@ public final class AccessUnitAssembler {
     /// What the NAL units of an access unit say about it, read once at its end.
     private func describe(_ records: ArraySlice<NALRecord>) -> Assembled {
         var a = Assembled(
-            timestamp: timestamp, bytes: UnsafeRawBufferPointer(start: nil, count: 0),
+            timestamp: timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: 0,
             nalUnits: UnsafeBufferPointer(start: nil, count: 0), damaged: damaged, isIDR: false,
-            hasRecoveryPoint: false, firstSlicePPSId: nil, spsIds: 0, ppsIds: PPSIdSet())
-        buffer.withUnsafeBytes { all in
-            for record in records {
-                let nal = all.view(record.offset + 4..<record.offset + record.length)
-                switch record.type {
-                case NALUnitType.idrSlice, NALUnitType.nonIDRSlice:
-                    if record.type == NALUnitType.idrSlice { a.isIDR = true }
-                    if a.firstSlicePPSId == nil { a.firstSlicePPSId = SliceHeaderPrefix(nal: nal)?.picParameterSetId }
-                case NALUnitType.sei:
-                    if SEI.containsRecoveryPoint(nal: nal) { a.hasRecoveryPoint = true }
-                case NALUnitType.sps:
-                    if let sps = SequenceParameterSet(nal: nal) { a.spsIds |= 1 << sps.seqParameterSetId }
-                case NALUnitType.pps:
-                    if let ids = PictureParameterSetIds(nal: nal) { a.ppsIds.insert(ids.picParameterSetId) }
-                default:
-                    break
-                }
+            hasRecoveryPoint: false, firstSlicePPSId: firstSlicePPSId, spsIds: 0, ppsIds: PPSIdSet())
+        for record in records {
+            let nal = record.offset + 4..<record.offset + record.length
+            switch record.type {
+            case NALUnitType.idrSlice:
+                a.isIDR = true
+            case NALUnitType.sei:
+                if buffer.withBytes(nal) { SEI.containsRecoveryPoint(nal: $0) } { a.hasRecoveryPoint = true }
+            case NALUnitType.sps:
+                if let sps = buffer.withBytes(nal) { SequenceParameterSet(nal: $0) } { a.spsIds |= 1 << sps.seqParameterSetId }
+            case NALUnitType.pps:
+                if let ids = buffer.withBytes(nal) { PictureParameterSetIds(nal: $0) } { a.ppsIds.insert(ids.picParameterSetId) }
+            default:
+                break
             }
         }
         return a
     }
 
     private func reset() {
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeAll()
         nals.removeAll(keepingCapacity: true)
         open = false
         hasVCL = false
+        firstSlicePPSId = nil
         damaged = false
         tentativeBoundary = nil
         nalStart = nil

@@ -32,7 +32,11 @@ public final class Receiver {
 
     public let configuration: Configuration
     public private(set) var counters = Counters()
-    public private(set) var selected: StreamReceiver?
+    public private(set) var selected: StreamReceiver? {
+        didSet { selectedReference = selected.map(Unmanaged.passUnretained) }
+    }
+    /// `selected` without the retain and release of every use: the packet path's hottest branch.
+    private var selectedReference: Unmanaged<StreamReceiver>?
     /// Keyed by SSRC and payload type, so that a foreign payload type on an SSRC cannot pose as it.
     private var candidates: [UInt64: StreamReceiver] = [:]
     /// Every SSRC seen but not selected, with its packet count and addresses.
@@ -62,13 +66,18 @@ public final class Receiver {
             return
         }
         let payload = datagram.view(packet.payloadRange)
-        if let stream = selected, packet.ssrc == stream.ssrc {
-            guard packet.payloadType == stream.payloadType else {
-                counters.foreignPayloadType += 1
-                return
+        if let reference = selectedReference {
+            // `selected` keeps it alive, and nothing below changes `selected`.
+            let handled = try reference._withUnsafeGuaranteedRef { stream in
+                guard packet.ssrc == stream.ssrc else { return false }
+                if packet.payloadType == stream.payloadType {
+                    try stream.receive(packet, payload: payload, arrival: arrival)
+                } else {
+                    counters.foreignPayloadType += 1
+                }
+                return true
             }
-            try stream.receive(packet, payload: payload, arrival: arrival)
-            return
+            if handled { return }
         }
         guard accepts(packet) else {
             noteOther(packet, payload: payload, source: source, destination: destination)

@@ -10,6 +10,9 @@ public final class StreamReceiver {
         public var clockRate = 90000
         /// Packetization mode 2 from the SDP, with its sprop-* parameters; nil until packets say so.
         public var interleaving: DeinterleavingBuffer.Parameters?
+        /// The caller's packet memory stays valid until the stream ends (a mapped capture): slices of
+        /// packets that arrive in order are then referenced by the access units, not copied.
+        public var payloadsOutliveStream = false
 
         public init() {}
     }
@@ -35,6 +38,7 @@ public final class StreamReceiver {
     private var deliveringArrival: Int64 = 0
     private var timestamps = TimestampExtender()
     private var scratch: [UInt8] = []
+    private var spliced: [UnsafeRawBufferPointer] = []
 
     /// The packet that opened a possible new sequence, held until the next one confirms it.
     private var held: [UInt8] = []
@@ -102,7 +106,7 @@ public final class StreamReceiver {
                     heldHeader = nil
                     try held.withUnsafeBytes { heldPayload in
                         try arrive(extended: e - 1, timestamp: header.timestamp, marker: header.marker,
-                                   payload: heldPayload, arrival: arrival)
+                                   payload: heldPayload, arrival: arrival, borrowing: false)
                     }
                 }
                 extended = e
@@ -113,18 +117,20 @@ public final class StreamReceiver {
         let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(configuration.clockRate) / 1_000_000
         source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
         try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
-                   payload: payload, arrival: arrival)
+                   payload: payload, arrival: arrival, borrowing: configuration.payloadsOutliveStream)
     }
 
+    /// `borrowing`: `payload` outlives the stream, so the access units may reference it.
     private func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
-                        payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+                        payload: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool) throws {
         if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
         while true {
             switch reorder.arrive(extended: extended, timestamp: timestamp, marker: marker,
                                   payload: payload, arrival: arrival) {
             case .deliverNow:
                 reorder.markDelivered(extended)
-                try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload, arrival: arrival)
+                try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
+                            arrival: arrival, borrowing: borrowing)
             case .buffered:
                 break
             case .duplicate:
@@ -153,12 +159,13 @@ public final class StreamReceiver {
     }
 
     private func deliver(_ p: ReorderBuffer.Released) throws {
+        // The reorder buffer's copy is reused once released: never borrowed.
         try deliver(extended: p.extendedSequenceNumber, timestamp: p.timestamp, marker: p.marker, payload: p.payload,
-                    arrival: p.arrival)
+                    arrival: p.arrival, borrowing: false)
     }
 
     private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
-                         arrival: Int64) throws {
+                         arrival: Int64, borrowing: Bool) throws {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
@@ -167,7 +174,7 @@ public final class StreamReceiver {
         // Lost packets may have carried whole access units that nothing else will report.
         if lostBefore > 0 && configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
         try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
-                                 arrival: arrival)
+                                 arrival: arrival, borrowing: borrowing)
     }
 
     private func noteNALTypes(_ payload: UnsafeRawBufferPointer) {
@@ -232,8 +239,9 @@ public final class StreamReceiver {
             return
         }
         guard au.isKeyframe else {
-            var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
-                                     isKeyframe: false, isIDR: false, followsLoss: lossSinceKeyframe)
+            var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, pieces: au.pieces,
+                                     byteCount: au.byteCount, isKeyframe: false, isIDR: false,
+                                     followsLoss: lossSinceKeyframe)
             written.arrival = deliveringArrival
             if try output(self, written) {
                 statistics.accessUnitsWritten += 1
@@ -248,8 +256,8 @@ public final class StreamReceiver {
         }
         let needSPS = au.spsIds & (1 << pps.spsId) == 0
         let needPPS = !au.ppsIds.contains(ppsId)
-        var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, bytes: au.bytes,
-                                 isKeyframe: true, isIDR: au.isIDR, followsLoss: false)
+        var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, pieces: au.pieces,
+                                 byteCount: au.byteCount, isKeyframe: true, isIDR: au.isIDR, followsLoss: false)
         written.arrival = deliveringArrival
         let taken: Bool
         if !needSPS && !needPPS {
@@ -263,13 +271,15 @@ public final class StreamReceiver {
                 if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
             }
             scratch.removeAll(keepingCapacity: true)
-            scratch.append(contentsOf: au.bytes.view(0..<at))
             if needSPS { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: sps) }
             if needPPS { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: pps.bytes) }
-            scratch.append(contentsOf: au.bytes.view(at..<au.bytes.count))
-            taken = try scratch.withUnsafeBytes { bytes in
-                written.bytes = bytes
-                return try output(self, written)
+            written.byteCount += scratch.count
+            taken = try scratch.withUnsafeBytes { inserted in
+                splice(inserted, into: au.pieces, at: at)
+                return try spliced.withUnsafeBufferPointer { pieces in
+                    written.pieces = pieces
+                    return try output(self, written)
+                }
             }
         }
         guard taken else { return }
@@ -277,5 +287,25 @@ public final class StreamReceiver {
         lossSinceKeyframe = false
         statistics.keyframesWritten += 1
         statistics.accessUnitsWritten += 1
+    }
+
+    /// `pieces` with `inserted` put in at byte position `at`, into `spliced`.
+    private func splice(_ inserted: UnsafeRawBufferPointer, into pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, at: Int) {
+        spliced.removeAll(keepingCapacity: true)
+        var position = 0
+        var done = false
+        for piece in pieces {
+            if !done && at < position + piece.count {
+                let split = at - position
+                if split > 0 { spliced.append(piece.view(0..<split)) }
+                spliced.append(inserted)
+                spliced.append(piece.view(split..<piece.count))
+                done = true
+            } else {
+                spliced.append(piece)
+            }
+            position += piece.count
+        }
+        if !done { spliced.append(inserted) }
     }
 }

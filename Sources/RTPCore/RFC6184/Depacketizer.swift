@@ -41,9 +41,10 @@ public final class Depacketizer {
     public var isInterleaved: Bool { deinterleaver != nil }
 
     /// `lostBefore` counts the packets missing between this one and the one processed before it;
-    /// `arrival` is on the packet clock.
+    /// `arrival` is on the packet clock; `borrowing`: `payload` stays valid until the access units it
+    /// goes into are handed on, so they may reference it.
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                        arrival: Int64 = 0) throws {
+                        arrival: Int64 = 0, borrowing: Bool = false) throws {
         let type = nalUnitType(payload[0])
         if deinterleaver == nil && H264Payload.isInterleavedType(type) {
             // The SDP said otherwise, or nothing: the packets decide.
@@ -60,23 +61,25 @@ public final class Depacketizer {
         }
         switch type {
         case H264Payload.fuA:
-            try processFragment(payload, timestamp: timestamp)
+            try processFragment(payload, timestamp: timestamp, borrowing: borrowing)
         case H264Payload.stapA:
             dropOpenFragment()
             var cursor = ByteCursor(payload, at: 1)
             while let size = cursor.readUInt16(), let nal = cursor.readSlice(Int(size)) {
-                try assembler.beginNAL(header: nal[0], body: nal.view(1..<nal.count), timestamp: timestamp)
+                try assembler.beginNAL(header: nal[0], body: nal.view(1..<nal.count), timestamp: timestamp,
+                                       borrowing: borrowing)
                 assembler.endNAL()
             }
         default:
             dropOpenFragment()
-            try assembler.beginNAL(header: payload[0], body: payload.view(1..<payload.count), timestamp: timestamp)
+            try assembler.beginNAL(header: payload[0], body: payload.view(1..<payload.count), timestamp: timestamp,
+                                   borrowing: borrowing)
             assembler.endNAL()
         }
         try assembler.endOfPacket(marker: marker)
     }
 
-    private func processFragment(_ payload: UnsafeRawBufferPointer, timestamp: UInt32) throws {
+    private func processFragment(_ payload: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
         let fuHeader = payload[1]
         let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
         let fragment = payload.view(2..<payload.count)
@@ -84,7 +87,7 @@ public final class Depacketizer {
             dropOpenFragment()
             // The NAL header comes back from the FU indicator's F and NRI and the FU header's type.
             let header = (payload[0] & 0xE0) | (fuHeader & 0x1F)
-            try assembler.beginNAL(header: header, body: fragment, timestamp: timestamp)
+            try assembler.beginNAL(header: header, body: fragment, timestamp: timestamp, borrowing: borrowing)
             // S and E together are invalid per §5.8, but real cameras send it: a whole unit.
             if end {
                 assembler.endNAL()
@@ -101,7 +104,7 @@ public final class Depacketizer {
             try assembler.noteLoss(before: timestamp, leading: nil)
             return
         }
-        assembler.appendNAL(fragment)
+        assembler.appendNAL(fragment, borrowing: borrowing)
         if end {
             assembler.endNAL()
             fragmentOpen = false
