@@ -59,7 +59,7 @@ func fuzzBitReader(_ bytes: UnsafeRawBufferPointer) {
     _ = SEI.containsRecoveryPoint(nal: bytes)
 }
 
-/// Capture bytes through the mapped reader or libpcap, then the link, IP and UDP decoders.
+/// Capture bytes through the classic pcap reader or libpcap, then the link, IP and UDP decoders.
 func fuzzCapture(_ bytes: UnsafeRawBufferPointer) {
     let path = "/tmp/rtprecv-fuzz-\(getpid()).pcap"
     guard let file = try? OutputFile(path: path) else { return }

@@ -3,8 +3,8 @@ import RTPCore
 import SystemIO
 
 /// A pcap or pcapng file, told apart by content, in either byte order, with micro- or nanosecond
-/// timestamps. Classic pcap files are mapped and walked in place, with no copy per record; pcapng and
-/// everything else goes through libpcap.
+/// timestamps. Classic pcap files are read a few MiB at a time and walked in place, with no copy per
+/// record; pcapng and everything else goes through libpcap.
 public final class CaptureFile {
     public struct OpenError: Error, CustomStringConvertible {
         public var path: String
@@ -35,29 +35,41 @@ public final class CaptureFile {
     private let handle: OpaquePointer?
     private let file: UnsafeMutablePointer<FILE>?
     private var recordStart: Int64 = 0
-    private let mapped: MappedFile?
-    private var classic: ClassicPcap?
-    private var nextRelease = 0
+    // Classic pcap: the file, the buffer its records are read from, and where the next one starts.
+    private let input: InputFile?
+    private let classic: ClassicPcap?
+    private let chunks: RecordChunks
+    private var window = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var windowStart: Int64 = 0
+    private var windowOffset = 0
+    private var inputEnded = false
 
-    public init(path: String) throws {
+    /// `chunkBytes`: how much of a classic pcap is read at a time.
+    public init(path: String, chunkBytes: Int = 1 << 20) throws {
         self.path = path
-        let mapping: MappedFile?
+        chunks = RecordChunks(chunkBytes: chunkBytes)
+        let input: InputFile
+        var header = [UInt8](repeating: 0, count: ClassicPcap.fileHeaderSize)
+        var headerBytes = 0
         do {
-            mapping = try MappedFile(path: path)
+            input = try InputFile(path: path)
+            headerBytes = try header.withUnsafeMutableBytes { try input.read(into: $0) }
         } catch let error as SystemError {
             throw OpenError(path: path, message: String(describing: error).replacingPrefix(path + ": ", with: ""))
         }
-        if let mapping, let classic = ClassicPcap(mapping.bytes) {
-            self.mapped = mapping
+        if let classic = header.withUnsafeBytes({ ClassicPcap(header: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes])) }) {
+            self.input = input
             self.classic = classic
             handle = nil
             file = nil
             linkTypeValue = classic.linkType
             linkType = LinkType(rawValue: classic.linkType)
-            fileSize = Int64(mapping.bytes.count)
+            fileSize = Int64(input.size)
+            windowStart = Int64(ClassicPcap.fileHeaderSize)
             return
         }
-        mapped = nil
+        self.input = nil
+        classic = nil
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         guard let handle = pcap_open_offline_with_tstamp_precision(
             path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
@@ -96,24 +108,45 @@ public final class CaptureFile {
     }
 
     /// Bytes of the file consumed so far, for progress.
-    public var offset: Int64 { classic.map { Int64($0.offset) } ?? recordStart }
+    public var offset: Int64 { classic != nil ? windowStart + Int64(windowOffset) : recordStart }
 
-    /// Records stay valid as long as the capture, not just until the next call: a classic pcap is
-    /// mapped whole (pages given back are read again from the page cache if touched).
-    public var recordsOutliveCapture: Bool { classic != nil }
+    /// Whether records can be kept past the next call (`keepRecords`): only a classic pcap's can.
+    public var canKeepRecords: Bool { classic != nil }
 
-    /// The next record. Its bytes stay valid until the next call, or longer (`recordsOutliveCapture`).
+    /// Keeps each record's bytes valid for as long as `isReferenced` says something points into the
+    /// buffer given to it, rather than until the next call.
+    public func keepRecords(while isReferenced: @escaping (UnsafeRawBufferPointer) -> Bool) {
+        chunks.isReferenced = isReferenced
+    }
+
+    /// Bytes held in read buffers (classic pcap).
+    public var bufferedBytes: Int { chunks.allocatedBytes }
+
+    /// The next record. Its bytes stay valid until the next call (or see `keepRecords`).
     public func next() -> Next {
-        if classic != nil {
-            // Every 4 MiB, give back the pages more than 4 MiB behind the record about to be handed
-            // out: the access unit in progress may still refer to the recent ones.
-            let start = classic!.offset
-            if start >= nextRelease {
-                mapped?.release(upTo: start - (4 << 20))
-                mapped?.populate(upTo: start + (8 << 20))
-                nextRelease = start + 4 << 20
+        if let classic, let input {
+            while true {
+                switch classic.step(window, at: windowOffset) {
+                case .record(let record, let next):
+                    windowOffset = next
+                    return .record(record)
+                case .failed(let message):
+                    return .failed(offset: offset, message: message)
+                case .needsMore(let bytes, let message):
+                    if inputEnded {
+                        return windowOffset == window.count ? .end : .truncated(offset: offset, message: message)
+                    }
+                    do {
+                        let keep = window.view(windowOffset..<window.count)
+                        windowStart += Int64(windowOffset)
+                        window = try chunks.next(keeping: keep, capacity: bytes, from: input)
+                        windowOffset = 0
+                        inputEnded = window.count < max(bytes, chunks.chunkBytes)
+                    } catch {
+                        return .failed(offset: offset, message: "\(error)")
+                    }
+                }
             }
-            return classic!.next()
         }
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?

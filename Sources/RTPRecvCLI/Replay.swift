@@ -8,7 +8,8 @@ struct Replay {
 
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
-        let session = try Session(options: options, payloadsOutliveStream: capture.recordsOutliveCapture)
+        let session = try Session(options: options, borrowsPayloads: capture.canKeepRecords)
+        if capture.canKeepRecords { capture.keepRecords { [receiver = session.receiver] in receiver.refers(to: $0) } }
         let receiver = session.receiver
         var skipped: [FrameSkip: Int] = [:]
         var records = 0

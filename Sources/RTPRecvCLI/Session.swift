@@ -14,11 +14,11 @@ final class Session {
     let receiver: Receiver
     let sink: Outputs
 
-    /// `payloadsOutliveStream`: the input's packets stay in memory until the end (a mapped capture).
-    init(options: Options, payloadsOutliveStream: Bool = false) throws {
+    /// `borrowsPayloads`: the input keeps packets in memory while the receiver refers to them.
+    init(options: Options, borrowsPayloads: Bool = false) throws {
         self.options = options
         var configuration = options.receiverConfiguration
-        configuration.stream.payloadsOutliveStream = payloadsOutliveStream
+        configuration.stream.borrowsPayloads = borrowsPayloads
         sdp = try options.sdp.map { try Session.loadSDP($0, quiet: options.quiet) }
         if let sdp {
             configuration.parameterSets = sdp.parameterSets

@@ -30,7 +30,7 @@ final class AccessUnitBorrowingTests: XCTestCase {
     /// Feeds `datagrams` from one buffer that outlives the receiver, borrowing or not.
     private func run(_ datagrams: [[UInt8]], borrowing: Bool, parameterSets: [[UInt8]] = []) throws -> CollectingSink {
         let feeder = Feeder {
-            $0.stream.payloadsOutliveStream = borrowing
+            $0.stream.borrowsPayloads = borrowing
             $0.parameterSets = parameterSets
             $0.payloadType = 96
         }

@@ -95,6 +95,9 @@ public final class AccessUnitAssembler {
         nals.reserveCapacity(64)
     }
 
+    /// Whether the access unit in progress refers to bytes in `memory` (see `beginNAL`'s `borrowing`).
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { buffer.refers(to: memory) }
+
     // MARK: NAL units
 
     /// Starts a NAL unit. `body` is what follows its header: the whole unit, or a first fragment.

@@ -1,6 +1,6 @@
 /// The bytes of the access unit being assembled, as pieces in order: copies in a buffer of its own,
 /// and views of payloads left where they are when the packets' memory outlives the access unit (a
-/// mapped capture). A picture's slices then reach `writev` without ever being copied, which is most
+/// capture's read buffers, kept while referred to). A picture's slices then reach `writev` without ever being copied, which is most
 /// of the bytes a replay moves.
 struct AccessUnitBuffer {
     /// Bytes of `owned` from `start` when `borrowed` is nil; otherwise `count` bytes at `borrowed`.
@@ -58,6 +58,13 @@ struct AccessUnitBuffer {
         } else {
             pieces.append(Piece(borrowed: nil, start: owned.count, count: n))
         }
+    }
+
+    /// Whether a view points into `memory`.
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool {
+        guard let start = memory.baseAddress else { return false }
+        let end = start + memory.count
+        return pieces.contains { piece in piece.borrowed.map { $0 >= start && $0 < end } ?? false }
     }
 
     /// Takes out the bytes at `range` (positions in the access unit).

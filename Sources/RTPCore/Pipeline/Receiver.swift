@@ -50,6 +50,11 @@ public final class Receiver {
         self.sink = sink
     }
 
+    /// Whether an access unit in progress, in any stream, refers to bytes in `memory`.
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool {
+        candidates.values.contains { $0.refers(to: memory) }
+    }
+
     /// `datagram` is a UDP payload, `arrival` nanoseconds on the packet clock.
     public func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
                         arrival: Int64) throws {

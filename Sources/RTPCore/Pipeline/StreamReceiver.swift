@@ -10,9 +10,10 @@ public final class StreamReceiver {
         public var clockRate = 90000
         /// Packetization mode 2 from the SDP, with its sprop-* parameters; nil until packets say so.
         public var interleaving: DeinterleavingBuffer.Parameters?
-        /// The caller's packet memory stays valid until the stream ends (a mapped capture): slices of
-        /// packets that arrive in order are then referenced by the access units, not copied.
-        public var payloadsOutliveStream = false
+        /// The caller keeps each packet's memory valid for as long as `refers(to:)` says it is in use
+        /// (a capture read into buffers that are not reused until then): slices of packets that
+        /// arrive in order are then referenced by the access units, not copied.
+        public var borrowsPayloads = false
 
         public init() {}
     }
@@ -70,6 +71,9 @@ public final class StreamReceiver {
         for nal in nalUnits { nal.withUnsafeBytes { _ = assembler.parameterSets.store(nal: $0) } }
     }
 
+    /// Whether an access unit in progress refers to bytes in `memory`.
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { assembler.refers(to: memory) }
+
     /// Evidence that this stream carries H.264: an SPS that parses, or slices whose headers do.
     public var parsedSPSCount: Int { assembler.spsSeen }
     public var parsedSliceCount: Int { assembler.slicesSeen }
@@ -117,7 +121,7 @@ public final class StreamReceiver {
         let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(configuration.clockRate) / 1_000_000
         source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
         try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
-                   payload: payload, arrival: arrival, borrowing: configuration.payloadsOutliveStream)
+                   payload: payload, arrival: arrival, borrowing: configuration.borrowsPayloads)
     }
 
     /// `borrowing`: `payload` outlives the stream, so the access units may reference it.

@@ -1,0 +1,49 @@
+import Glibc
+import SystemIO
+
+/// The buffers a classic pcap is read into, a few MiB at a time. A buffer the receiver still refers
+/// to (an access unit in progress made of views into it) is not reused: it is retired, and taken
+/// back once `isReferenced` says nothing points into it any more. Without `isReferenced`, a record is
+/// valid only until the next one is read.
+final class RecordChunks {
+    let chunkBytes: Int
+    var isReferenced: ((UnsafeRawBufferPointer) -> Bool)?
+    private var chunks: [UnsafeMutableRawBufferPointer] = []
+    private var current: Int?
+    private var retired: [Int] = []
+    private var free: [Int] = []
+
+    init(chunkBytes: Int) {
+        self.chunkBytes = chunkBytes
+    }
+
+    deinit { for chunk in chunks { chunk.deallocate() } }
+
+    /// Bytes held in buffers, for the bound on memory.
+    var allocatedBytes: Int { chunks.reduce(0) { $0 + $1.count } }
+
+    /// A buffer of at least `capacity` bytes whose first `keep.count` bytes are `keep` (the start of a
+    /// record the last buffer ended in), filled from `file` after them. Returns the bytes in it.
+    func next(keeping keep: UnsafeRawBufferPointer, capacity: Int, from file: InputFile) throws -> UnsafeRawBufferPointer {
+        if let current { retired.append(current) }
+        retired.removeAll { index in
+            guard !(isReferenced?(UnsafeRawBufferPointer(chunks[index])) ?? false) else { return false }
+            free.append(index)
+            return true
+        }
+        let needed = max(capacity, chunkBytes)
+        let index: Int
+        if let i = free.firstIndex(where: { chunks[$0].count >= needed }) {
+            index = free.remove(at: i)
+        } else {
+            chunks.append(.allocate(byteCount: needed, alignment: 64))
+            index = chunks.count - 1
+        }
+        current = index
+        let chunk = chunks[index]
+        // `keep` may lie in this very buffer: memmove.
+        if !keep.isEmpty { memmove(chunk.baseAddress!, keep.baseAddress!, keep.count) }
+        let read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[keep.count...]))
+        return UnsafeRawBufferPointer(rebasing: chunk[0..<keep.count + read])
+    }
+}

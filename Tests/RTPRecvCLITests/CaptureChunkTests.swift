@@ -1,0 +1,58 @@
+import Foundation
+import PcapInput
+import XCTest
+
+/// Classic pcap read a buffer at a time: records across buffer ends, records longer than a buffer,
+/// and records kept while something refers to them, against a plain walk of the whole file.
+final class CaptureChunkTests: XCTestCase {
+    /// (time in µs, bytes) of every record, walked over the whole file at once. Little-endian,
+    /// microsecond captures only.
+    private func plainWalk(_ path: String) throws -> [(Int64, [UInt8])] {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u32(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24 }
+        XCTAssertEqual(u32(0), 0xA1B2_C3D4)
+        var records: [(Int64, [UInt8])] = []
+        var offset = 24
+        while offset < data.count {
+            let length = u32(offset + 8)
+            records.append((Int64(u32(offset)) * 1_000_000 + Int64(u32(offset + 4)), Array(data[offset + 16..<offset + 16 + length])))
+            offset += 16 + length
+        }
+        return records
+    }
+
+    private func check(chunkBytes: Int, keepEverything: Bool) throws {
+        let path = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path
+        let expected = try plainWalk(path)
+        let capture = try CaptureFile(path: path, chunkBytes: chunkBytes)
+        if keepEverything { capture.keepRecords { _ in true } }
+        var kept: [UnsafeRawBufferPointer] = []
+        var count = 0
+        loop: while true {
+            switch capture.next() {
+            case .record(let record):
+                XCTAssertEqual(record.time / 1000, expected[count].0)
+                XCTAssertTrue(record.bytes.elementsEqual(expected[count].1), "record \(count)")
+                if keepEverything { kept.append(record.bytes) }
+                count += 1
+            case .end:
+                break loop
+            case .truncated(let offset, let message), .failed(let offset, let message):
+                XCTFail("at \(offset): \(message)")
+                break loop
+            }
+        }
+        XCTAssertEqual(count, expected.count)
+        // Records still referred to were never overwritten.
+        for (i, bytes) in kept.enumerated() { XCTAssertTrue(bytes.elementsEqual(expected[i].1), "kept record \(i)") }
+        if !keepEverything { XCTAssertLessThanOrEqual(capture.bufferedBytes, 3 * max(chunkBytes, 2000)) }
+    }
+
+    func testSmallBuffersCutRecordsAnywhere() throws {
+        for size in [1, 100, 1500, 4096, 65536] { try check(chunkBytes: size, keepEverything: false) }
+    }
+
+    func testRecordsReferredToAreNotOverwritten() throws {
+        try check(chunkBytes: 4096, keepEverything: true)
+    }
+}
