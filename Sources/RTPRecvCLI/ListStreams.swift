@@ -8,26 +8,12 @@ struct ListStreams {
 
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
-        let linkType = capture.linkType!
         var survey = StreamSurvey()
-        var truncated: String?
-        loop: while true {
-            switch capture.next() {
-            case .record(let record):
-                guard let datagram = try? FrameDecoder.udpDatagram(
-                    linkType: linkType, frame: record.bytes, originalLength: record.originalLength) else { continue }
-                if let port = options.port, datagram.destination.port != port { continue }
-                survey.add(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
-                           destination: datagram.destination, time: record.time)
-            case .end:
-                break loop
-            case .truncated(let offset, _):
-                truncated = "capture truncated at byte \(offset)"
-                break loop
-            case .failed(let offset, let message):
-                truncated = "capture damaged at byte \(offset) (\(message))"
-                break loop
-            }
+        var skipped: [FrameSkip: Int] = [:]
+        let truncated = try forEachDatagram(in: capture, skipped: &skipped) { record, datagram in
+            if let port = options.port, datagram.destination.port != port { return }
+            survey.add(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
+                       destination: datagram.destination, time: record.time)
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
                      + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + pad("Resolution", 11) + "NAL types"]

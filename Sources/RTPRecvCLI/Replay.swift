@@ -12,44 +12,26 @@ struct Replay {
         if capture.canKeepRecords { capture.keepRecords { [receiver = session.receiver] in receiver.refers(to: $0) } }
         let receiver = session.receiver
         var skipped: [FrameSkip: Int] = [:]
-        var records = 0
+        var datagramsRead = 0
         var damage: String?
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
 
         try session.writing {
-            loop: while !session.sink.isFull {
-                switch capture.next() {
-                case .record(let record):
-                    records += 1
-                    do {
-                        let datagram = try FrameDecoder.udpDatagram(
-                            linkType: capture.linkType!, frame: record.bytes, originalLength: record.originalLength)
-                        try receiver.receive(datagram: record.bytes.view(datagram.payloadRange),
-                                             source: datagram.source, destination: datagram.destination,
-                                             arrival: record.time)
-                    } catch let skip as FrameSkip {
-                        skipped[skip, default: 0] += 1
-                    }
-                    if records & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
-                        let percent = capture.fileSize > 0 ? Int(capture.offset * 100 / capture.fileSize) : 0
-                        progress.show("reading: \(percent)% (\(capture.offset >> 20) MiB), \(session.sink.accessUnitsWritten) frames written")
-                    }
-                case .end:
-                    break loop
-                case .truncated(let offset, let message):
-                    damage = "capture truncated at byte \(offset) (\(message)); kept everything before it"
-                    break loop
-                case .failed(let offset, let message):
-                    damage = "capture damaged at byte \(offset) (\(message)); kept everything before it"
-                    break loop
+            damage = try forEachDatagram(in: capture, skipped: &skipped, while: { !session.sink.isFull }) { record, datagram in
+                datagramsRead += 1
+                try receiver.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
+                                     destination: datagram.destination, arrival: record.time)
+                if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
+                    let percent = capture.fileSize > 0 ? Int(capture.offset * 100 / capture.fileSize) : 0
+                    progress.show("reading: \(percent)% (\(capture.offset >> 20) MiB), \(session.sink.accessUnitsWritten) frames written")
                 }
             }
         }
         progress.clear()
         try session.finish()
-        let datagrams = receiver.counters.datagrams
-        var summary = "\(capture.path): \(records) records, \(datagrams) UDP datagrams"
         let skippedTotal = skipped.values.reduce(0, +)
+        let records = datagramsRead + skippedTotal
+        var summary = "\(capture.path): \(records) records, \(datagramsRead) UDP datagrams"
         if skippedTotal > 0 {
             summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped.map { ($0.key.rawValue, $0.value) })
         }
@@ -60,17 +42,4 @@ struct Replay {
                    ("truncated", damage.map(JSON.string) ?? .null)]))
         return 0
     }
-}
-
-func openCapture(_ path: String) throws -> CaptureFile {
-    let capture: CaptureFile
-    do {
-        capture = try CaptureFile(path: path)
-    } catch let error as CaptureFile.OpenError {
-        throw RunError(description: error.description)
-    }
-    guard capture.linkType != nil else {
-        throw RunError(description: "\(capture.path): unsupported link type \(capture.linkTypeValue)")
-    }
-    return capture
 }

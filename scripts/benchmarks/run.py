@@ -114,8 +114,10 @@ def start_receiver(kind, port, out, sdp):
         p = subprocess.Popen([os.path.join(WORK, "recvloop"), str(port), "1.5"], stdout=subprocess.PIPE, text=True)
         p.stdout.readline()
         return p
-    if kind == "rtprecv":
-        p = subprocess.Popen([BIN, "--port", str(port), "--bind", "127.0.0.1", "--out", out, "-q",
+    if kind.startswith("rtprecv"):
+        # rtprecv-null: the same receive path with nothing written, to tell its cost from the file's.
+        target = "/dev/null" if kind == "rtprecv-null" else out
+        p = subprocess.Popen([BIN, "--port", str(port), "--bind", "127.0.0.1", "--out", target, "-q",
                               "--stats-json", out + ".json", "--timeout", "1.5", "--exit-on-timeout"],
                              stderr=subprocess.PIPE)
     elif kind == "ffmpeg":
@@ -140,7 +142,7 @@ def frames_in(path):
 def bench_live(results):
     repeats = 10 if SMOKE else 60
     rates = ["100000"] if SMOKE else ["50000", "100000", "150000", "max"]
-    kinds = ["floor", "rtprecv"] if SMOKE else ["floor", "rtprecv", "ffmpeg", "gstreamer"]
+    kinds = ["floor", "rtprecv"] if SMOKE else ["floor", "rtprecv", "rtprecv-null", "ffmpeg", "gstreamer"]
     port = 25000 + os.getpid() % 10000
     sdp = os.path.join(WORK, "live.sdp")
     with open(sdp, "w") as f:
@@ -176,7 +178,7 @@ def bench_live(results):
             if kind == "floor":
                 got, _, drops = receiver.stdout.read().split()
                 row.update(packets_received=int(got), kernel_drops=int(drops), frames_kept=None)
-            elif kind == "rtprecv":
+            elif kind.startswith("rtprecv"):
                 stats = json.load(open(out + ".json"))
                 row.update(frames_kept=stats["streams"][0]["frames_written"] if stats["streams"] else 0,
                            kernel_drops=stats["kernel_drops"], packets_received=stats["datagrams"])
@@ -251,19 +253,23 @@ def report(results):
         "",
         "## Live UDP over loopback, from `scripts/benchmarks/blast.c` (sendmmsg) in another process",
         "",
-        "| rate asked | reached (pkt/s) | receiver | frames kept | kernel drops | CPU µs/packet | user µs/packet |",
-        "|---|---|---|---|---|---|---|",
+        "| rate asked | reached (pkt/s) | receiver | frames kept | kernel drops | CPU µs/packet | × floor | user µs/packet |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    floors = {row["rate"]: row["cpu_us_per_packet"] for row in results["live"] if row["receiver"] == "floor"}
     for row in results["live"]:
         kept = "—" if row["frames_kept"] is None else f"{row['frames_kept']}/{row['frames_sent']}"
         if row["receiver"] == "floor":
             kept = f"{row['packets_received']}/{row['packets_sent']} packets"
         drops = "—" if row["kernel_drops"] is None else str(row["kernel_drops"])
-        lines.append(f"| {row['rate']} | {row['achieved_pps']:.0f} | {row['receiver']} | {kept} | {drops} | "
-                     f"{row['cpu_us_per_packet']:.2f} | {row['user_us_per_packet']:.2f} |")
+        name = "rtprecv → /dev/null" if row["receiver"] == "rtprecv-null" else row["receiver"]
+        lines.append(f"| {row['rate']} | {row['achieved_pps']:.0f} | {name} | {kept} | {drops} | "
+                     f"{row['cpu_us_per_packet']:.2f} | {row['cpu_us_per_packet'] / floors[row['rate']]:.2f} | "
+                     f"{row['user_us_per_packet']:.2f} |")
     lines += [
         "",
-        "Receivers: `rtprecv --port P --out FILE`; `ffmpeg -i x.sdp -c copy -f h264`; "
+        "Receivers: `rtprecv --port P --out FILE` (and `--out /dev/null`, which shows the receive path's own cost: "
+        "writing the file is kernel time that the floor does not spend); `ffmpeg -i x.sdp -c copy -f h264`; "
         "`gst-launch-1.0 udpsrc ! rtpjitterbuffer ! rtph264depay ! filesink`; floor: a bare recvmmsg loop that only counts "
         "(`scripts/benchmarks/recvloop.c`). CPU is the receiver's user + system time for the whole run, divided by the packets sent.",
         "Target: rtprecv keeps every frame at the blaster's maximum, with CPU ≤ 1.3× the floor and user time ≤ 0.5 µs per packet.",

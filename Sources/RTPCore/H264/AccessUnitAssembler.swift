@@ -311,11 +311,11 @@ public final class AccessUnitAssembler {
             case NALUnitType.idrSlice:
                 a.isIDR = true
             case NALUnitType.sei:
-                if buffer.withBytes(nal) { SEI.containsRecoveryPoint(nal: $0) } { a.hasRecoveryPoint = true }
+                if buffer.withBytes(nal, { SEI.containsRecoveryPoint(nal: $0) }) { a.hasRecoveryPoint = true }
             case NALUnitType.sps:
-                if let sps = buffer.withBytes(nal) { SequenceParameterSet(nal: $0) } { a.spsIds |= 1 << sps.seqParameterSetId }
+                if let sps = buffer.withBytes(nal, { SequenceParameterSet(nal: $0) }) { a.spsIds |= 1 << sps.seqParameterSetId }
             case NALUnitType.pps:
-                if let ids = buffer.withBytes(nal) { PictureParameterSetIds(nal: $0) } { a.ppsIds.insert(ids.picParameterSetId) }
+                if let ids = buffer.withBytes(nal, { PictureParameterSetIds(nal: $0) }) { a.ppsIds.insert(ids.picParameterSetId) }
             default:
                 break
             }
