@@ -5,7 +5,7 @@ import XCTest
 final class AccessUnitBufferTests: XCTestCase {
     func testEditsMatchAPlainArray() {
         let source = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
-        var random = SplitMix64(seed: 6184)
+        var random = SeededGenerator(state: 6184)
         source.withUnsafeBytes { source in
             for _ in 0..<300 {
                 var buffer = AccessUnitBuffer(capacity: 64)
@@ -46,15 +46,11 @@ final class AccessUnitBufferTests: XCTestCase {
     }
 }
 
-/// A seeded generator, so that a failure repeats.
-struct SplitMix64: RandomNumberGenerator {
+/// A seeded generator (Knuth's MMIX linear congruence), so that a failure repeats.
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state ^ (state >> 29)
     }
 }

@@ -5,25 +5,10 @@ import XCTest
 /// Classic pcap read a buffer at a time: records across buffer ends, records longer than a buffer,
 /// and records kept while something refers to them, against a plain walk of the whole file.
 final class CaptureChunkTests: XCTestCase {
-    /// (time in µs, bytes) of every record, walked over the whole file at once. Little-endian,
-    /// microsecond captures only.
-    private func plainWalk(_ path: String) throws -> [(Int64, [UInt8])] {
-        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        func u32(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24 }
-        XCTAssertEqual(u32(0), 0xA1B2_C3D4)
-        var records: [(Int64, [UInt8])] = []
-        var offset = 24
-        while offset < data.count {
-            let length = u32(offset + 8)
-            records.append((Int64(u32(offset)) * 1_000_000 + Int64(u32(offset + 4)), Array(data[offset + 16..<offset + 16 + length])))
-            offset += 16 + length
-        }
-        return records
-    }
-
     private func check(chunkBytes: Int, keepEverything: Bool) throws {
-        let path = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path
-        let expected = try plainWalk(path)
+        let url = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")
+        let expected = try TestPcap.records(of: url).map { (Int64($0.microseconds), $0.frame) }
+        let path = url.path
         let capture = try CaptureFile(path: path, chunkBytes: chunkBytes)
         if keepEverything { capture.keepRecords { _ in true } }
         var kept: [UnsafeRawBufferPointer] = []

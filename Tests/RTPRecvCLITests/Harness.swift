@@ -92,6 +92,21 @@ enum Harness {
 
 /// Captures the tests write themselves.
 enum TestPcap {
+    /// The records of a little-endian microsecond pcap (as tcpdump writes), walked plainly.
+    static func records(of url: URL) throws -> [(microseconds: UInt64, frame: [UInt8])] {
+        let data = [UInt8](try Data(contentsOf: url))
+        func u32(_ at: Int) -> UInt32 { UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24 }
+        XCTAssertEqual(u32(0), 0xA1B2_C3D4, "a little-endian microsecond pcap")
+        var records: [(microseconds: UInt64, frame: [UInt8])] = []
+        var i = 24
+        while i + 16 <= data.count {
+            let length = Int(u32(i + 8))
+            records.append((UInt64(u32(i)) * 1_000_000 + UInt64(u32(i + 4)), Array(data[i + 16..<i + 16 + length])))
+            i += 16 + length
+        }
+        return records
+    }
+
     /// A little-endian, nanosecond pcap of `records`.
     static func data(linkType: UInt32, records: [(nanoseconds: UInt64, frame: [UInt8])]) -> Data {
         var file = Data()

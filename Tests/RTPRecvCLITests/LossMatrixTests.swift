@@ -20,17 +20,9 @@ final class LossMatrixTests: XCTestCase {
     }
 
     private func readCapture() throws -> [Record] {
-        let data = [UInt8](try Data(contentsOf: Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")))
-        func u32(_ at: Int) -> UInt32 { UInt32(data[at]) | UInt32(data[at + 1]) << 8 | UInt32(data[at + 2]) << 16 | UInt32(data[at + 3]) << 24 }
-        XCTAssertEqual(u32(0), 0xA1B2_C3D4, "tcpdump's little-endian microsecond pcap")
-        var records: [Record] = []
-        var i = 24
-        while i + 16 <= data.count {
-            let length = Int(u32(i + 8))
-            records.append(Record(time: UInt64(u32(i)) * 1_000_000 + UInt64(u32(i + 4)), frame: Array(data[i + 16..<i + 16 + length])))
-            i += 16 + length
+        try TestPcap.records(of: Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")).map {
+            Record(time: $0.microseconds, frame: $0.frame)
         }
-        return records
     }
 
     private func write(_ records: [Record], to url: URL) throws {
