@@ -57,6 +57,13 @@ func fuzzBitReader(_ bytes: UnsafeRawBufferPointer) {
     _ = PictureParameterSetIds(nal: bytes)
     _ = SliceHeaderPrefix(nal: bytes)
     _ = SEI.containsRecoveryPoint(nal: bytes)
+    // The same bytes as an SPS, a PPS and a slice that use them, split at two of its bytes' values.
+    if bytes.count > 3 {
+        let a = 1 + Int(bytes[0]) % (bytes.count - 1), b = a + (bytes.count - a) / 2
+        if let sps = SequenceParameterSet(nal: bytes.view(0..<a)), b > a, b < bytes.count {
+            _ = PictureIdentity(header: bytes[b], body: bytes.view(b + 1..<bytes.count), sps: sps, pps: bytes.view(a..<b))
+        }
+    }
 }
 
 /// Capture bytes through the classic pcap reader or libpcap, then the link, IP and UDP decoders.

@@ -10,7 +10,8 @@ enum Fixture {
     static let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
 
     /// A slice NAL unit: first_mb_in_slice, slice_type 7 (I) or 5 (P), pps id 0, then filler bytes.
-    static func slice(idr: Bool, firstMb: Int = 0, bytes: Int = 40, tag: UInt8 = 0x55) -> [UInt8] {
+    /// With `frameNum`, also frame_num (4 bits, as `sps` says) and, in an IDR slice, idr_pic_id 0.
+    static func slice(idr: Bool, firstMb: Int = 0, bytes: Int = 40, tag: UInt8 = 0x55, frameNum: Int? = nil) -> [UInt8] {
         // ue(firstMb) ue(slice_type) ue(0): encode bit by bit.
         var bits: [UInt8] = []
         func ue(_ v: Int) {
@@ -22,6 +23,10 @@ enum Fixture {
         ue(firstMb)
         ue(idr ? 7 : 5)
         ue(0)
+        if let frameNum {
+            for i in stride(from: 3, through: 0, by: -1) { bits.append(UInt8(frameNum >> i & 1)) }
+            if idr { ue(0) }
+        }
         bits.append(1)
         while bits.count % 8 != 0 { bits.append(0) }
         var body: [UInt8] = stride(from: 0, to: bits.count, by: 8).map { i in

@@ -3,7 +3,8 @@
 ///
 /// An access unit ends at the marker bit, at a change of RTP timestamp, or where H.264 §7.4.1.2.3
 /// says a new one begins: an AUD/SEI/SPS/PPS after a picture's slices, or a slice with
-/// first_mb_in_slice 0. Parameter sets and SEI that arrive without a picture are carried into the next
+/// first_mb_in_slice 0 — unless that slice is the picture's first macroblock arriving late (arbitrary
+/// slice order), which §7.4.1.2.4's comparison with the picture's first slice tells. Parameter sets and SEI that arrive without a picture are carried into the next
 /// access unit. Bytes are copied once, from the packet into a reused buffer, or not at all when the
 /// packets' memory outlives the access unit (see `AccessUnitBuffer`).
 public final class AccessUnitAssembler {
@@ -74,6 +75,10 @@ public final class AccessUnitAssembler {
     private var nalType: UInt8 = 0
     /// pic_parameter_set_id of the access unit's first slice, read as it arrives.
     private var firstSlicePPSId: UInt32?
+    /// The first slice's header byte and the start of its body, to compare later slices with.
+    private var firstSliceHead: [UInt8] = []
+    /// A slice of the access unit begins at macroblock 0.
+    private var hasFirstMacroblock = false
     private var pendingHeadDamage = false
     private var markersSeen = false
     /// The first NAL type of whole access units seen so far, for IDR and other pictures: tells whether a
@@ -106,6 +111,8 @@ public final class AccessUnitAssembler {
     public func beginNAL(header: UInt8, body: UnsafeRawBufferPointer, timestamp ts: UInt32,
                          borrowing: Bool = false) throws {
         let type = nalUnitType(header)
+        let slice = NALUnitType.isVCL(type) ? SliceHeaderPrefix(header: header, body: body) : nil
+        let atFirstMacroblock = slice?.firstMbInSlice == 0
         if open {
             if ts != timestamp {
                 try finish()
@@ -115,7 +122,7 @@ public final class AccessUnitAssembler {
                 } else if NALUnitType.startsAccessUnit(type) {
                     if tentativeBoundary == nil { tentativeBoundary = nals.count }
                 } else if NALUnitType.isVCL(type) {
-                    if SliceHeaderPrefix(header: header, body: body)?.firstMbInSlice == 0 {
+                    if atFirstMacroblock && (hasFirstMacroblock || !samePicture(header: header, body: body)) {
                         try finish(before: tentativeBoundary ?? nals.count)
                     } else if let boundary = tentativeBoundary {
                         removeRepeatedParameterSets(from: boundary)
@@ -133,8 +140,12 @@ public final class AccessUnitAssembler {
         nalType = type
         if NALUnitType.isVCL(type) {
             if firstSlicePPSId == nil && (type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice) {
-                firstSlicePPSId = SliceHeaderPrefix(header: header, body: body)?.picParameterSetId
+                firstSlicePPSId = slice?.picParameterSetId
+                firstSliceHead.removeAll(keepingCapacity: true)
+                firstSliceHead.append(header)
+                firstSliceHead.append(contentsOf: body.prefix(64))
             }
+            if atFirstMacroblock { hasFirstMacroblock = true }
             hasVCL = true
             slicesSeen += 1
         }
@@ -192,6 +203,23 @@ public final class AccessUnitAssembler {
                 }
             }
             index -= 1
+        }
+    }
+
+    /// Whether a slice starting at macroblock 0, in a picture that has none yet, belongs to that
+    /// picture (arbitrary slice order): its §7.4.1.2.4 fields equal the first slice's. Without the
+    /// parameter sets to read them, it starts a new picture.
+    private func samePicture(header: UInt8, body: UnsafeRawBufferPointer) -> Bool {
+        guard firstSliceHead.count > 1, let ppsId = firstSlicePPSId, let pps = parameterSets.pps(id: ppsId),
+              let spsBytes = parameterSets.sps(id: pps.spsId),
+              let sps = spsBytes.withUnsafeBytes({ SequenceParameterSet(nal: $0) }) else { return false }
+        return pps.bytes.withUnsafeBytes { ppsBytes in
+            firstSliceHead.withUnsafeBytes { first in
+                guard let later = PictureIdentity(header: header, body: body, sps: sps, pps: ppsBytes),
+                      let earlier = PictureIdentity(header: first[0], body: first.view(1..<first.count), sps: sps, pps: ppsBytes)
+                else { return false }
+                return later == earlier
+            }
         }
     }
 
@@ -292,6 +320,7 @@ public final class AccessUnitAssembler {
             for i in nals.indices { nals[i].offset -= byteEnd }
             hasVCL = false
             firstSlicePPSId = nil
+            hasFirstMacroblock = false
             damaged = false
         } else {
             reset()
@@ -329,6 +358,7 @@ public final class AccessUnitAssembler {
         open = false
         hasVCL = false
         firstSlicePPSId = nil
+        hasFirstMacroblock = false
         damaged = false
         tentativeBoundary = nil
         nalStart = nil

@@ -37,3 +37,71 @@ public struct SliceHeaderPrefix: Equatable, Sendable {
         picParameterSetId = pps
     }
 }
+
+/// The slice_header() fields by which H.264 §7.4.1.2.4 tells the first slice of a new primary coded
+/// picture: two slices whose identities differ belong to different pictures.
+public struct PictureIdentity: Equatable, Sendable {
+    var picParameterSetId: UInt32
+    var frameNum: UInt32
+    var fieldPicFlag = false
+    var bottomFieldFlag = false
+    /// nal_ref_idc counts only as zero or not.
+    var isReference: Bool
+    var idrPicFlag: Bool
+    var idrPicId: UInt32 = 0
+    var picOrderCntLsb: UInt32 = 0
+    var deltaPicOrderCntBottom: Int32 = 0
+    var deltaPicOrderCnt: (Int32, Int32) = (0, 0)
+
+    /// `pps` is the whole PPS NAL unit the slice names, `sps` the SPS that PPS names.
+    public init?(header: UInt8, body: UnsafeRawBufferPointer, sps: SequenceParameterSet, pps: UnsafeRawBufferPointer) {
+        let type = nalUnitType(header)
+        guard type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice, pps.count >= 2 else { return nil }
+        // pic_parameter_set_rbsp(): ids, entropy_coding_mode_flag, bottom_field_pic_order_in_frame_present_flag.
+        var p = RBSPBitReader(pps.view(1..<pps.count))
+        guard p.readUE() != nil, p.readUE() != nil, p.readFlag() != nil, let bottomFieldPicOrder = p.readFlag()
+        else { return nil }
+        var r = RBSPBitReader(body)
+        guard r.readUE() != nil, r.readUE() != nil, let ppsId = r.readUE() else { return nil }
+        if sps.separateColourPlaneFlag { guard r.skipBits(2) else { return nil } }
+        guard let frameNum = r.readBits(Int(sps.log2MaxFrameNumMinus4) + 4) else { return nil }
+        picParameterSetId = ppsId
+        self.frameNum = frameNum
+        isReference = header & 0x60 != 0
+        idrPicFlag = type == NALUnitType.idrSlice
+        if !sps.frameMbsOnlyFlag {
+            guard let field = r.readFlag() else { return nil }
+            fieldPicFlag = field
+            if field {
+                guard let bottom = r.readFlag() else { return nil }
+                bottomFieldFlag = bottom
+            }
+        }
+        if idrPicFlag {
+            guard let id = r.readUE() else { return nil }
+            idrPicId = id
+        }
+        if sps.picOrderCntType == 0 {
+            guard let lsb = r.readBits(Int(sps.log2MaxPicOrderCntLsbMinus4) + 4) else { return nil }
+            picOrderCntLsb = lsb
+            if bottomFieldPicOrder && !fieldPicFlag {
+                guard let delta = r.readSE() else { return nil }
+                deltaPicOrderCntBottom = delta
+            }
+        } else if sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag {
+            guard let first = r.readSE() else { return nil }
+            deltaPicOrderCnt.0 = first
+            if bottomFieldPicOrder && !fieldPicFlag {
+                guard let second = r.readSE() else { return nil }
+                deltaPicOrderCnt.1 = second
+            }
+        }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.picParameterSetId == b.picParameterSetId && a.frameNum == b.frameNum && a.fieldPicFlag == b.fieldPicFlag
+            && a.bottomFieldFlag == b.bottomFieldFlag && a.isReference == b.isReference && a.idrPicFlag == b.idrPicFlag
+            && a.idrPicId == b.idrPicId && a.picOrderCntLsb == b.picOrderCntLsb
+            && a.deltaPicOrderCntBottom == b.deltaPicOrderCntBottom && a.deltaPicOrderCnt == b.deltaPicOrderCnt
+    }
+}

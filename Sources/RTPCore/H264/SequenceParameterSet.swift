@@ -8,8 +8,11 @@ public struct SequenceParameterSet: Equatable, Sendable {
     public var chromaFormatIdc: UInt32 = 1
     public var bitDepthLumaMinus8: UInt32 = 0
     public var bitDepthChromaMinus8: UInt32 = 0
+    public var separateColourPlaneFlag = false
     public var log2MaxFrameNumMinus4: UInt32 = 0
     public var picOrderCntType: UInt32 = 0
+    public var log2MaxPicOrderCntLsbMinus4: UInt32 = 0
+    public var deltaPicOrderAlwaysZeroFlag = false
     public var maxNumRefFrames: UInt32 = 0
     public var picWidthInMbsMinus1: UInt32 = 0
     public var picHeightInMapUnitsMinus1: UInt32 = 0
@@ -45,7 +48,10 @@ public struct SequenceParameterSet: Equatable, Sendable {
         if Self.highProfiles.contains(profileIdc) {
             guard let chroma = r.readUE(), chroma <= 3 else { return nil }
             chromaFormatIdc = chroma
-            if chroma == 3 { guard r.readFlag() != nil else { return nil } }  // separate_colour_plane_flag
+            if chroma == 3 {
+                guard let separate = r.readFlag() else { return nil }
+                separateColourPlaneFlag = separate
+            }
             guard let luma = r.readUE(), let chromaDepth = r.readUE(), luma <= 6, chromaDepth <= 6,
                   r.readFlag() != nil,  // qpprime_y_zero_transform_bypass_flag
                   let scalingMatrixPresent = r.readFlag() else { return nil }
@@ -64,9 +70,11 @@ public struct SequenceParameterSet: Equatable, Sendable {
         picOrderCntType = pocType
         if pocType == 0 {
             guard let log2MaxPoc = r.readUE(), log2MaxPoc <= 12 else { return nil }
+            log2MaxPicOrderCntLsbMinus4 = log2MaxPoc
         } else if pocType == 1 {
-            guard r.readFlag() != nil, r.readSE() != nil, r.readSE() != nil,
+            guard let alwaysZero = r.readFlag(), r.readSE() != nil, r.readSE() != nil,
                   let cycle = r.readUE(), cycle <= 255 else { return nil }
+            deltaPicOrderAlwaysZeroFlag = alwaysZero
             for _ in 0..<cycle { guard r.readSE() != nil else { return nil } }
         }
         guard let refFrames = r.readUE(), r.readFlag() != nil,
