@@ -83,6 +83,49 @@ final class RFC6184ExampleTests: XCTestCase {
         XCTAssertEqual(buffer.lateUnits, 0)
     }
 
+    func testSection13_2ThroughTheWholeReceiver() throws {
+        // The same transmission with real slice headers: slice group g of a picture starts at
+        // macroblock g, so R3's and R5's first macroblocks arrive after other slices of theirs.
+        func picture(_ frameNum: Int, idr: Bool = false, reference: Bool = true, groups: Int, tag: UInt8) -> [[UInt8]] {
+            (0..<groups).map { g in
+                var nal = Fixture.slice(idr: idr, firstMb: g, bytes: 24, tag: tag + UInt8(g), frameNum: frameNum)
+                if !reference { nal[0] &= 0x9F }  // nal_ref_idc 0
+                return nal
+            }
+        }
+        let r1 = picture(0, idr: true, groups: 3, tag: 0x10), r3 = picture(1, groups: 3, tag: 0x30)
+        let n2 = picture(2, reference: false, groups: 1, tag: 0x20)[0], r5 = picture(2, groups: 3, tag: 0x50)
+        let n4 = picture(3, reference: false, groups: 1, tag: 0x40)[0]
+        func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        // MTAP16s from R1's time (3000): R3 is 6000 ticks on, R5 12000 (output order R1 N2 R3 N4 R5).
+        func mtap(_ units: [(nal: [UInt8], dond: UInt8, offset: Int)]) -> [UInt8] {
+            [0x7A] + be16(1) + units.flatMap { be16($0.nal.count) + [$0.dond] + be16($0.offset) + $0.nal }
+        }
+        func stapB(_ don: Int, _ nal: [UInt8]) -> [UInt8] { [0x59] + be16(don) + be16(nal.count) + nal }
+        let packets: [(payload: [UInt8], ts: UInt32)] = [
+            (mtap([(r1[0], 0, 0), (r3[1], 1, 6000), (r5[2], 3, 12000)]), 3000),
+            (mtap([(r1[1], 0, 0), (r3[2], 1, 6000), (r5[0], 3, 12000)]), 3000),
+            (mtap([(r1[2], 0, 0), (r3[0], 1, 6000), (r5[1], 3, 12000)]), 3000),
+            (stapB(3, n2), 6000), (stapB(5, n4), 12000),
+        ]
+        var parameters = DeinterleavingBuffer.Parameters()
+        parameters.interleavingDepth = 4
+        let feeder = Feeder {
+            $0.stream.interleaving = parameters
+            $0.parameterSets = [Fixture.sps, Fixture.pps]
+            $0.payloadType = 96
+        }
+        for (i, p) in packets.enumerated() {
+            try feeder.send(Fixture.rtp(seq: 900 + UInt16(i), ts: p.ts, marker: true, payload: p.payload))
+        }
+        let accessUnits = try feeder.finish()
+        XCTAssertEqual(accessUnits, [
+            Fixture.annexB([Fixture.sps, Fixture.pps] + r1), Fixture.annexB([r3[1], r3[2], r3[0]]), Fixture.annexB([n2]),
+            Fixture.annexB([r5[2], r5[0], r5[1]]), Fixture.annexB([n4]),
+        ])
+        XCTAssertEqual(feeder.sink.timestamps, [3000, 9000, 6000, 15000, 12000])
+    }
+
     /// One session of every mode-2 payload structure, laid out byte by byte as the RFC's figures
     /// draw them, with DONs wrapping and units sent out of decoding order.
     func testFigureLayoutsGiveTheNALUnitsInDecodingOrderWithTheirOwnTimes() throws {
