@@ -33,6 +33,8 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool) {
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
     configuration.stream.maxAccessUnitBytes = 1 << 16
     configuration.maxStreams = 4
+    // The input outlives the receiver, so access units may refer into it: half the inputs do.
+    configuration.stream.borrowsPayloads = bytes.count & 1 == 1
     if interleaved {
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 4
