@@ -1,7 +1,7 @@
 import Glibc
 import SystemIO
 
-/// The buffers a classic pcap is read into, a few MiB at a time. A buffer the receiver still refers
+/// The buffers a classic pcap is read into, one at a time. A buffer the receiver still refers
 /// to (an access unit in progress made of views into it) is not reused: it is retired, and taken
 /// back once `isReferenced` says nothing points into it any more. Without `isReferenced`, a record is
 /// valid only until the next one is read.

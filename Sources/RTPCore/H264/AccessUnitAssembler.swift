@@ -4,9 +4,10 @@
 /// An access unit ends at the marker bit, at a change of RTP timestamp, or where H.264 §7.4.1.2.3
 /// says a new one begins: an AUD/SEI/SPS/PPS after a picture's slices, or a slice with
 /// first_mb_in_slice 0 — unless that slice is the picture's first macroblock arriving late (arbitrary
-/// slice order), which §7.4.1.2.4's comparison with the picture's first slice tells. Parameter sets and SEI that arrive without a picture are carried into the next
-/// access unit. Bytes are copied once, from the packet into a reused buffer, or not at all when the
-/// packets' memory outlives the access unit (see `AccessUnitBuffer`).
+/// slice order), which §7.4.1.2.4's comparison with the picture's first slice tells. Parameter sets
+/// and SEI that arrive without a picture are carried into the next access unit. Bytes are copied
+/// once, from the packet into a reused buffer, or not at all when the packets' memory outlives the
+/// access unit (see `AccessUnitBuffer`).
 public final class AccessUnitAssembler {
     public struct NALRecord: Sendable {
         /// Offset of the start code in the access unit.
@@ -318,10 +319,7 @@ public final class AccessUnitAssembler {
             buffer.removeFirst(byteEnd)
             nals.removeSubrange(0..<end)
             for i in nals.indices { nals[i].offset -= byteEnd }
-            hasVCL = false
-            firstSlicePPSId = nil
-            hasFirstMacroblock = false
-            damaged = false
+            forgetPicture()
         } else {
             reset()
         }
@@ -352,14 +350,19 @@ public final class AccessUnitAssembler {
         return a
     }
 
-    private func reset() {
-        buffer.removeAll()
-        nals.removeAll(keepingCapacity: true)
-        open = false
+    /// Forgets what the slices so far said (the NAL units carried into the next access unit stay).
+    private func forgetPicture() {
         hasVCL = false
         firstSlicePPSId = nil
         hasFirstMacroblock = false
         damaged = false
+    }
+
+    private func reset() {
+        buffer.removeAll()
+        nals.removeAll(keepingCapacity: true)
+        open = false
+        forgetPicture()
         tentativeBoundary = nil
         nalStart = nil
     }
