@@ -3,8 +3,8 @@ import RTPCore
 import SystemIO
 
 /// A pcap or pcapng file, told apart by content, in either byte order, with micro- or nanosecond
-/// timestamps. Classic pcap files are read a buffer (1 MiB) at a time and walked in place, with no copy per
-/// record; pcapng and everything else goes through libpcap.
+/// timestamps. Classic pcap files are read a buffer (1 MiB) at a time and walked in place, with no
+/// copy per record; pcapng and everything else goes through libpcap.
 public final class CaptureFile {
     public struct OpenError: Error, CustomStringConvertible {
         public var path: String
