@@ -44,10 +44,11 @@ public final class CaptureFile {
     private var windowOffset = 0
     private var inputEnded = false
 
-    /// `chunkBytes`: how much of a classic pcap is read at a time.
-    public init(path: String, chunkBytes: Int = 1 << 20) throws {
+    /// `chunkBytes`: how much of a classic pcap is read at a time; `maxKeptBytes`: how much of it may
+    /// be kept for records still referred to (`keepRecords`).
+    public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20) throws {
         self.path = path
-        chunks = RecordChunks(chunkBytes: chunkBytes)
+        chunks = RecordChunks(chunkBytes: chunkBytes, maxRetainedBytes: maxKeptBytes)
         let input: InputFile
         var header = [UInt8](repeating: 0, count: ClassicPcap.fileHeaderSize)
         var headerBytes = 0
@@ -114,9 +115,12 @@ public final class CaptureFile {
     public var canKeepRecords: Bool { classic != nil }
 
     /// Keeps each record's bytes valid for as long as `isReferenced` says something points into the
-    /// buffer given to it, rather than until the next call.
-    public func keepRecords(while isReferenced: @escaping (UnsafeRawBufferPointer) -> Bool) {
+    /// buffer given to it, rather than until the next call; past `maxKeptBytes` of such buffers, the
+    /// oldest is reused after `stopReferring` was told to copy what it needs of it.
+    public func keepRecords(while isReferenced: @escaping (UnsafeRawBufferPointer) -> Bool,
+                            stopReferring: @escaping (UnsafeRawBufferPointer) -> Void) {
         chunks.isReferenced = isReferenced
+        chunks.stopReferring = stopReferring
     }
 
     /// Bytes held in read buffers (classic pcap).

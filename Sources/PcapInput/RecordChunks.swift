@@ -3,18 +3,22 @@ import SystemIO
 
 /// The buffers a classic pcap is read into, one at a time. A buffer the receiver still refers
 /// to (an access unit in progress made of views into it) is not reused: it is retired, and taken
-/// back once `isReferenced` says nothing points into it any more. Without `isReferenced`, a record is
-/// valid only until the next one is read.
+/// back once `isReferenced` says nothing points into it any more. Retired buffers are bounded: past
+/// `maxRetainedBytes`, the oldest is taken back after `stopReferring` has had its views copied.
+/// Without `isReferenced`, a record is valid only until the next one is read.
 final class RecordChunks {
     let chunkBytes: Int
+    let maxRetainedBytes: Int
     var isReferenced: ((UnsafeRawBufferPointer) -> Bool)?
+    var stopReferring: ((UnsafeRawBufferPointer) -> Void)?
     private var chunks: [UnsafeMutableRawBufferPointer] = []
     private var current: Int?
     private var retired: [Int] = []
     private var free: [Int] = []
 
-    init(chunkBytes: Int) {
+    init(chunkBytes: Int, maxRetainedBytes: Int) {
         self.chunkBytes = chunkBytes
+        self.maxRetainedBytes = maxRetainedBytes
     }
 
     deinit { for chunk in chunks { chunk.deallocate() } }
@@ -30,6 +34,13 @@ final class RecordChunks {
             guard !(isReferenced?(UnsafeRawBufferPointer(chunks[index])) ?? false) else { return false }
             free.append(index)
             return true
+        }
+        // Access units in progress that hold too much (NAL units that never end, say): copy them out
+        // of the oldest buffers.
+        while retired.reduce(0, { $0 + chunks[$1].count }) > maxRetainedBytes {
+            let oldest = retired.removeFirst()
+            stopReferring?(UnsafeRawBufferPointer(chunks[oldest]))
+            free.append(oldest)
         }
         let needed = max(capacity, chunkBytes)
         let index: Int

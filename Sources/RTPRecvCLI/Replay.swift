@@ -9,8 +9,10 @@ struct Replay {
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
         let session = try Session(options: options, borrowsPayloads: capture.canKeepRecords)
-        if capture.canKeepRecords { capture.keepRecords { [receiver = session.receiver] in receiver.refers(to: $0) } }
         let receiver = session.receiver
+        if capture.canKeepRecords {
+            capture.keepRecords(while: { receiver.refers(to: $0) }, stopReferring: { receiver.stopReferring(to: $0) })
+        }
         var skipped: [FrameSkip: Int] = [:]
         var datagramsRead = 0
         var damage: String?

@@ -46,6 +46,40 @@ final class AccessUnitBufferTests: XCTestCase {
     }
 }
 
+extension AccessUnitBufferTests {
+    func testCopiedViewsSurviveTheirMemory() {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 8)
+        defer { memory.deallocate() }
+        for i in 0..<memory.count { memory[i] = UInt8(truncatingIfNeeded: i * 13) }
+        let other = (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        var buffer = AccessUnitBuffer(capacity: 16)
+        var model: [UInt8] = []
+        other.withUnsafeBytes { other in
+            for (from, to) in [(0, 1000), (2000, 2600), (5000, 8192)] {
+                buffer.appendStartCode(header: 0x41)
+                model += [0, 0, 0, 1, 0x41]
+                let view = UnsafeRawBufferPointer(rebasing: memory[from..<to])
+                buffer.append(view, borrowing: true)
+                model += view
+                buffer.append(other.view(0..<1000), borrowing: true)  // stays a view: not in `memory`
+                model += other[0..<1000]
+            }
+            buffer.remove(3..<900)
+            model.removeSubrange(3..<900)
+            buffer.copyViews(into: UnsafeRawBufferPointer(memory))
+            XCTAssertFalse(buffer.refers(to: UnsafeRawBufferPointer(memory)))
+            XCTAssertTrue(buffer.refers(to: other))
+            memory.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.appendStartCode(header: 0x65)
+            model += [0, 0, 0, 1, 0x65]
+            XCTAssertEqual(buffer.withPieces(upTo: buffer.count) { $0.flatMap { Array($0) } }, model)
+            buffer.remove(model.count - 7..<model.count)
+            model.removeSubrange(model.count - 7..<model.count)
+            XCTAssertEqual(buffer.withPieces(upTo: buffer.count) { $0.flatMap { Array($0) } }, model)
+        }
+    }
+}
+
 /// A seeded generator (Knuth's MMIX linear congruence), so that a failure repeats.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64

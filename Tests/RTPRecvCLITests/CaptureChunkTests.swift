@@ -10,7 +10,7 @@ final class CaptureChunkTests: XCTestCase {
         let expected = try TestPcap.records(of: url).map { (Int64($0.microseconds), $0.frame) }
         let path = url.path
         let capture = try CaptureFile(path: path, chunkBytes: chunkBytes)
-        if keepEverything { capture.keepRecords { _ in true } }
+        if keepEverything { capture.keepRecords(while: { _ in true }, stopReferring: { _ in XCTFail("over the bound") }) }
         var kept: [UnsafeRawBufferPointer] = []
         var count = 0
         loop: while true {
@@ -39,5 +39,33 @@ final class CaptureChunkTests: XCTestCase {
 
     func testRecordsReferredToAreNotOverwritten() throws {
         try check(chunkBytes: 4096, keepEverything: true)
+    }
+
+    func testBuffersKeptPastTheBoundAreGivenBackOldestFirst() throws {
+        let url = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")
+        let expected = try TestPcap.records(of: url).map(\.frame)
+        let capture = try CaptureFile(path: url.path, chunkBytes: 4096, maxKeptBytes: 5 * 4096)
+        var kept: [(bytes: UnsafeRawBufferPointer, index: Int)] = []
+        var released = 0
+        capture.keepRecords(while: { _ in true }, stopReferring: { buffer in
+            // Everything before this buffer was given back already: records are read in order.
+            let gone = kept.prefix { $0.bytes.baseAddress! >= buffer.baseAddress! && $0.bytes.baseAddress! < buffer.baseAddress! + buffer.count }
+            XCTAssertFalse(gone.isEmpty, "a buffer given back that holds no kept record")
+            kept.removeFirst(gone.count)
+            released += 1
+        })
+        var count = 0
+        while case .record(let record) = capture.next() {
+            kept.append((record.bytes, count))
+            count += 1
+            XCTAssertLessThanOrEqual(capture.bufferedBytes, 7 * 4096)
+            // What was not given back is intact.
+            if count % 97 == 0 {
+                for k in kept { XCTAssertTrue(k.bytes.elementsEqual(expected[k.index]), "record \(k.index)") }
+            }
+        }
+        XCTAssertEqual(count, expected.count)
+        XCTAssertGreaterThan(released, 10)
+        for k in kept { XCTAssertTrue(k.bytes.elementsEqual(expected[k.index]), "record \(k.index)") }
     }
 }

@@ -104,6 +104,9 @@ public final class AccessUnitAssembler {
     /// Whether the access unit in progress refers to bytes in `memory` (see `beginNAL`'s `borrowing`).
     public func refers(to memory: UnsafeRawBufferPointer) -> Bool { buffer.refers(to: memory) }
 
+    /// Copies what the access unit in progress holds of `memory`, which may then be reused.
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { buffer.copyViews(into: memory) }
+
     // MARK: NAL units
 
     /// Starts a NAL unit. `body` is what follows its header: the whole unit, or a first fragment.

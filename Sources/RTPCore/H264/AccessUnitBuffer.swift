@@ -67,6 +67,17 @@ struct AccessUnitBuffer {
         return pieces.contains { piece in piece.borrowed.map { $0 >= start && $0 < end } ?? false }
     }
 
+    /// Replaces the views into `memory` with copies, so that it may be reused.
+    mutating func copyViews(into memory: UnsafeRawBufferPointer) {
+        guard let start = memory.baseAddress else { return }
+        for i in pieces.indices {
+            guard let base = pieces[i].borrowed, base >= start, base < start + memory.count else { continue }
+            let offset = owned.count
+            owned.append(contentsOf: UnsafeRawBufferPointer(start: base, count: pieces[i].count))
+            pieces[i] = Piece(borrowed: nil, start: offset, count: pieces[i].count)
+        }
+    }
+
     /// Takes out the bytes at `range` (positions in the access unit).
     mutating func remove(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
@@ -93,10 +104,9 @@ struct AccessUnitBuffer {
         }
         pieces = kept
         count -= range.count
-        // Keep the owned bytes ending with the last piece, so that appends extend it again.
-        if range.upperBound == count + range.count, let last = pieces.last, last.borrowed == nil {
-            owned.removeSubrange((last.start + last.count)...)
-        }
+        // Drop owned bytes no piece uses any more at the end, so that appends extend the last piece again.
+        let used = pieces.reduce(0) { $1.borrowed == nil ? max($0, $1.start + $1.count) : $0 }
+        owned.removeSubrange(used...)
     }
 
     /// Calls `body` with the bytes at `range`, in one piece (copied when they span several).

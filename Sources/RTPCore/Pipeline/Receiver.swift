@@ -55,6 +55,11 @@ public final class Receiver {
         candidates.values.contains { $0.refers(to: memory) }
     }
 
+    /// Copies what access units in progress hold of `memory`, which may then be reused.
+    public func stopReferring(to memory: UnsafeRawBufferPointer) {
+        for stream in candidates.values { stream.stopReferring(to: memory) }
+    }
+
     /// `datagram` is a UDP payload, `arrival` nanoseconds on the packet clock.
     public func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
                         arrival: Int64) throws {

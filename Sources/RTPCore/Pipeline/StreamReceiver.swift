@@ -74,6 +74,9 @@ public final class StreamReceiver {
     /// Whether an access unit in progress refers to bytes in `memory`.
     public func refers(to memory: UnsafeRawBufferPointer) -> Bool { assembler.refers(to: memory) }
 
+    /// Copies what an access unit in progress holds of `memory`, which may then be reused.
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { assembler.stopReferring(to: memory) }
+
     /// Evidence that this stream carries H.264: an SPS that parses, or slices whose headers do.
     public var parsedSPSCount: Int { assembler.spsSeen }
     public var parsedSliceCount: Int { assembler.slicesSeen }
