@@ -11,7 +11,7 @@ final class AccessUnitBufferTests: XCTestCase {
                 var buffer = AccessUnitBuffer(capacity: 64)
                 var model: [UInt8] = []
                 for _ in 0..<Int.random(in: 1...12, using: &random) {
-                    switch Int.random(in: 0..<4, using: &random) {
+                    switch Int.random(in: 0..<5, using: &random) {
                     case 0:
                         let header = UInt8.random(in: 0...255, using: &random)
                         buffer.appendStartCode(header: header)
@@ -21,6 +21,12 @@ final class AccessUnitBufferTests: XCTestCase {
                         let bytes = source.view(start..<start + Int.random(in: 0..<2000, using: &random))
                         buffer.append(bytes, borrowing: Bool.random(using: &random))
                         model += bytes
+                    case 3:
+                        // Views into part of the source become copies; the bytes stay the same.
+                        let start = Int.random(in: 0..<source.count, using: &random)
+                        let part = source.view(start..<min(source.count, start + Int.random(in: 1...8000, using: &random)))
+                        buffer.copyViews(into: part)
+                        XCTAssertFalse(buffer.refers(to: part))
                     default:
                         guard !model.isEmpty else { continue }
                         let a = Int.random(in: 0..<model.count, using: &random)
