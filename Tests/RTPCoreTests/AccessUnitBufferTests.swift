@@ -25,7 +25,7 @@ final class AccessUnitBufferTests: XCTestCase {
                         // Views into part of the source become copies; the bytes stay the same.
                         let start = Int.random(in: 0..<source.count, using: &random)
                         let part = source.view(start..<min(source.count, start + Int.random(in: 1...8000, using: &random)))
-                        buffer.copyViews(into: part)
+                        buffer.copyViews(pointingInto: part)
                         XCTAssertFalse(buffer.refers(to: part))
                     default:
                         guard !model.isEmpty else { continue }
@@ -72,7 +72,7 @@ extension AccessUnitBufferTests {
             }
             buffer.remove(3..<900)
             model.removeSubrange(3..<900)
-            buffer.copyViews(into: UnsafeRawBufferPointer(memory))
+            buffer.copyViews(pointingInto: UnsafeRawBufferPointer(memory))
             XCTAssertFalse(buffer.refers(to: UnsafeRawBufferPointer(memory)))
             XCTAssertTrue(buffer.refers(to: other))
             memory.initializeMemory(as: UInt8.self, repeating: 0)

@@ -105,7 +105,7 @@ public final class AccessUnitAssembler {
     public func refers(to memory: UnsafeRawBufferPointer) -> Bool { buffer.refers(to: memory) }
 
     /// Copies what the access unit in progress holds of `memory`, which may then be reused.
-    public func stopReferring(to memory: UnsafeRawBufferPointer) { buffer.copyViews(into: memory) }
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { buffer.copyViews(pointingInto: memory) }
 
     // MARK: NAL units
 

@@ -1,7 +1,7 @@
 /// The bytes of the access unit being assembled, as pieces in order: copies in a buffer of its own,
 /// and views of payloads left where they are when the packets' memory outlives the access unit (a
-/// capture's read buffers, kept while referred to). A picture's slices then reach `writev` without ever being copied, which is most
-/// of the bytes a replay moves.
+/// capture's read buffers, kept while referred to). A picture's slices then reach `writev` without
+/// ever being copied, which is most of the bytes a replay moves.
 struct AccessUnitBuffer {
     /// Bytes of `owned` from `start` when `borrowed` is nil; otherwise `count` bytes at `borrowed`.
     private struct Piece {
@@ -68,7 +68,7 @@ struct AccessUnitBuffer {
     }
 
     /// Replaces the views into `memory` with copies, so that it may be reused.
-    mutating func copyViews(into memory: UnsafeRawBufferPointer) {
+    mutating func copyViews(pointingInto memory: UnsafeRawBufferPointer) {
         guard let start = memory.baseAddress else { return }
         for i in pieces.indices {
             guard let base = pieces[i].borrowed, base >= start, base < start + memory.count else { continue }
