@@ -5,8 +5,9 @@
 /// leave in the order don_diff (§5.5) gives; §7.2.2's PDON distance agrees except at the start of a
 /// session, where its PDON of 0 would put DON 1 before 65535. After an initial buffering (§7.2.2),
 /// the NAL unit with the smallest AbsDON leaves whenever the buffer holds more VCL NAL units than the
-/// interleaving depth, more bytes than deint-buf-req, or a DON span above max-don-diff. A lost NAL unit therefore never stalls the buffer; as a last resort, a unit that
-/// has waited the latency bound leaves too.
+/// interleaving depth, more bytes than deint-buf-req, or a DON span above max-don-diff. A lost NAL
+/// unit therefore never stalls the buffer; as a last resort, a unit that has waited the latency
+/// bound leaves too.
 public final class DeinterleavingBuffer {
     /// The SDP's sprop-* parameters (RFC 6184 §8.1), with defaults for those a sender leaves out.
     public struct Parameters: Sendable, Equatable {
