@@ -35,9 +35,9 @@ func forEachDatagram(in capture: CaptureFile, skipped: inout [FrameSkip: Int], w
         case .end:
             return nil
         case .truncated(let offset, let message):
-            return "capture truncated at byte \(offset) (\(message)); kept everything before it"
+            return "capture truncated at byte \(offset) (\(message))"
         case .failed(let offset, let message):
-            return "capture damaged at byte \(offset) (\(message)); kept everything before it"
+            return "capture damaged at byte \(offset) (\(message))"
         }
     }
     return nil

@@ -38,7 +38,7 @@ struct Replay {
             summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped.map { ($0.key.rawValue, $0.value) })
         }
         try session.report(Report.Input(
-            summary: summary, warning: damage.map { "\(capture.path): \($0)" },
+            summary: summary, warning: damage.map { "\(capture.path): \($0); kept everything before it" },
             json: [("capture", .string(capture.path)), ("records", .int(records)),
                    ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),
                    ("truncated", damage.map(JSON.string) ?? .null)]))
