@@ -76,8 +76,6 @@ public final class AccessUnitAssembler {
     private var nalType: UInt8 = 0
     /// pic_parameter_set_id of the access unit's first slice, read as it arrives.
     private var firstSlicePPSId: UInt32?
-    /// The first slice's header byte and the start of its body, to compare later slices with.
-    private var firstSliceHead: [UInt8] = []
     /// A slice of the access unit begins at macroblock 0.
     private var hasFirstMacroblock = false
     private var pendingHeadDamage = false
@@ -145,9 +143,6 @@ public final class AccessUnitAssembler {
         if NALUnitType.isVCL(type) {
             if firstSlicePPSId == nil && (type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice) {
                 firstSlicePPSId = slice?.picParameterSetId
-                firstSliceHead.removeAll(keepingCapacity: true)
-                firstSliceHead.append(header)
-                firstSliceHead.append(contentsOf: body.prefix(64))
             }
             if atFirstMacroblock { hasFirstMacroblock = true }
             hasVCL = true
@@ -214,13 +209,16 @@ public final class AccessUnitAssembler {
     /// picture (arbitrary slice order): its §7.4.1.2.4 fields equal the first slice's. Without the
     /// parameter sets to read them, it starts a new picture.
     private func samePicture(header: UInt8, body: UnsafeRawBufferPointer) -> Bool {
-        guard firstSliceHead.count > 1, let ppsId = firstSlicePPSId, let pps = parameterSets.pps(id: ppsId),
+        guard let first = nals.first(where: { $0.type == NALUnitType.idrSlice || $0.type == NALUnitType.nonIDRSlice }),
+              let ppsId = firstSlicePPSId, let pps = parameterSets.pps(id: ppsId),
               let spsBytes = parameterSets.sps(id: pps.spsId),
               let sps = spsBytes.withUnsafeBytes({ SequenceParameterSet(nal: $0) }) else { return false }
+        // The first slice's header and the start of its body, from the access unit itself.
+        let head = first.offset + 4..<first.offset + min(first.length, 4 + 65)
         return pps.bytes.withUnsafeBytes { ppsBytes in
-            firstSliceHead.withUnsafeBytes { first in
+            buffer.withBytes(head) { nal in
                 guard let later = PictureIdentity(header: header, body: body, sps: sps, pps: ppsBytes),
-                      let earlier = PictureIdentity(header: first[0], body: first.view(1..<first.count), sps: sps, pps: ppsBytes)
+                      let earlier = PictureIdentity(header: nal[0], body: nal.view(1..<nal.count), sps: sps, pps: ppsBytes)
                 else { return false }
                 return later == earlier
             }
