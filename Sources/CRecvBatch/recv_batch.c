@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "recv_batch.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -8,33 +9,52 @@
 #define SO_RXQ_OVFL 40
 #endif
 
-int recv_batch(int fd, void *buffers, size_t stride, unsigned count,
-               void *names, size_t name_size, uint32_t *lengths, uint8_t *truncated, uint32_t *drops) {
+/* Room for the drop counter's control message. */
+#define CONTROL_BYTES CMSG_SPACE(sizeof(uint32_t))
+
+struct recv_batch {
+    unsigned count;
+    socklen_t name_size;
     struct mmsghdr headers[RECV_BATCH_MAX];
     struct iovec vectors[RECV_BATCH_MAX];
-    /* Room for the drop counter's control message, per datagram. */
-    char control[RECV_BATCH_MAX][CMSG_SPACE(sizeof(uint32_t))];
-    if (count > RECV_BATCH_MAX) count = RECV_BATCH_MAX;
-    for (unsigned i = 0; i < count; i++) {
-        vectors[i].iov_base = (char *)buffers + i * stride;
-        vectors[i].iov_len = stride;
-        memset(&headers[i], 0, sizeof headers[i]);
-        headers[i].msg_hdr.msg_name = (char *)names + i * name_size;
-        headers[i].msg_hdr.msg_namelen = (socklen_t)name_size;
-        headers[i].msg_hdr.msg_iov = &vectors[i];
-        headers[i].msg_hdr.msg_iovlen = 1;
-        headers[i].msg_hdr.msg_control = control[i];
-        headers[i].msg_hdr.msg_controllen = sizeof control[i];
+    char control[RECV_BATCH_MAX][CONTROL_BYTES];
+};
+
+struct recv_batch *recv_batch_create(void *buffers, size_t stride, unsigned count, void *names, size_t name_size) {
+    struct recv_batch *batch = calloc(1, sizeof *batch);
+    if (!batch) return NULL;
+    batch->count = count > RECV_BATCH_MAX ? RECV_BATCH_MAX : count;
+    batch->name_size = (socklen_t)name_size;
+    for (unsigned i = 0; i < batch->count; i++) {
+        batch->vectors[i].iov_base = (char *)buffers + i * stride;
+        batch->vectors[i].iov_len = stride;
+        struct msghdr *h = &batch->headers[i].msg_hdr;
+        h->msg_name = (char *)names + i * name_size;
+        h->msg_iov = &batch->vectors[i];
+        h->msg_iovlen = 1;
+        h->msg_control = batch->control[i];
     }
-    int n = recvmmsg(fd, headers, count, MSG_DONTWAIT, NULL);
+    return batch;
+}
+
+void recv_batch_destroy(struct recv_batch *batch) { free(batch); }
+
+int recv_batch_receive(struct recv_batch *batch, int fd, uint32_t *lengths, uint8_t *truncated, uint32_t *drops) {
+    /* The kernel overwrites these two with what it filled in. */
+    for (unsigned i = 0; i < batch->count; i++) {
+        batch->headers[i].msg_hdr.msg_namelen = batch->name_size;
+        batch->headers[i].msg_hdr.msg_controllen = CONTROL_BYTES;
+    }
+    int n = recvmmsg(fd, batch->headers, batch->count, MSG_WAITFORONE, NULL);
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
         return -1;
     }
     for (int i = 0; i < n; i++) {
-        lengths[i] = headers[i].msg_len;
-        truncated[i] = (headers[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&headers[i].msg_hdr); c; c = CMSG_NXTHDR(&headers[i].msg_hdr, c)) {
+        struct msghdr *h = &batch->headers[i].msg_hdr;
+        lengths[i] = batch->headers[i].msg_len;
+        truncated[i] = (h->msg_flags & MSG_TRUNC) != 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
                 memcpy(drops, CMSG_DATA(c), sizeof *drops);
         }

@@ -76,7 +76,7 @@ struct Live {
                         break
                     }
                 }
-                let count = try socket.receive(timeoutMilliseconds: 20)
+                let count = try socket.receive()
                 now = Terminal.monotonicNanoseconds()
                 for i in 0..<count {
                     let (bytes, source) = socket.datagram(i)

@@ -11,7 +11,7 @@ public enum StopSignal {
             if receivedStopSignal != 0 { _exit(128 + signal) }
             receivedStopSignal = signal
         }
-        // No SA_RESTART: a blocked poll(2) returns EINTR, so the loop notices at once.
+        // No SA_RESTART: a blocked recvmmsg(2) returns EINTR, so the loop notices at once.
         action.sa_flags = 0
         sigemptyset(&action.sa_mask)
         sigaction(SIGINT, &action, nil)
