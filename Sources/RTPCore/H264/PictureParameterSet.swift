@@ -7,6 +7,11 @@ public struct PictureParameterSetIds: Equatable, Sendable {
     public init?(nal: UnsafeRawBufferPointer) {
         guard nal.count >= 2, nalUnitType(nal[0]) == NALUnitType.pps else { return nil }
         var r = RBSPBitReader(nal.view(1..<nal.count))
+        self.init(reading: &r)
+    }
+
+    /// Reads the ids from the start of the RBSP, leaving `r` after them.
+    init?(reading r: inout RBSPBitReader) {
         guard let pps = r.readUE(), pps <= 255, let sps = r.readUE(), sps <= 31 else { return nil }
         picParameterSetId = pps
         seqParameterSetId = sps
@@ -30,6 +35,11 @@ public struct SliceHeaderPrefix: Equatable, Sendable {
     public init?(header: UInt8, body: UnsafeRawBufferPointer) {
         guard NALUnitType.isVCL(nalUnitType(header)) else { return nil }
         var r = RBSPBitReader(body)
+        self.init(reading: &r)
+    }
+
+    /// Reads the fields from the start of the slice header, leaving `r` after them.
+    init?(reading r: inout RBSPBitReader) {
         guard let firstMb = r.readUE(), let type = r.readUE(), type <= 9,
               let pps = r.readUE(), pps <= 255 else { return nil }
         firstMbInSlice = firstMb
@@ -57,15 +67,15 @@ public struct PictureIdentity: Equatable, Sendable {
     public init?(header: UInt8, body: UnsafeRawBufferPointer, sps: SequenceParameterSet, pps: UnsafeRawBufferPointer) {
         let type = nalUnitType(header)
         guard type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice, pps.count >= 2 else { return nil }
-        // pic_parameter_set_rbsp(): ids, entropy_coding_mode_flag, bottom_field_pic_order_in_frame_present_flag.
+        // pic_parameter_set_rbsp(): the ids, entropy_coding_mode_flag, bottom_field_pic_order_in_frame_present_flag.
         var p = RBSPBitReader(pps.view(1..<pps.count))
-        guard p.readUE() != nil, p.readUE() != nil, p.readFlag() != nil, let bottomFieldPicOrder = p.readFlag()
+        guard PictureParameterSetIds(reading: &p) != nil, p.readFlag() != nil, let bottomFieldPicOrder = p.readFlag()
         else { return nil }
         var r = RBSPBitReader(body)
-        guard r.readUE() != nil, r.readUE() != nil, let ppsId = r.readUE() else { return nil }
+        guard let prefix = SliceHeaderPrefix(reading: &r) else { return nil }
         if sps.separateColourPlaneFlag { guard r.skipBits(2) else { return nil } }
         guard let frameNum = r.readBits(Int(sps.log2MaxFrameNumMinus4) + 4) else { return nil }
-        picParameterSetId = ppsId
+        picParameterSetId = prefix.picParameterSetId
         self.frameNum = frameNum
         isReference = header & 0x60 != 0
         idrPicFlag = type == NALUnitType.idrSlice
