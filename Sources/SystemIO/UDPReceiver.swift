@@ -78,26 +78,22 @@ public final class UDPReceiver {
         }
         self.batch = batch
 
-        do {
-            if family == AF_INET6 { try set(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
-            if address.isMulticast { try set(SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR") }
-            try set(SOL_SOCKET, Self.SO_RXQ_OVFL, 1, "SO_RXQ_OVFL")
-            try setReceiveBuffer(options.receiveBufferBytes)
-            try setReceiveTimeout(milliseconds: options.waitMilliseconds)
-            try bind(address, shown: shown)
-            // Port 0 asks the kernel for a free one: read back which.
-            var name = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            _ = withUnsafeMutablePointer(to: &name) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-            }
-            local.port = SocketAddress.endpoint(&name)?.port ?? options.port
-            localEndpoint = local
-            if address.isMulticast { try join(address) }
-        } catch {
-            close(descriptor)
-            throw error
+        // From here self is whole, so a throw runs deinit, which closes the socket and frees the buffers.
+        if family == AF_INET6 { try set(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
+        if address.isMulticast { try set(SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR") }
+        try set(SOL_SOCKET, Self.SO_RXQ_OVFL, 1, "SO_RXQ_OVFL")
+        try setReceiveBuffer(options.receiveBufferBytes)
+        try setReceiveTimeout(milliseconds: options.waitMilliseconds)
+        try bind(address, shown: shown)
+        // Port 0 asks the kernel for a free one: read back which.
+        var name = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &name) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
+        local.port = SocketAddress.endpoint(&name)?.port ?? options.port
+        localEndpoint = local
+        if address.isMulticast { try join(address) }
     }
 
     deinit {
