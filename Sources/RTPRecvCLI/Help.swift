@@ -9,8 +9,9 @@ public enum Help {
     rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
     order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
     NAL unit, non-interleaved, and interleaved with STAP-B, MTAP16/24 and FU-B reordered by DON),
-    and writes every complete access unit as an Annex-B elementary stream. A frame with any missing piece is never written; every intact one
-    is, bit-exact. The statistics at the end account for every packet and frame.
+    and writes every complete access unit as an Annex-B elementary stream. A frame with any
+    missing piece is never written; every intact one is, bit-exact. The statistics at the end
+    account for every packet and frame.
 
     USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
