@@ -22,7 +22,10 @@ public enum Help {
       --bind ADDR             Local address (default [::], which takes IPv4 and IPv6). A multicast
                               group, here or in the SDP's c= line, is joined.
       --iface NAME            Interface for the multicast join (default: the kernel's choice).
-      --source ADDR           Drop, and count, datagrams from any other sender.
+      --source ADDR           Drop, and count, datagrams from any other sender. With a multicast
+                              group the join is source-specific (SSM, which 232.0.0.0/8 and
+                              ff3x:: need), so the kernel drops the others. The SDP's
+                              a=source-filter: incl does the same.
       --rcvbuf BYTES          Socket receive buffer to ask for (default 8388608); the granted
                               size is reported, with a warning when it is less.
       --duration SECONDS      Stop after this long.
@@ -39,7 +42,7 @@ public enum Help {
       --list                  List the RTP streams in the capture and exit.
 
     BOTH:
-      --sdp FILE              Session description: port, address, payload type,
+      --sdp FILE              Session description: port, address, source filter, payload type,
                               sprop-parameter-sets (SPS/PPS sent only out of band), and for
                               packetization-mode=2 the de-interleaving parameters
                               (sprop-interleaving-depth, -deint-buf-req, -init-buf-time,
@@ -102,7 +105,7 @@ public enum Help {
       rtprecv --port 5004 --out frames.h264
       rtprecv --port 5004 --out - | ffplay -f h264 -
       rtprecv --sdp camera.sdp --out camera.h264 --duration 60
-      rtprecv --bind 239.1.1.1 --iface eth0 --port 5004 --source 10.0.0.7 --out -
+      rtprecv --bind 232.1.1.1 --iface eth0 --port 5004 --source 10.0.0.7 --out -
       rtprecv --port 5004 --y4m - | ffplay -
       rtprecv --pcap call.pcap --out call.h264 --yuv call.yuv --pix-fmt nv12
       rtprecv --port 5004 --flv - | ffplay -f flv -

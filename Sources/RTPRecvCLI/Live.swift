@@ -13,9 +13,27 @@ struct Live {
         let groupFromSDP = session.sdp?.connectionAddress.flatMap { address in
             SocketAddress.parse(address)?.isMulticast == true ? address : nil
         }
+        let bindAddress = options.bind ?? groupFromSDP
+        // One sender, from --source or the SDP's source-filter: filtered here, and joined
+        // source-specific when the address is a multicast group.
+        let sourceText = options.sourceFilter ?? session.sdp?.sourceFilter
+        let flag = options.sourceFilter != nil ? "--source" : "the SDP's source-filter"
+        var sourceFilter: Endpoint.Address?
+        if let sourceText {
+            guard let parsed = SocketAddress.parse(sourceText) else {
+                throw RunError(description: "\(flag) '\(sourceText)' is not a numeric IPv4 or IPv6 address")
+            }
+            if let bindAddress, let group = SocketAddress.parse(bindAddress), group.isMulticast,
+               group.isIPv4 != parsed.isIPv4 {
+                throw RunError(description: "\(flag) '\(sourceText)' is IPv\(parsed.isIPv4 ? 4 : 6) but the multicast "
+                               + "group \(bindAddress) is IPv\(group.isIPv4 ? 4 : 6)")
+            }
+            sourceFilter = SocketAddress.address(parsed)
+        }
         var socketOptions = UDPReceiver.Options(
-            bindAddress: options.bind ?? groupFromSDP, port: port, interface: options.interface,
+            bindAddress: bindAddress, port: port, interface: options.interface,
             receiveBufferBytes: options.receiveBufferBytes)
+        socketOptions.source = sourceText
         socketOptions.maxDatagramBytes = options.maxPacketBytes + 4096
         let socket: UDPReceiver
         do {
@@ -23,16 +41,12 @@ struct Live {
         } catch let error as SystemError {
             throw RunError(description: error.description)
         }
-        var sourceFilter: Endpoint.Address?
-        if let text = options.sourceFilter {
-            guard let parsed = SocketAddress.parse(text) else {
-                throw RunError(description: "--source '\(text)' is not a numeric IPv4 or IPv6 address")
-            }
-            sourceFilter = SocketAddress.address(parsed)
-        }
         if !options.quiet {
             var line = "listening on udp \(socket.boundDescription)"
-            if let group = socket.joinedGroup { line += " (joined multicast group \(group))" }
+            if let group = socket.joinedGroup {
+                line += " (joined multicast group \(group)"
+                    + (socket.joinedSource.map { ", source-specific for \($0)" } ?? "") + ")"
+            }
             if socket.grantedReceiveBufferBytes < options.receiveBufferBytes {
                 line += "\nwarning: the kernel granted a receive buffer of \(socket.grantedReceiveBufferBytes) bytes, "
                     + "not the \(options.receiveBufferBytes) asked for (raise net.core.rmem_max, or run as root)"
@@ -100,7 +114,7 @@ struct Live {
         try session.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }
         var summary = "udp \(socket.boundDescription): \(receiver.counters.datagrams) datagrams"
-        if filtered > 0 { summary += ", \(filtered) from other senders dropped (--source)" }
+        if filtered > 0 { summary += ", \(filtered) from other senders dropped (\(flag))" }
         summary += "; kernel dropped \(socket.kernelDrops) (receive buffer \(socket.grantedReceiveBufferBytes) bytes)"
         try session.report(Report.Input(
             summary: summary, warning: nil,

@@ -7,6 +7,11 @@ public enum SocketAddress {
         case v4(in_addr)
         case v6(in6_addr)
 
+        public var isIPv4: Bool {
+            if case .v4 = self { return true }
+            return false
+        }
+
         public var isMulticast: Bool {
             switch self {
             case .v4(let a): return UInt32(bigEndian: a.s_addr) >> 28 == 0xE
@@ -24,6 +29,27 @@ public enum SocketAddress {
         var v6 = in6_addr()
         if inet_pton(AF_INET6, s, &v6) == 1 { return .v6(v6) }
         return nil
+    }
+
+    /// A sockaddr_in or sockaddr_in6 for `parsed` and `port`, in a sockaddr_storage, with its length.
+    static func storage(_ parsed: Parsed, port: UInt16) -> (sockaddr_storage, socklen_t) {
+        var storage = sockaddr_storage()
+        switch parsed {
+        case .v4(let a):
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = port.bigEndian
+            sin.sin_addr = a
+            withUnsafeBytes(of: sin) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
+            return (storage, socklen_t(MemoryLayout<sockaddr_in>.size))
+        case .v6(let a):
+            var sin6 = sockaddr_in6()
+            sin6.sin6_family = sa_family_t(AF_INET6)
+            sin6.sin6_port = port.bigEndian
+            sin6.sin6_addr = a
+            withUnsafeBytes(of: sin6) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
+            return (storage, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
     }
 
     /// The endpoint a received datagram came from.

@@ -12,6 +12,9 @@ public final class UDPReceiver {
         public var port: UInt16
         /// Interface for a multicast join, by name.
         public var interface: String?
+        /// With a multicast `bindAddress`: join for this sender alone (source-specific, RFC 4607), so
+        /// that the kernel drops the others and an SSM group (232/8, ff3x::/32) is reached at all.
+        public var source: String?
         public var receiveBufferBytes: Int
         /// Datagrams per recvmmsg call, at most RECV_BATCH_MAX.
         public var batch = 64
@@ -37,6 +40,8 @@ public final class UDPReceiver {
     public private(set) var localEndpoint: Endpoint
     public var boundDescription: String { localEndpoint.description }
     public private(set) var joinedGroup: String?
+    /// The one sender a source-specific join admits.
+    public private(set) var joinedSource: String?
 
     private let storage: UnsafeMutableRawPointer
     private let batch: OpaquePointer
@@ -57,10 +62,14 @@ public final class UDPReceiver {
         } else {
             address = .v6(in6addr_any)
         }
-        let family: Int32
-        switch address {
-        case .v4: family = AF_INET
-        case .v6: family = AF_INET6
+        let family: Int32 = address.isIPv4 ? AF_INET : AF_INET6
+        var source: SocketAddress.Parsed?
+        if address.isMulticast, let text = options.source {
+            guard let parsed = SocketAddress.parse(text), parsed.isIPv4 == address.isIPv4 else {
+                throw SystemError("setsockopt", "source '\(text)' is not a numeric address of the group's family "
+                                  + "(IPv\(address.isIPv4 ? 4 : 6))", errno: EINVAL)
+            }
+            source = parsed
         }
         let shown = Endpoint(address: SocketAddress.address(address), port: options.port).description
         localEndpoint = Endpoint(address: SocketAddress.address(address), port: options.port)
@@ -93,7 +102,7 @@ public final class UDPReceiver {
         }
         local.port = SocketAddress.endpoint(&name)?.port ?? options.port
         localEndpoint = local
-        if address.isMulticast { try join(address) }
+        if address.isMulticast { try join(address, source: source) }
     }
 
     deinit {
@@ -135,54 +144,43 @@ public final class UDPReceiver {
     }
 
     private func bind(_ address: SocketAddress.Parsed, shown: String) throws {
-        let result: Int32
-        switch address {
-        case .v4(let a):
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = options.port.bigEndian
-            sin.sin_addr = a
-            result = bind(sin)
-        case .v6(let a):
-            var sin6 = sockaddr_in6()
-            sin6.sin6_family = sa_family_t(AF_INET6)
-            sin6.sin6_port = options.port.bigEndian
-            sin6.sin6_addr = a
-            result = bind(sin6)
+        var (storage, length) = SocketAddress.storage(address, port: options.port)
+        let result = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
         }
         guard result == 0 else { throw SystemError("bind", "cannot bind \(shown)") }
     }
 
-    /// bind(2) with a sockaddr_in or sockaddr_in6.
-    private func bind<SocketAddressStructure>(_ address: SocketAddressStructure) -> Int32 {
-        withUnsafeBytes(of: address) { raw in
-            Glibc.bind(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
-        }
-    }
-
-    private func join(_ group: SocketAddress.Parsed) throws {
+    /// Joins `group` on the interface asked for (the kernel's choice without one), for every sender
+    /// or, with `source`, for that one alone.
+    private func join(_ group: SocketAddress.Parsed, source: SocketAddress.Parsed?) throws {
         var index: UInt32 = 0
         if let name = options.interface {
             index = if_nametoindex(name)
             guard index != 0 else { throw SystemError("if_nametoindex", "interface '\(name)'", errno: ENODEV) }
         }
+        let level = group.isIPv4 ? Int32(IPPROTO_IP) : Int32(IPPROTO_IPV6)
         let result: Int32
-        switch group {
-        case .v4(let a):
-            var request = ip_mreqn()
-            request.imr_multiaddr = a
-            request.imr_ifindex = Int32(index)
-            result = setsockopt(descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request,
-                                socklen_t(MemoryLayout<ip_mreqn>.size))
-        case .v6(let a):
-            var request = ipv6_mreq()
-            request.ipv6mr_multiaddr = a
-            request.ipv6mr_interface = index
-            result = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &request,
-                                socklen_t(MemoryLayout<ipv6_mreq>.size))
+        if let source {
+            var request = group_source_req()
+            request.gsr_interface = index
+            request.gsr_group = SocketAddress.storage(group, port: 0).0
+            request.gsr_source = SocketAddress.storage(source, port: 0).0
+            result = setsockopt(descriptor, level, MCAST_JOIN_SOURCE_GROUP, &request,
+                                socklen_t(MemoryLayout<group_source_req>.size))
+        } else {
+            var request = group_req()
+            request.gr_interface = index
+            request.gr_group = SocketAddress.storage(group, port: 0).0
+            result = setsockopt(descriptor, level, MCAST_JOIN_GROUP, &request, socklen_t(MemoryLayout<group_req>.size))
         }
-        guard result == 0 else { throw SystemError("setsockopt", "cannot join multicast group \(boundDescription)") }
+        let sourceText = source.map { Endpoint(address: SocketAddress.address($0), port: 0).addressDescription }
+        guard result == 0 else {
+            throw SystemError("setsockopt", "cannot join multicast group \(boundDescription)"
+                              + (sourceText.map { " for source \($0)" } ?? ""))
+        }
         joinedGroup = boundDescription
+        joinedSource = sourceText
     }
 
     /// Waits up to `Options.waitMilliseconds` for datagrams and receives up to a batch of them.

@@ -22,6 +22,37 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertEqual(sdp.parameterSets, [Fixture.sps, Fixture.pps])
     }
 
+    /// RFC 4570: the video's own source-filter wins over the session's; only an inclusive one with
+    /// a source is used, and one source is joined.
+    func testSourceFilterForSourceSpecificMulticast() throws {
+        let session = try SessionDescription(parsing: """
+            c=IN IP4 232.1.1.1/16
+            a=source-filter: incl IN IP4 232.1.1.1 192.0.2.10
+            m=audio 5000 RTP/AVP 0
+            a=source-filter: incl IN IP4 * 198.51.100.1
+            m=video 5004 RTP/AVP 96
+            """)
+        XCTAssertEqual(session.sourceFilter, "192.0.2.10")
+        XCTAssertEqual(session.connectionAddress, "232.1.1.1")
+
+        let media = try SessionDescription(parsing: """
+            a=source-filter: incl IN IP6 ff3e::1 2001:db8::1
+            m=video 5004 RTP/AVP 96
+            c=IN IP6 ff3e::1
+            a=source-filter: incl IN IP6 ff3e::1 2001:db8::7 2001:db8::8
+            """)
+        XCTAssertEqual(media.sourceFilter, "2001:db8::7")
+        XCTAssertEqual(media.warnings.count, 1)
+        XCTAssertTrue(media.warnings[0].contains("only 2001:db8::7 is joined"), media.warnings[0])
+
+        let excluding = try SessionDescription(parsing: """
+            m=video 5004 RTP/AVP 96
+            a=source-filter: excl IN IP4 232.1.1.1 192.0.2.10
+            """)
+        XCTAssertNil(excluding.sourceFilter)
+        XCTAssertEqual(excluding.warnings.count, 1)
+    }
+
     func testSpropQuirksAreTolerated() throws {
         // Empty items, a trailing comma, missing padding, an SPS alone.
         let sdp = try SessionDescription(parsing: """

@@ -154,6 +154,65 @@ final class LiveTests: XCTestCase {
         XCTAssertTrue(listener.stderr.contains("no packets for 0.3 s"), listener.stderr)
     }
 
+    /// RFC 4607 source-specific multicast from an SDP's source-filter: the kernel itself drops the
+    /// other sender, which an any-source listener on the same group and port does receive.
+    func testSourceSpecificMulticastFromTheSDPInANetworkNamespace() throws {
+        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
+        let namespace = "rtprecv-ssm-\(getpid())"
+        let add = try Harness.run("ip", ["netns", "add", namespace])
+        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
+        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
+        for command in [["link", "set", "lo", "up"], ["link", "set", "lo", "multicast", "on"],
+                        ["addr", "add", "10.9.9.9/32", "dev", "lo"], ["route", "add", "232.0.0.0/8", "dev", "lo"]] {
+            let r = try Harness.run("ip", ["netns", "exec", namespace, "ip"] + command)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let inside = ["ip", "netns", "exec", namespace]
+        let sdp = Harness.temporaryFile("ssm.sdp")
+        try """
+        v=0
+        o=- 0 0 IN IP4 127.0.0.1
+        s=ssm
+        c=IN IP4 232.7.7.7/1
+        a=source-filter: incl IN IP4 232.7.7.7 127.0.0.1
+        t=0 0
+        m=video 0 RTP/AVP 96
+        a=rtpmap:96 H264/90000
+
+        """.write(to: sdp, atomically: true, encoding: .utf8)
+        let specific = Harness.temporaryFile("ssm-specific.json"), any = Harness.temporaryFile("ssm-any.json")
+        let ssm = try Listener(["--port", "0", "--sdp", sdp.path, "--iface", "lo", "--stats-json", specific.path],
+                               prefix: inside, name: "ssm")
+        XCTAssertTrue(ssm.stderr.contains("joined multicast group 232.7.7.7:\(ssm.port), source-specific for 127.0.0.1"),
+                      ssm.stderr)
+        let asm = try Listener(["--port", "\(ssm.port)", "--bind", "232.7.7.7", "--iface", "lo", "--stats-json", any.path],
+                               prefix: inside, name: "asm")
+        // The other sender: 40 RTP-looking datagrams from 10.9.9.9.
+        let other = """
+        import socket, struct
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("10.9.9.9", 0))
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.9.9.9"))
+        for i in range(40):
+            s.sendto(struct.pack(">BBHII", 0x80, 96, i, i * 3000, 0x0BAD) + bytes(100), ("232.7.7.7", \(ssm.port)))
+        """
+        let sent = try Harness.run("/usr/bin/env", inside + ["python3", "-c", other])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        let source = Harness.temporaryFile("ssm-source.h264")
+        try gstreamerSend(to: "232.7.7.7", port: ssm.port, frames: 30, source: source, prefix: inside,
+                          extra: ["multicast-iface=lo", "bind-address=127.0.0.1"])
+        try assertOutput(ssm, equals: [source])
+        XCTAssertEqual(asm.stop(), 0, asm.stderr)
+        func counts(_ url: URL) throws -> (datagrams: Int, otherSender: Int) {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+            return (json["datagrams"] as! Int, json["other_sender"] as! Int)
+        }
+        let (specificCounts, anyCounts) = (try counts(specific), try counts(any))
+        XCTAssertEqual(specificCounts.otherSender, 0, "the kernel, not rtprecv, should have dropped the other sender")
+        XCTAssertEqual(anyCounts.datagrams, specificCounts.datagrams + 40, asm.stderr)
+        XCTAssertGreaterThan(specificCounts.datagrams, 30)
+    }
+
     func testPortInUseIsAOneLineErrorNamingIt() throws {
         let first = try Listener(["--port", "0", "--bind", "127.0.0.1"], name: "busy")
         defer { _ = first.stop() }

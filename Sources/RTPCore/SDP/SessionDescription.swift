@@ -1,5 +1,5 @@
 /// The parts of an SDP (RFC 8866) that an H.264 receiver needs: the video media line, its connection
-/// address, and the rtpmap and fmtp attributes of RFC 6184 §8.
+/// address and source filter (RFC 4570), and the rtpmap and fmtp attributes of RFC 6184 §8.
 public struct SessionDescription: Sendable {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var line: Int
@@ -9,6 +9,9 @@ public struct SessionDescription: Sendable {
 
     public var port: UInt16?
     public var connectionAddress: String?
+    /// The sender an `a=source-filter: incl` names, for a source-specific multicast join: the
+    /// video's own filter, else the session's.
+    public var sourceFilter: String?
     public var payloadType: UInt8?
     public var encodingName: String?
     public var clockRate: Int = 90000
@@ -25,6 +28,8 @@ public struct SessionDescription: Sendable {
         var videoPayloadTypes: [UInt8] = []
         var inVideo = false
         var sessionAddress: String?
+        var sessionSourceFilter: String?
+        var sawMedia = false
         var rtpmaps: [UInt8: (String, Int)] = [:]
         var fmtps: [UInt8: Substring] = [:]
         var sawVideo = false
@@ -36,6 +41,7 @@ public struct SessionDescription: Sendable {
             let value = line.dropFirst(2)
             switch line.first {
             case "m":
+                sawMedia = true
                 let fields = value.split(separator: " ")
                 inVideo = fields.first == "video" && !sawVideo
                 guard inVideo else { continue }
@@ -51,6 +57,9 @@ public struct SessionDescription: Sendable {
                 guard fields.count >= 3 else { throw ParseError(line: number, message: "malformed c= line '\(line)'") }
                 let address = String(fields[2].split(separator: "/", omittingEmptySubsequences: false)[0])
                 if inVideo { connectionAddress = address } else if !sawVideo { sessionAddress = address }
+            case "a" where value.hasPrefix("source-filter:") && (inVideo || !sawMedia):
+                let source = parseSourceFilter(value.dropFirst("source-filter:".count), line: number)
+                if inVideo { sourceFilter = source ?? sourceFilter } else { sessionSourceFilter = source ?? sessionSourceFilter }
             case "a" where inVideo:
                 if value.hasPrefix("rtpmap:") {
                     let body = value.dropFirst("rtpmap:".count)
@@ -73,6 +82,7 @@ public struct SessionDescription: Sendable {
         }
         guard sawVideo else { throw ParseError(line: 0, message: "no m=video line") }
         if connectionAddress == nil { connectionAddress = sessionAddress }
+        if sourceFilter == nil { sourceFilter = sessionSourceFilter }
         // The first H264 payload type of the video line; else its first one.
         payloadType = videoPayloadTypes.first { rtpmaps[$0]?.0.uppercased() == "H264" } ?? videoPayloadTypes.first
         if let pt = payloadType, let map = rtpmaps[pt] {
@@ -82,6 +92,20 @@ public struct SessionDescription: Sendable {
         }
         if let pt = payloadType, let fmtp = fmtps[pt] { try parseFormatParameters(fmtp) }
         if packetizationMode == 2 && interleaving == nil { interleaving = DeinterleavingBuffer.Parameters() }
+    }
+
+    /// `<mode> IN <IP4|IP6|*> <destination> <source>...` (RFC 4570 §3): the first source of an
+    /// inclusive filter. One source-specific join is made, so further ones are named in a warning.
+    private mutating func parseSourceFilter(_ body: Substring, line: Int) -> String? {
+        let fields = body.split(separator: " ")
+        guard fields.count >= 5, fields[0] == "incl" else {
+            warnings.append("line \(line): only an inclusive source-filter with a source is used; ignored '\(body.trimmingWhitespace())'")
+            return nil
+        }
+        if fields.count > 5 {
+            warnings.append("line \(line): source-filter lists \(fields.count - 4) sources; only \(fields[4]) is joined")
+        }
+        return String(fields[4])
     }
 
     private mutating func parseFormatParameters(_ fmtp: Substring) throws(ParseError) {
