@@ -21,7 +21,9 @@ public enum Help {
       --port N                UDP port to listen on (default: from --sdp, else 5004; 0: any free).
       --bind ADDR             Local address (default [::], which takes IPv4 and IPv6). A multicast
                               group, here or in the SDP's c= line, is joined.
-      --iface NAME            Interface for the multicast join (default: the kernel's choice).
+      --iface NAME            Interface for the multicast join (default: the kernel's choice),
+                              also given as ADDR%NAME; a link-local IPv6 address (fe80::/10,
+                              ff02::/16) needs one.
       --source ADDR           Drop, and count, datagrams from any other sender. With a multicast
                               group the join is source-specific (SSM, which 232.0.0.0/8 and
                               ff3x:: need), so the kernel drops the others. The SDP's

@@ -14,6 +14,11 @@ struct Live {
             SocketAddress.parse(address)?.isMulticast == true ? address : nil
         }
         let bindAddress = options.bind ?? groupFromSDP
+        if let bindAddress, SocketAddress.parse(bindAddress)?.needsInterface == true, options.interface == nil,
+           SocketAddress.zone(bindAddress) == nil {
+            throw RunError(description: "\(bindAddress) is link-local: name its interface with --iface NAME "
+                           + "or as \(bindAddress)%NAME")
+        }
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
         // source-specific when the address is a multicast group.
         let sourceText = options.sourceFilter ?? session.sdp?.sourceFilter

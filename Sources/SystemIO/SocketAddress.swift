@@ -12,6 +12,15 @@ public enum SocketAddress {
             return false
         }
 
+        /// Link-local unicast (fe80::/10) and interface- or link-local multicast: the kernel needs
+        /// to know the interface to bind or join them.
+        public var needsInterface: Bool {
+            guard case .v6(let a) = self else { return false }
+            return withUnsafeBytes(of: a) { b in
+                (b[0] == 0xFE && b[1] & 0xC0 == 0x80) || (b[0] == 0xFF && (b[1] & 0x0F == 1 || b[1] & 0x0F == 2))
+            }
+        }
+
         public var isMulticast: Bool {
             switch self {
             case .v4(let a): return UInt32(bigEndian: a.s_addr) >> 28 == 0xE
@@ -20,10 +29,12 @@ public enum SocketAddress {
         }
     }
 
-    /// "127.0.0.1", "::1", "[::1]", "239.1.2.3"; names are not looked up.
+    /// "127.0.0.1", "::1", "[::1]", "239.1.2.3", "ff02::1%eth0" (the zone is read by `zone`); names
+    /// are not looked up.
     public static func parse(_ text: String) -> Parsed? {
         var s = text
         if s.hasPrefix("["), s.hasSuffix("]") { s = String(s.dropFirst().dropLast()) }
+        if let percent = s.firstIndex(of: "%"), s.contains(":") { s = String(s[..<percent]) }
         var v4 = in_addr()
         if inet_pton(AF_INET, s, &v4) == 1 { return .v4(v4) }
         var v6 = in6_addr()
@@ -31,8 +42,16 @@ public enum SocketAddress {
         return nil
     }
 
+    /// The interface an IPv6 address names after '%' (RFC 4007 §11): "eth0" in "ff02::1%eth0".
+    public static func zone(_ text: String) -> String? {
+        guard text.contains(":"), let percent = text.firstIndex(of: "%") else { return nil }
+        let zone = text[text.index(after: percent)...].prefix { $0 != "]" }
+        return zone.isEmpty ? nil : String(zone)
+    }
+
     /// A sockaddr_in or sockaddr_in6 for `parsed` and `port`, in a sockaddr_storage, with its length.
-    static func storage(_ parsed: Parsed, port: UInt16) -> (sockaddr_storage, socklen_t) {
+    /// `interface` is the index an IPv6 scoped address is bound on.
+    static func storage(_ parsed: Parsed, port: UInt16, interface: UInt32 = 0) -> (sockaddr_storage, socklen_t) {
         var storage = sockaddr_storage()
         switch parsed {
         case .v4(let a):
@@ -47,6 +66,7 @@ public enum SocketAddress {
             sin6.sin6_family = sa_family_t(AF_INET6)
             sin6.sin6_port = port.bigEndian
             sin6.sin6_addr = a
+            sin6.sin6_scope_id = interface
             withUnsafeBytes(of: sin6) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
             return (storage, socklen_t(MemoryLayout<sockaddr_in6>.size))
         }

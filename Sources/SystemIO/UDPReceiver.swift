@@ -10,7 +10,8 @@ public final class UDPReceiver {
         /// Nil binds the dual-stack wildcard [::].
         public var bindAddress: String?
         public var port: UInt16
-        /// Interface for a multicast join, by name.
+        /// Interface for a multicast join and a scoped IPv6 address, by name; else the zone of
+        /// `bindAddress` ("ff02::1%eth0"), else the kernel's choice.
         public var interface: String?
         /// With a multicast `bindAddress`: join for this sender alone (source-specific, RFC 4607), so
         /// that the kernel drops the others and an SSM group (232/8, ff3x::/32) is reached at all.
@@ -43,6 +44,7 @@ public final class UDPReceiver {
     /// The one sender a source-specific join admits.
     public private(set) var joinedSource: String?
 
+    private let interfaceIndex: UInt32
     private let storage: UnsafeMutableRawPointer
     private let batch: OpaquePointer
     private let names: UnsafeMutablePointer<sockaddr_storage>
@@ -63,6 +65,12 @@ public final class UDPReceiver {
             address = .v6(in6addr_any)
         }
         let family: Int32 = address.isIPv4 ? AF_INET : AF_INET6
+        if let name = options.interface ?? options.bindAddress.flatMap(SocketAddress.zone) {
+            interfaceIndex = if_nametoindex(name)
+            guard interfaceIndex != 0 else { throw SystemError("if_nametoindex", "interface '\(name)'", errno: ENODEV) }
+        } else {
+            interfaceIndex = 0
+        }
         var source: SocketAddress.Parsed?
         if address.isMulticast, let text = options.source {
             guard let parsed = SocketAddress.parse(text), parsed.isIPv4 == address.isIPv4 else {
@@ -144,7 +152,7 @@ public final class UDPReceiver {
     }
 
     private func bind(_ address: SocketAddress.Parsed, shown: String) throws {
-        var (storage, length) = SocketAddress.storage(address, port: options.port)
+        var (storage, length) = SocketAddress.storage(address, port: options.port, interface: interfaceIndex)
         let result = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
         }
@@ -154,23 +162,18 @@ public final class UDPReceiver {
     /// Joins `group` on the interface asked for (the kernel's choice without one), for every sender
     /// or, with `source`, for that one alone.
     private func join(_ group: SocketAddress.Parsed, source: SocketAddress.Parsed?) throws {
-        var index: UInt32 = 0
-        if let name = options.interface {
-            index = if_nametoindex(name)
-            guard index != 0 else { throw SystemError("if_nametoindex", "interface '\(name)'", errno: ENODEV) }
-        }
         let level = group.isIPv4 ? Int32(IPPROTO_IP) : Int32(IPPROTO_IPV6)
         let result: Int32
         if let source {
             var request = group_source_req()
-            request.gsr_interface = index
+            request.gsr_interface = interfaceIndex
             request.gsr_group = SocketAddress.storage(group, port: 0).0
             request.gsr_source = SocketAddress.storage(source, port: 0).0
             result = setsockopt(descriptor, level, MCAST_JOIN_SOURCE_GROUP, &request,
                                 socklen_t(MemoryLayout<group_source_req>.size))
         } else {
             var request = group_req()
-            request.gr_interface = index
+            request.gr_interface = interfaceIndex
             request.gr_group = SocketAddress.storage(group, port: 0).0
             result = setsockopt(descriptor, level, MCAST_JOIN_GROUP, &request, socklen_t(MemoryLayout<group_req>.size))
         }

@@ -154,6 +154,34 @@ final class LiveTests: XCTestCase {
         XCTAssertTrue(listener.stderr.contains("no packets for 0.3 s"), listener.stderr)
     }
 
+    /// A link-local IPv6 group needs its interface: here named as the address's zone, over a veth
+    /// pair (the kernel does not loop IPv6 multicast back on lo).
+    func testLinkLocalIPv6MulticastWithAZoneOverAVethPair() throws {
+        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
+        let namespace = "rtprecv-ll-\(getpid())"
+        let add = try Harness.run("ip", ["netns", "add", namespace])
+        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
+        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
+        let inside = ["ip", "netns", "exec", namespace]
+        for command in [["sysctl", "-qw", "net.ipv6.conf.default.accept_dad=0"],
+                        ["ip", "link", "add", "rtpa", "type", "veth", "peer", "name", "rtpb"],
+                        ["ip", "link", "set", "rtpa", "up"], ["ip", "link", "set", "rtpb", "up"]] {
+            let r = try Harness.run("/usr/bin/env", inside + command)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let unnamed = try Harness.run("/usr/bin/env", inside + [Harness.binary.path, "--port", "0", "--bind", "ff02::1234"])
+        XCTAssertEqual(unnamed.status, 1)
+        XCTAssertTrue(unnamed.stderr.contains("ff02::1234 is link-local: name its interface with --iface NAME"),
+                      unnamed.stderr)
+
+        let listener = try Listener(["--port", "0", "--bind", "ff02::1234%rtpb"], prefix: inside, name: "linklocal")
+        XCTAssertTrue(listener.stderr.contains("joined multicast group [ff02::1234]"), listener.stderr)
+        let source = Harness.temporaryFile("linklocal-source.h264")
+        try gstreamerSend(to: "ff02::1234", port: listener.port, frames: 30, source: source, prefix: inside,
+                          extra: ["multicast-iface=rtpa"])
+        try assertOutput(listener, equals: [source])
+    }
+
     /// RFC 4607 source-specific multicast from an SDP's source-filter: the kernel itself drops the
     /// other sender, which an any-source listener on the same group and port does receive.
     func testSourceSpecificMulticastFromTheSDPInANetworkNamespace() throws {
