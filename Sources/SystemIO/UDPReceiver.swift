@@ -79,9 +79,9 @@ public final class UDPReceiver {
             }
             source = parsed
         }
-        let shown = Endpoint(address: SocketAddress.address(address), port: options.port).description
-        localEndpoint = Endpoint(address: SocketAddress.address(address), port: options.port)
-        var local = Endpoint(address: SocketAddress.address(address), port: options.port)
+        let requested = Endpoint(address: SocketAddress.address(address), port: options.port)
+        let shown = requested.description
+        localEndpoint = requested
         descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemError("socket", "UDP socket for \(shown)") }
 
@@ -108,8 +108,7 @@ public final class UDPReceiver {
         _ = withUnsafeMutablePointer(to: &name) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        local.port = SocketAddress.endpoint(&name)?.port ?? options.port
-        localEndpoint = local
+        localEndpoint.port = SocketAddress.endpoint(&name)?.port ?? options.port
         if address.isMulticast { try join(address, source: source) }
     }
 
