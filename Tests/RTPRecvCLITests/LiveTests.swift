@@ -71,6 +71,28 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(try Harness.frameMD5(listener.out), expected, listener.stderr, file: file, line: line)
     }
 
+    /// Runs `body` in a network namespace of its own, set up by `commands` run inside it, with the
+    /// prefix that runs a command there; skips where namespaces cannot be made.
+    private func inNetworkNamespace(_ label: String, setup commands: [[String]], _ body: ([String]) throws -> Void) throws {
+        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
+        let namespace = "rtprecv-\(label)-\(getpid())"
+        let add = try Harness.run("ip", ["netns", "add", namespace])
+        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
+        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
+        let inside = ["ip", "netns", "exec", namespace]
+        for command in commands {
+            let r = try Harness.run("/usr/bin/env", inside + command)
+            XCTAssertEqual(r.status, 0, "\(command): \(r.stderr)")
+        }
+        try body(inside)
+    }
+
+    /// Loopback up and multicast on, with `routes` through it.
+    private static func loopbackMulticast(routes: [String]) -> [[String]] {
+        [["ip", "link", "set", "lo", "up"], ["ip", "link", "set", "lo", "multicast", "on"]]
+            + routes.map { ["ip", "route", "add", $0, "dev", "lo"] }
+    }
+
     func testGStreamerSenderOverIPv4() throws {
         let listener = try Listener(["--port", "0"], name: "gst4")
         let source = Harness.temporaryFile("gst4-source.h264")
@@ -157,88 +179,73 @@ final class LiveTests: XCTestCase {
     /// A link-local IPv6 group needs its interface: here named as the address's zone, over a veth
     /// pair (the kernel does not loop IPv6 multicast back on lo).
     func testLinkLocalIPv6MulticastWithAZoneOverAVethPair() throws {
-        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
-        let namespace = "rtprecv-ll-\(getpid())"
-        let add = try Harness.run("ip", ["netns", "add", namespace])
-        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
-        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
-        let inside = ["ip", "netns", "exec", namespace]
-        for command in [["sysctl", "-qw", "net.ipv6.conf.default.accept_dad=0"],
-                        ["ip", "link", "add", "rtpa", "type", "veth", "peer", "name", "rtpb"],
-                        ["ip", "link", "set", "rtpa", "up"], ["ip", "link", "set", "rtpb", "up"]] {
-            let r = try Harness.run("/usr/bin/env", inside + command)
-            XCTAssertEqual(r.status, 0, r.stderr)
-        }
-        let unnamed = try Harness.run("/usr/bin/env", inside + [Harness.binary.path, "--port", "0", "--bind", "ff02::1234"])
-        XCTAssertEqual(unnamed.status, 1)
-        XCTAssertTrue(unnamed.stderr.contains("ff02::1234 is link-local: name its interface with --iface NAME"),
-                      unnamed.stderr)
+        let veth = [["sysctl", "-qw", "net.ipv6.conf.default.accept_dad=0"],
+                    ["ip", "link", "add", "rtpa", "type", "veth", "peer", "name", "rtpb"],
+                    ["ip", "link", "set", "rtpa", "up"], ["ip", "link", "set", "rtpb", "up"]]
+        try inNetworkNamespace("ll", setup: veth) { inside in
+            let unnamed = try Harness.run("/usr/bin/env", inside + [Harness.binary.path, "--port", "0", "--bind", "ff02::1234"])
+            XCTAssertEqual(unnamed.status, 1)
+            XCTAssertTrue(unnamed.stderr.contains("ff02::1234 is link-local: name its interface with --iface NAME"),
+                          unnamed.stderr)
 
-        let listener = try Listener(["--port", "0", "--bind", "ff02::1234%rtpb"], prefix: inside, name: "linklocal")
-        XCTAssertTrue(listener.stderr.contains("joined multicast group [ff02::1234]"), listener.stderr)
-        let source = Harness.temporaryFile("linklocal-source.h264")
-        try gstreamerSend(to: "ff02::1234", port: listener.port, frames: 30, source: source, prefix: inside,
-                          extra: ["multicast-iface=rtpa"])
-        try assertOutput(listener, equals: [source])
+            let listener = try Listener(["--port", "0", "--bind", "ff02::1234%rtpb"], prefix: inside, name: "linklocal")
+            XCTAssertTrue(listener.stderr.contains("joined multicast group [ff02::1234]"), listener.stderr)
+            let source = Harness.temporaryFile("linklocal-source.h264")
+            try gstreamerSend(to: "ff02::1234", port: listener.port, frames: 30, source: source, prefix: inside,
+                              extra: ["multicast-iface=rtpa"])
+            try assertOutput(listener, equals: [source])
+        }
     }
 
     /// RFC 4607 source-specific multicast from an SDP's source-filter: the kernel itself drops the
     /// other sender, which an any-source listener on the same group and port does receive.
     func testSourceSpecificMulticastFromTheSDPInANetworkNamespace() throws {
-        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
-        let namespace = "rtprecv-ssm-\(getpid())"
-        let add = try Harness.run("ip", ["netns", "add", namespace])
-        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
-        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
-        for command in [["link", "set", "lo", "up"], ["link", "set", "lo", "multicast", "on"],
-                        ["addr", "add", "10.9.9.9/32", "dev", "lo"], ["route", "add", "232.0.0.0/8", "dev", "lo"]] {
-            let r = try Harness.run("ip", ["netns", "exec", namespace, "ip"] + command)
-            XCTAssertEqual(r.status, 0, r.stderr)
-        }
-        let inside = ["ip", "netns", "exec", namespace]
-        let sdp = Harness.temporaryFile("ssm.sdp")
-        try """
-        v=0
-        o=- 0 0 IN IP4 127.0.0.1
-        s=ssm
-        c=IN IP4 232.7.7.7/1
-        a=source-filter: incl IN IP4 232.7.7.7 127.0.0.1
-        t=0 0
-        m=video 0 RTP/AVP 96
-        a=rtpmap:96 H264/90000
+        let setup = Self.loopbackMulticast(routes: ["232.0.0.0/8"]) + [["ip", "addr", "add", "10.9.9.9/32", "dev", "lo"]]
+        try inNetworkNamespace("ssm", setup: setup) { inside in
+            let sdp = Harness.temporaryFile("ssm.sdp")
+            try """
+            v=0
+            o=- 0 0 IN IP4 127.0.0.1
+            s=ssm
+            c=IN IP4 232.7.7.7/1
+            a=source-filter: incl IN IP4 232.7.7.7 127.0.0.1
+            t=0 0
+            m=video 0 RTP/AVP 96
+            a=rtpmap:96 H264/90000
 
-        """.write(to: sdp, atomically: true, encoding: .utf8)
-        let specific = Harness.temporaryFile("ssm-specific.json"), any = Harness.temporaryFile("ssm-any.json")
-        let ssm = try Listener(["--port", "0", "--sdp", sdp.path, "--iface", "lo", "--stats-json", specific.path],
-                               prefix: inside, name: "ssm")
-        XCTAssertTrue(ssm.stderr.contains("joined multicast group 232.7.7.7:\(ssm.port), source-specific for 127.0.0.1"),
-                      ssm.stderr)
-        let asm = try Listener(["--port", "\(ssm.port)", "--bind", "232.7.7.7", "--iface", "lo", "--stats-json", any.path],
-                               prefix: inside, name: "asm")
-        // The other sender: 40 RTP-looking datagrams from 10.9.9.9.
-        let other = """
-        import socket, struct
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("10.9.9.9", 0))
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.9.9.9"))
-        for i in range(40):
-            s.sendto(struct.pack(">BBHII", 0x80, 96, i, i * 3000, 0x0BAD) + bytes(100), ("232.7.7.7", \(ssm.port)))
-        """
-        let sent = try Harness.run("/usr/bin/env", inside + ["python3", "-c", other])
-        XCTAssertEqual(sent.status, 0, sent.stderr)
-        let source = Harness.temporaryFile("ssm-source.h264")
-        try gstreamerSend(to: "232.7.7.7", port: ssm.port, frames: 30, source: source, prefix: inside,
-                          extra: ["multicast-iface=lo", "bind-address=127.0.0.1"])
-        try assertOutput(ssm, equals: [source])
-        XCTAssertEqual(asm.stop(), 0, asm.stderr)
-        func counts(_ url: URL) throws -> (datagrams: Int, otherSender: Int) {
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
-            return (json["datagrams"] as! Int, json["other_sender"] as! Int)
+            """.write(to: sdp, atomically: true, encoding: .utf8)
+            let specific = Harness.temporaryFile("ssm-specific.json"), any = Harness.temporaryFile("ssm-any.json")
+            let ssm = try Listener(["--port", "0", "--sdp", sdp.path, "--iface", "lo", "--stats-json", specific.path],
+                                   prefix: inside, name: "ssm")
+            XCTAssertTrue(ssm.stderr.contains("joined multicast group 232.7.7.7:\(ssm.port), source-specific for 127.0.0.1"),
+                          ssm.stderr)
+            let asm = try Listener(["--port", "\(ssm.port)", "--bind", "232.7.7.7", "--iface", "lo", "--stats-json", any.path],
+                                   prefix: inside, name: "asm")
+            // The other sender: 40 RTP-looking datagrams from 10.9.9.9.
+            let other = """
+            import socket, struct
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("10.9.9.9", 0))
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.9.9.9"))
+            for i in range(40):
+                s.sendto(struct.pack(">BBHII", 0x80, 96, i, i * 3000, 0x0BAD) + bytes(100), ("232.7.7.7", \(ssm.port)))
+            """
+            let sent = try Harness.run("/usr/bin/env", inside + ["python3", "-c", other])
+            XCTAssertEqual(sent.status, 0, sent.stderr)
+            let source = Harness.temporaryFile("ssm-source.h264")
+            try gstreamerSend(to: "232.7.7.7", port: ssm.port, frames: 30, source: source, prefix: inside,
+                              extra: ["multicast-iface=lo", "bind-address=127.0.0.1"])
+            try assertOutput(ssm, equals: [source])
+            XCTAssertEqual(asm.stop(), 0, asm.stderr)
+            func counts(_ url: URL) throws -> (datagrams: Int, otherSender: Int) {
+                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+                return (json["datagrams"] as! Int, json["other_sender"] as! Int)
+            }
+            let (specificCounts, anyCounts) = (try counts(specific), try counts(any))
+            XCTAssertEqual(specificCounts.otherSender, 0, "the kernel, not rtprecv, should have dropped the other sender")
+            XCTAssertEqual(anyCounts.datagrams, specificCounts.datagrams + 40, asm.stderr)
+            XCTAssertGreaterThan(specificCounts.datagrams, 30)
         }
-        let (specificCounts, anyCounts) = (try counts(specific), try counts(any))
-        XCTAssertEqual(specificCounts.otherSender, 0, "the kernel, not rtprecv, should have dropped the other sender")
-        XCTAssertEqual(anyCounts.datagrams, specificCounts.datagrams + 40, asm.stderr)
-        XCTAssertGreaterThan(specificCounts.datagrams, 30)
     }
 
     func testPortInUseIsAOneLineErrorNamingIt() throws {
@@ -252,22 +259,13 @@ final class LiveTests: XCTestCase {
     }
 
     func testMulticastGroupInANetworkNamespace() throws {
-        try XCTSkipUnless(getuid() == 0, "creating a network namespace needs root")
-        let namespace = "rtprecv-test-\(getpid())"
-        let add = try Harness.run("ip", ["netns", "add", namespace])
-        try XCTSkipUnless(add.status == 0, "cannot create a network namespace here: \(add.stderr)")
-        defer { _ = try? Harness.run("ip", ["netns", "delete", namespace]) }
-        for command in [["link", "set", "lo", "up"], ["link", "set", "lo", "multicast", "on"],
-                        ["route", "add", "239.0.0.0/8", "dev", "lo"]] {
-            let r = try Harness.run("ip", ["netns", "exec", namespace, "ip"] + command)
-            XCTAssertEqual(r.status, 0, r.stderr)
+        try inNetworkNamespace("mcast", setup: Self.loopbackMulticast(routes: ["239.0.0.0/8"])) { inside in
+            let listener = try Listener(["--port", "0", "--bind", "239.7.7.7", "--iface", "lo"], prefix: inside, name: "mcast")
+            XCTAssertTrue(listener.stderr.contains("joined multicast group 239.7.7.7"), listener.stderr)
+            let source = Harness.temporaryFile("mcast-source.h264")
+            try gstreamerSend(to: "239.7.7.7", port: listener.port, frames: 30, source: source, prefix: inside,
+                              extra: ["multicast-iface=lo", "auto-multicast=true"])
+            try assertOutput(listener, equals: [source])
         }
-        let inside = ["ip", "netns", "exec", namespace]
-        let listener = try Listener(["--port", "0", "--bind", "239.7.7.7", "--iface", "lo"], prefix: inside, name: "mcast")
-        XCTAssertTrue(listener.stderr.contains("joined multicast group 239.7.7.7"), listener.stderr)
-        let source = Harness.temporaryFile("mcast-source.h264")
-        try gstreamerSend(to: "239.7.7.7", port: listener.port, frames: 30, source: source, prefix: inside,
-                          extra: ["multicast-iface=lo", "auto-multicast=true"])
-        try assertOutput(listener, equals: [source])
     }
 }
