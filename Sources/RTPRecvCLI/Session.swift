@@ -82,6 +82,10 @@ final class Session {
                 }
             }
             Terminal.printError(report.text(verbose: options.verbose))
+            if let s = receiver.selected?.statistics, s.droppedWithoutParameterSets > 0, sdp?.parameterSets.isEmpty ?? true {
+                Terminal.printError("hint: the stream sent keyframes without SPS/PPS; senders such as FFmpeg's RTP muxer "
+                                    + "put them only in the SDP (sprop-parameter-sets): pass it with --sdp FILE\n")
+            }
         }
         if let path = options.statsJSON {
             do {
