@@ -8,6 +8,10 @@ public final class OutputFile {
     private var vectors: [iovec] = []
     /// writev's limit on Linux (UIO_MAXIOV); Glibc does not export IOV_MAX to Swift.
     private static let maxVectors = 1024
+    /// A pipe to a player holds 64 KiB by default, less than a 1080p keyframe, so each such write
+    /// would wait on the reader; 1 MiB (fs.pipe-max-size's default) lets it take whole frames.
+    private static let pipeBytes: Int32 = 1 << 20
+    private static let F_SETPIPE_SZ: Int32 = 1031
 
     public init(path: String) throws {
         self.path = path
@@ -17,6 +21,10 @@ public final class OutputFile {
         } else {
             descriptor = try retryingOnEINTR("open", path) { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
             owned = true
+        }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
+            _ = fcntl(descriptor, Self.F_SETPIPE_SZ, Self.pipeBytes)  // best effort: a smaller pipe still works
         }
     }
 

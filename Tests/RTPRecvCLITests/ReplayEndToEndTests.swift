@@ -44,6 +44,34 @@ final class ReplayEndToEndTests: XCTestCase {
         XCTAssertFalse(withSDP.stderr.contains("hint:"), withSDP.stderr)
     }
 
+    /// A player on a pipe takes frames whole: rtprecv widens the pipe (1 MiB), so a ~130 KB output
+    /// fits while nobody reads, where the default 64 KiB would block it.
+    func testStandardOutputPipeIsWidenedAndCarriesTheSameBytes() throws {
+        let maxPipe = (try? String(contentsOfFile: "/proc/sys/fs/pipe-max-size", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        try XCTSkipUnless(getuid() == 0 || maxPipe >= 1 << 20, "fs.pipe-max-size is \(maxPipe) here")
+        let file = Harness.temporaryFile("pipe-file.h264")
+        XCTAssertEqual(try Harness.rtprecv(["--pcap", source("gst-stapa-fua.pcap").path, "--out", file.path, "-q"]).status, 0)
+        let expected = try Data(contentsOf: file)
+        XCTAssertGreaterThan(expected.count, 65536)
+
+        let process = Process(), pipe = Pipe()
+        process.executableURL = Harness.binary
+        process.arguments = ["--pcap", source("gst-stapa-fua.pcap").path, "--out", "-", "-q"]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let finishedUnread = !process.isRunning
+        if !finishedUnread { process.terminate() }
+        let written = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertTrue(finishedUnread, "rtprecv waited for the pipe's reader")
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(written, expected)
+    }
+
     func testFFmpegMode0SingleNALUnitsIsBitExact() throws {
         try assertIdentical("ffmpeg-mode0.pcap", to: "ffmpeg-mode0.h264", ["--sdp", source("ffmpeg-mode0.sdp").path])
     }
