@@ -37,6 +37,7 @@ struct ListStreams {
                          + pad(resolution, 11) + types.joined(separator: ","))
         }
         if survey.order.isEmpty { lines.append("(no RTP streams)") }
+        if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
         let out = try OutputFile(path: "-")
         try out.write(lines.joined(separator: "\n") + "\n")
         if let truncated { Terminal.printError("warning: \(capture.path): \(truncated)\n") }

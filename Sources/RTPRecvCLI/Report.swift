@@ -74,6 +74,7 @@ struct Report {
         var notes: [String] = []
         if c.otherPort > 0 { notes.append("\(c.otherPort) to other ports") }
         if c.foreignPayloadType > 0 { notes.append("\(c.foreignPayloadType) with a foreign payload type") }
+        if c.rtcp > 0 { notes.append("\(c.rtcp) RTCP") }
         if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
@@ -112,6 +113,7 @@ struct Report {
             ("invalid_rtp", .object(c.invalidRTP.map { ($0.key.rawValue, .int($0.value)) })),
             ("other_port", .int(c.otherPort)),
             ("foreign_payload_type", .int(c.foreignPayloadType)),
+            ("rtcp", .int(c.rtcp)),
             ("streams_over_limit", .int(c.streamsOverLimit)),
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(outputs.bytesWritten)),

@@ -128,6 +128,23 @@ final class LiveTests: XCTestCase {
         try assertOutput(listener, equals: [source])
     }
 
+    /// FFmpeg sending its RTCP to the RTP port (rtcp-mux, RFC 5761): counted apart, the video intact.
+    func testFFmpegSenderWithRTCPMultiplexedOnThePort() throws {
+        let source = Harness.temporaryFile("mux-source.h264"), stats = Harness.temporaryFile("mux-stats.json")
+        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1",
+                                           "-c:v", "libx264", "-preset", "veryfast", "-bf", "0", "-g", "15", source.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let listener = try Listener(["--port", "0", "--bind", "127.0.0.1", "--stats-json", stats.path], name: "mux")
+        r = try Harness.run("ffmpeg", ["-v", "error", "-re", "-framerate", "30", "-i", source.path, "-c", "copy", "-f", "rtp",
+                                       "rtp://127.0.0.1:\(listener.port)?rtcpport=\(listener.port)"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        usleep(200_000)
+        try assertOutput(listener, equals: [source])
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        XCTAssertGreaterThanOrEqual(json["rtcp"] as! Int, 1, listener.stderr)
+        XCTAssertFalse(listener.stderr.contains("other streams"), listener.stderr)
+    }
+
     func testSenderRestartMidStreamContinuesWithTheNewSender() throws {
         let listener = try Listener(["--port", "0"], name: "restart")
         let first = Harness.temporaryFile("restart-1.h264"), second = Harness.temporaryFile("restart-2.h264")

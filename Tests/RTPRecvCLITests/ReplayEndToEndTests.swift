@@ -241,6 +241,35 @@ final class ReplayEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains("320x240"), text)
     }
 
+    /// A capture with RTCP sender reports among the RTP on its port (rtcp-mux): the same output, the
+    /// reports counted and listed apart, never as streams.
+    func testRTCPInTheCaptureIsCountedApart() throws {
+        let senderReport: [UInt8] = [0x80, 200, 0x00, 0x06, 0x00, 0x00, 0x12, 0x34, 0xE9, 0x4B, 0x1C, 0x00, 0x80, 0x00,
+                                     0x00, 0x00, 0x00, 0x01, 0x5F, 0x90, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x10, 0x00]
+        var records: [(nanoseconds: UInt64, frame: [UInt8])] = []
+        for (index, record) in try TestPcap.records(of: source("gst-stapa-fua.pcap")).enumerated() {
+            if index % 100 == 50 { records.append((record.microseconds * 1000, TestPcap.udpFrame(senderReport, ethernet: true))) }
+            records.append((record.microseconds * 1000, record.frame))
+        }
+        let reports = records.count - (try TestPcap.records(of: source("gst-stapa-fua.pcap")).count)
+        XCTAssertGreaterThan(reports, 1)
+        let mixed = Harness.temporaryFile("rtcp-mixed.pcap")
+        try TestPcap.data(linkType: 1, records: records).write(to: mixed)
+
+        let (plainOut, _) = try replay("gst-stapa-fua.pcap", name: "rtcp-plain")
+        let stats = Harness.temporaryFile("rtcp-mixed.json"), out = Harness.temporaryFile("rtcp-mixed.h264")
+        let result = try Harness.rtprecv(["--pcap", mixed.path, "--out", out.path, "--stats-json", stats.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: plainOut))
+        XCTAssertFalse(result.stderr.contains("other streams"), result.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        XCTAssertEqual(json["rtcp"] as? Int, reports)
+
+        let list = String(decoding: try Harness.rtprecv(["--pcap", mixed.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertEqual(list.split(separator: "\n").count, 3, list)  // heading, the stream, the RTCP count
+        XCTAssertTrue(list.hasSuffix("and \(reports) RTCP packets\n"), list)
+    }
+
     // MARK: Statistics
 
     func testStatisticsJSONAccountsForEveryPacket() throws {

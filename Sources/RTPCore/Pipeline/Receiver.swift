@@ -27,6 +27,8 @@ public final class Receiver {
         public var streamsOverLimit = 0
         /// Packets of the selected SSRC with another payload type.
         public var foreignPayloadType = 0
+        /// RTCP on the same port or in the same capture (RFC 5761 demultiplexing).
+        public var rtcp = 0
         public var ssrcChanges = 0
     }
 
@@ -66,6 +68,10 @@ public final class Receiver {
         counters.datagrams += 1
         if let port = configuration.destinationPort, let destination, destination.port != port {
             counters.otherPort += 1
+            return
+        }
+        if RTCP.isPacket(datagram) {
+            counters.rtcp += 1
             return
         }
         let packet: RTPPacket

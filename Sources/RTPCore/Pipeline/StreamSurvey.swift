@@ -28,11 +28,16 @@ public struct StreamSurvey {
     public private(set) var entries: [Key: Entry] = [:]
     public private(set) var order: [Key] = []
     public private(set) var invalidRTP = 0
+    public private(set) var rtcp = 0
     public static let maxStreams = 4096
 
     public init() {}
 
     public mutating func add(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, time: Int64) {
+        if RTCP.isPacket(datagram) {
+            rtcp += 1
+            return
+        }
         guard let packet = try? RTPPacket(parsing: datagram) else {
             invalidRTP += 1
             return
