@@ -3,8 +3,8 @@ import RTPCore
 import SystemIO
 
 /// A pcap or pcapng file, told apart by content, in either byte order, with micro- or nanosecond
-/// timestamps. Classic pcap files are read a buffer (1 MiB) at a time and walked in place, with no
-/// copy per record; pcapng and everything else goes through libpcap.
+/// timestamps. Classic pcap and pcapng files are read a buffer (1 MiB) at a time and walked in
+/// place, with no copy per record; anything else goes through libpcap.
 public final class CaptureFile {
     public struct OpenError: Error, CustomStringConvertible {
         public var path: String
@@ -35,20 +35,24 @@ public final class CaptureFile {
     private let handle: OpaquePointer?
     private let file: UnsafeMutablePointer<FILE>?
     private var recordStart: Int64 = 0
-    // Classic pcap: the file, the buffer its records are read from, and where the next one starts.
+    // Walked in place: the file, its format, the buffer its records are read from, and where the
+    // next one starts.
     private let input: InputFile?
     private let classic: ClassicPcap?
+    private var pcapng: PcapNG?
     private let chunks: RecordChunks
     private var window = UnsafeRawBufferPointer(start: nil, count: 0)
     private var windowStart: Int64 = 0
     private var windowOffset = 0
     private var inputEnded = false
 
-    /// `chunkBytes`: how much of a classic pcap is read at a time; `maxKeptBytes`: how much of it may
-    /// be kept for records still referred to (`keepRecords`).
-    public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20) throws {
+    /// `chunkBytes`: how much of the file is read at a time; `maxKeptBytes`: how much of it may be
+    /// kept for records still referred to (`keepRecords`). `inPlace` false reads through libpcap
+    /// whatever the format, for comparing with it.
+    public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20, inPlace: Bool = true) throws {
         self.path = path
-        chunks = RecordChunks(chunkBytes: chunkBytes, maxRetainedBytes: maxKeptBytes)
+        let chunks = RecordChunks(chunkBytes: chunkBytes, maxRetainedBytes: maxKeptBytes)
+        self.chunks = chunks
         let input: InputFile
         var header = [UInt8](repeating: 0, count: ClassicPcap.fileHeaderSize)
         var headerBytes = 0
@@ -58,7 +62,9 @@ public final class CaptureFile {
         } catch let error as SystemError {
             throw OpenError(path: path, message: String(describing: error).replacingPrefix(path + ": ", with: ""))
         }
-        if let classic = header.withUnsafeBytes({ ClassicPcap(header: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes])) }) {
+        let head = header.withUnsafeBytes { (classic: ClassicPcap(header: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes])),
+                                             pcapng: PcapNG.starts(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]))) }
+        if inPlace, let classic = head.classic {
             self.input = input
             self.classic = classic
             handle = nil
@@ -67,6 +73,42 @@ public final class CaptureFile {
             linkType = LinkType(rawValue: classic.linkType)
             fileSize = Int64(input.size)
             windowStart = Int64(ClassicPcap.fileHeaderSize)
+            return
+        }
+        if inPlace, head.pcapng {
+            self.input = input
+            classic = nil
+            handle = nil
+            file = nil
+            fileSize = Int64(input.size)
+            do {
+                window = try header.withUnsafeBytes {
+                    try chunks.next(keeping: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), capacity: 0, from: input)
+                }
+            } catch {
+                throw OpenError(path: path, message: "\(error)")
+            }
+            inputEnded = window.count < chunks.chunkBytes
+            // The link type is the first interface's, whose block comes before the packets.
+            var first: Int?
+            do {
+                while first == nil {
+                    var probe = PcapNG()
+                    let step = probe.step(window, at: 0)
+                    first = probe.linkType
+                    guard first == nil, case .needsMore(let at, let bytes, _) = step, !inputEnded else { break }
+                    window = try chunks.next(keeping: window, capacity: at + bytes, from: input)
+                    inputEnded = window.count < max(at + bytes, chunks.chunkBytes)
+                }
+            } catch {
+                throw OpenError(path: path, message: "\(error)")
+            }
+            guard let first else {
+                throw OpenError(path: path, message: "a pcapng file with no interface description before its first packet")
+            }
+            pcapng = PcapNG()
+            linkTypeValue = first
+            linkType = LinkType(rawValue: first)
             return
         }
         self.input = nil
@@ -109,10 +151,10 @@ public final class CaptureFile {
     }
 
     /// Bytes of the file consumed so far, for progress.
-    public var offset: Int64 { classic != nil ? windowStart + Int64(windowOffset) : recordStart }
+    public var offset: Int64 { input != nil ? windowStart + Int64(windowOffset) : recordStart }
 
-    /// Whether records can be kept past the next call (`keepRecords`): only a classic pcap's can.
-    public var canKeepRecords: Bool { classic != nil }
+    /// Whether records can be kept past the next call (`keepRecords`): those walked in place can.
+    public var canKeepRecords: Bool { input != nil }
 
     /// Keeps each record's bytes valid for as long as `isReferenced` says something points into the
     /// buffer given to it, rather than until the next call; past `maxKeptBytes` of such buffers, the
@@ -123,20 +165,22 @@ public final class CaptureFile {
         chunks.stopReferring = stopReferring
     }
 
-    /// Bytes held in read buffers (classic pcap).
+    /// Bytes held in read buffers (formats walked in place).
     public var bufferedBytes: Int { chunks.allocatedBytes }
 
     /// The next record. Its bytes stay valid until the next call (or see `keepRecords`).
     public func next() -> Next {
-        if let classic, let input {
+        if let input {
             while true {
-                switch classic.step(window, at: windowOffset) {
+                switch classic?.step(window, at: windowOffset) ?? pcapng!.step(window, at: windowOffset) {
                 case .record(let record, let next):
                     windowOffset = next
                     return .record(record)
-                case .failed(let message):
+                case .failed(let at, let message):
+                    windowOffset = at
                     return .failed(offset: offset, message: message)
-                case .needsMore(let bytes, let message):
+                case .needsMore(let at, let bytes, let message):
+                    windowOffset = at
                     if inputEnded {
                         return windowOffset == window.count ? .end : .truncated(offset: offset, message: message)
                     }

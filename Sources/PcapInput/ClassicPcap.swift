@@ -39,20 +39,11 @@ struct ClassicPcap {
         linkType = Int(u32(20) & 0x0FFF_FFFF)
     }
 
-    enum Step {
-        /// A record, and where the next one begins.
-        case record(CaptureFile.Record, next: Int)
-        /// The window ends inside a record that needs `bytes` from `offset` on: read more, or the
-        /// file is cut short (`message` says how).
-        case needsMore(bytes: Int, message: String)
-        case failed(String)
-    }
-
     /// The record at `offset` in `window`.
     @inline(__always)
-    func step(_ window: UnsafeRawBufferPointer, at offset: Int) -> Step {
+    func step(_ window: UnsafeRawBufferPointer, at offset: Int) -> RecordStep {
         guard offset + Self.recordHeaderSize <= window.count else {
-            return .needsMore(bytes: Self.recordHeaderSize, message: "the record header is cut short")
+            return .needsMore(at: offset, bytes: Self.recordHeaderSize, message: "the record header is cut short")
         }
         @inline(__always) func u32(_ at: Int) -> UInt32 {
             let v = window.loadUnaligned(fromByteOffset: at, as: UInt32.self)
@@ -61,11 +52,11 @@ struct ClassicPcap {
         let seconds = Int64(u32(offset)), fraction = Int64(u32(offset + 4))
         let captured = Int(u32(offset + 8)), original = Int(u32(offset + 12))
         guard captured <= max(snaplen, 262_144), captured <= Self.maxRecordLength else {
-            return .failed("record length \(captured) is larger than the snaplen of \(snaplen)")
+            return .failed(at: offset, message: "record length \(captured) is larger than the snaplen of \(snaplen)")
         }
         let start = offset + Self.recordHeaderSize
         guard start + captured <= window.count else {
-            return .needsMore(bytes: Self.recordHeaderSize + captured,
+            return .needsMore(at: offset, bytes: Self.recordHeaderSize + captured,
                               message: "a \(captured)-byte record has only \(window.count - start) bytes")
         }
         let time = seconds * 1_000_000_000 + (nanoseconds ? fraction : fraction * 1000)

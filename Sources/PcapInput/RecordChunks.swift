@@ -42,7 +42,7 @@ final class RecordChunks {
             stopReferring?(UnsafeRawBufferPointer(chunks[oldest]))
             free.append(oldest)
         }
-        let needed = max(capacity, chunkBytes)
+        let needed = max(capacity, chunkBytes, keep.count)
         let index: Int
         if let i = free.firstIndex(where: { chunks[$0].count >= needed }) {
             index = free.remove(at: i)

@@ -1,0 +1,174 @@
+import RTPCore
+
+/// The pcapng format (draft-ietf-opsawg-pcapng), walked in place like a classic pcap: blocks of
+/// type(32) total_length(32) body total_length(32), in the byte order each section's header names.
+///
+///     Section Header (0x0A0D0D0A): byte_order_magic(32) major(16) minor(16) section_length(64) options
+///     Interface Description (1):   link_type(16) reserved(16) snaplen(32) options (if_tsresol, if_tsoffset)
+///     Enhanced Packet (6):         interface_id(32) ts_high(32) ts_low(32) caplen(32) len(32) data options
+///     Simple Packet (3):           len(32) data (interface 0, no timestamp: its if_tsoffset alone)
+///     Packet (2, obsolete):        interface_id(16) drops(16) ts_high(32) ts_low(32) caplen(32) len(32) data
+///
+/// Other blocks (name resolution, statistics, secrets, custom) are skipped. Like libpcap, it takes
+/// one link type for the whole file: an interface of another is an error.
+struct PcapNG {
+    static let sectionHeaderType: UInt32 = 0x0A0D_0D0A
+    static let byteOrderMagic: UInt32 = 0x1A2B_3C4D
+    /// Blocks longer than this are corrupt.
+    static let maxBlockLength = 256 << 20
+
+    private struct Interface {
+        var linkType: Int
+        var snaplen: Int
+        /// From if_tsresol (10^-n seconds a unit, or 2^-n with the high bit set); microseconds by default.
+        var scale = Scale.multiply(1000)
+        /// if_tsoffset, in seconds.
+        var offsetSeconds: Int64 = 0
+
+        enum Scale {
+            case multiply(Int64)
+            case divide(UInt64)
+            case binary(exponent: Int)
+
+            init(tsresol: UInt8) {
+                let n = Int(tsresol & 0x7F)
+                if tsresol & 0x80 != 0 {
+                    self = .binary(exponent: n)
+                } else if n <= 9 {
+                    self = .multiply((0..<9 - n).reduce(1) { value, _ in value * 10 })
+                } else {
+                    self = .divide(n - 9 <= 19 ? (0..<n - 9).reduce(1) { value, _ in value * 10 } : .max)
+                }
+            }
+        }
+
+        func nanoseconds(_ units: UInt64) -> Int64 {
+            let base: Int64
+            switch scale {
+            case .multiply(let factor):
+                base = Int64(truncatingIfNeeded: units) &* factor
+            case .divide(let divisor):
+                base = Int64(truncatingIfNeeded: units / divisor)
+            case .binary(let n):
+                let seconds = Double(units) / Double(sign: .plus, exponent: n, significand: 1)
+                base = seconds < 9e9 ? Int64(seconds * 1e9) : 0
+            }
+            // A corrupt block can hold any time: wrap rather than trap.
+            return base &+ offsetSeconds &* 1_000_000_000
+        }
+    }
+
+    private var swapped = false
+    private var interfaces: [Interface] = []
+    /// The first interface's link type, once its block has been read.
+    private(set) var linkType: Int?
+
+    /// Whether `header` starts a pcapng file.
+    static func starts(_ header: UnsafeRawBufferPointer) -> Bool {
+        header.count >= 4 && header.loadUnaligned(as: UInt32.self) == sectionHeaderType
+    }
+
+    /// The next packet from `offset` in `window`, past any other blocks.
+    mutating func step(_ window: UnsafeRawBufferPointer, at start: Int) -> RecordStep {
+        var offset = start
+        while true {
+            guard offset + 12 <= window.count else {
+                return .needsMore(at: offset, bytes: 12, message: "the block header is cut short")
+            }
+            var type = window.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            if type == Self.sectionHeaderType {
+                // The byte order is the section's own: read it before the length.
+                switch window.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self) {
+                case Self.byteOrderMagic: swapped = false
+                case Self.byteOrderMagic.byteSwapped: swapped = true
+                default: return .failed(at: offset, message: "a section header without the byte-order magic")
+                }
+            } else if swapped {
+                type = type.byteSwapped
+            }
+            let length = Int(u32(window, offset + 4))
+            guard length >= 12, length % 4 == 0, length <= Self.maxBlockLength else {
+                return .failed(at: offset, message: "block length \(length) is not a valid block length")
+            }
+            guard offset + length <= window.count else {
+                return .needsMore(at: offset, bytes: length,
+                                  message: "a \(length)-byte block has only \(window.count - offset) bytes")
+            }
+            let body = offset + 8, bodyEnd = offset + length - 4
+            switch type {
+            case Self.sectionHeaderType:
+                interfaces.removeAll(keepingCapacity: true)
+            case 1:
+                guard bodyEnd - body >= 8 else { return .failed(at: offset, message: "an interface block is too short") }
+                var interface = Interface(linkType: Int(u16(window, body)), snaplen: Int(u32(window, body + 4)))
+                readOptions(window, from: body + 8, to: bodyEnd) { code, value in
+                    if code == 9, value.count >= 1 { interface.scale = Interface.Scale(tsresol: value[0]) }
+                    if code == 14, value.count >= 8 {
+                        interface.offsetSeconds = Int64(bitPattern: u64(value, 0))
+                    }
+                }
+                if let first = linkType, first != interface.linkType {
+                    return .failed(at: offset, message: "interface \(interfaces.count) has link type "
+                                   + "\(interface.linkType), not the first interface's \(first)")
+                }
+                linkType = interface.linkType
+                interfaces.append(interface)
+            case 6, 2:
+                guard bodyEnd - body >= 20 else { return .failed(at: offset, message: "a packet block is too short") }
+                let id = type == 6 ? Int(u32(window, body)) : Int(u16(window, body))
+                guard id < interfaces.count else {
+                    return .failed(at: offset, message: "a packet names interface \(id), which was not described")
+                }
+                let units = UInt64(u32(window, body + 4)) << 32 | UInt64(u32(window, body + 8))
+                let captured = Int(u32(window, body + 12)), original = Int(u32(window, body + 16))
+                let data = body + 20
+                guard captured <= bodyEnd - data else {
+                    return .failed(at: offset, message: "a \(captured)-byte packet overruns its block")
+                }
+                let record = CaptureFile.Record(time: interfaces[id].nanoseconds(units),
+                                                bytes: window.view(data..<data + captured), originalLength: original)
+                return .record(record, next: offset + length)
+            case 3:
+                guard bodyEnd - body >= 4, let interface = interfaces.first else {
+                    return .failed(at: offset, message: "a simple packet block before any interface")
+                }
+                let original = Int(u32(window, body))
+                var captured = min(original, bodyEnd - body - 4)
+                if interface.snaplen > 0 { captured = min(captured, interface.snaplen) }
+                let record = CaptureFile.Record(time: interface.nanoseconds(0), bytes: window.view(body + 4..<body + 4 + captured),
+                                                originalLength: original)
+                return .record(record, next: offset + length)
+            default:
+                break
+            }
+            offset += length
+        }
+    }
+
+    /// Calls `body` with each option's code and value, until opt_endofopt or the end.
+    private func readOptions(_ window: UnsafeRawBufferPointer, from start: Int, to end: Int,
+                             _ body: (UInt16, UnsafeRawBufferPointer) -> Void) {
+        var offset = start
+        while offset + 4 <= end {
+            let code = u16(window, offset), length = Int(u16(window, offset + 2))
+            guard code != 0, offset + 4 + length <= end else { return }
+            body(code, window.view(offset + 4..<offset + 4 + length))
+            offset += 4 + (length + 3) & ~3
+        }
+    }
+
+    @inline(__always) private func u16(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt16 {
+        let v = bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self)
+        return swapped ? v.byteSwapped : v
+    }
+
+    @inline(__always) private func u32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        let v = bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+        return swapped ? v.byteSwapped : v
+    }
+
+    @inline(__always) private func u64(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
+        let v = bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+        return swapped ? v.byteSwapped : v
+    }
+}
