@@ -81,31 +81,18 @@ public final class CaptureFile {
             handle = nil
             file = nil
             fileSize = Int64(input.size)
+            let start: (window: UnsafeRawBufferPointer, atEnd: Bool, linkType: Int?)
             do {
-                window = try header.withUnsafeBytes {
-                    try chunks.next(keeping: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), capacity: 0, from: input)
+                start = try header.withUnsafeBytes {
+                    try Self.readToFirstInterface(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), chunks: chunks, input: input)
                 }
             } catch {
                 throw OpenError(path: path, message: "\(error)")
             }
-            inputEnded = window.count < chunks.chunkBytes
-            // The link type is the first interface's, whose block comes before the packets.
-            var first: Int?
-            do {
-                while first == nil {
-                    var probe = PcapNG()
-                    let step = probe.step(window, at: 0)
-                    first = probe.linkType
-                    guard first == nil, case .needsMore(let at, let bytes, _) = step, !inputEnded else { break }
-                    window = try chunks.next(keeping: window, capacity: at + bytes, from: input)
-                    inputEnded = window.count < max(at + bytes, chunks.chunkBytes)
-                }
-            } catch {
-                throw OpenError(path: path, message: "\(error)")
-            }
-            guard let first else {
+            guard let first = start.linkType else {
                 throw OpenError(path: path, message: "a pcapng file with no interface description before its first packet")
             }
+            (window, inputEnded) = (start.window, start.atEnd)
             pcapng = PcapNG()
             linkTypeValue = first
             linkType = LinkType(rawValue: first)
@@ -136,6 +123,21 @@ public final class CaptureFile {
     }
 
     deinit { if let handle { pcap_close(handle) } }
+
+    /// A pcapng file's start, from `header` on, read until its first interface block, which gives the
+    /// link type (it comes before the packets).
+    private static func readToFirstInterface(_ header: UnsafeRawBufferPointer, chunks: RecordChunks, input: InputFile) throws
+        -> (window: UnsafeRawBufferPointer, atEnd: Bool, linkType: Int?) {
+        var (window, atEnd) = try chunks.next(keeping: header, capacity: header.count, from: input)
+        while true {
+            var probe = PcapNG()
+            let step = probe.step(window, at: 0)
+            guard probe.linkType == nil, case .needsMore(let at, let bytes, _) = step, !atEnd else {
+                return (window, atEnd, probe.linkType)
+            }
+            (window, atEnd) = try chunks.next(keeping: window, capacity: at + bytes, from: input)
+        }
+    }
 
     private static func explain(_ message: String) -> String {
         if message.contains("unknown file format") || message.contains("bad dump file format") {
@@ -187,9 +189,8 @@ public final class CaptureFile {
                     do {
                         let keep = window.view(windowOffset..<window.count)
                         windowStart += Int64(windowOffset)
-                        window = try chunks.next(keeping: keep, capacity: bytes, from: input)
+                        (window, inputEnded) = try chunks.next(keeping: keep, capacity: bytes, from: input)
                         windowOffset = 0
-                        inputEnded = window.count < max(bytes, chunks.chunkBytes)
                     } catch {
                         return .failed(offset: offset, message: "\(error)")
                     }

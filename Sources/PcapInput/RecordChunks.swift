@@ -27,8 +27,10 @@ final class RecordChunks {
     var allocatedBytes: Int { chunks.reduce(0) { $0 + $1.count } }
 
     /// A buffer of at least `capacity` bytes whose first `keep.count` bytes are `keep` (the start of a
-    /// record the last buffer ended in), filled from `file` after them. Returns the bytes in it.
-    func next(keeping keep: UnsafeRawBufferPointer, capacity: Int, from file: InputFile) throws -> UnsafeRawBufferPointer {
+    /// record the last buffer ended in), filled from `file` after them. Returns the bytes in it, and
+    /// whether the file ended before the buffer was full.
+    func next(keeping keep: UnsafeRawBufferPointer, capacity: Int, from file: InputFile) throws
+        -> (bytes: UnsafeRawBufferPointer, atEnd: Bool) {
         if let current { retired.append(current) }
         retired.removeAll { index in
             guard !(isReferenced?(UnsafeRawBufferPointer(chunks[index])) ?? false) else { return false }
@@ -55,6 +57,6 @@ final class RecordChunks {
         // `keep` may lie in this very buffer: memmove.
         if !keep.isEmpty { memmove(chunk.baseAddress!, keep.baseAddress!, keep.count) }
         let read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[keep.count...]))
-        return UnsafeRawBufferPointer(rebasing: chunk[0..<keep.count + read])
+        return (UnsafeRawBufferPointer(rebasing: chunk[0..<keep.count + read]), read < chunk.count - keep.count)
     }
 }
