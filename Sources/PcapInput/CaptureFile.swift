@@ -50,7 +50,8 @@ public final class CaptureFile {
     /// kept for records still referred to (`keepRecords`). `inPlace` false reads through libpcap
     /// whatever the format, for comparing with it.
     public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20, inPlace: Bool = true) throws {
-        self.path = path
+        let name = path == "-" ? "standard input" : path
+        self.path = name
         let chunks = RecordChunks(chunkBytes: chunkBytes, maxRetainedBytes: maxKeptBytes)
         self.chunks = chunks
         let input: InputFile
@@ -60,7 +61,7 @@ public final class CaptureFile {
             input = try InputFile(path: path)
             headerBytes = try header.withUnsafeMutableBytes { try input.read(into: $0) }
         } catch let error as SystemError {
-            throw OpenError(path: path, message: String(describing: error).replacingPrefix(path + ": ", with: ""))
+            throw OpenError(path: name, message: String(describing: error).replacingPrefix(path + ": ", with: ""))
         }
         let head = header.withUnsafeBytes { (classic: ClassicPcap(header: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes])),
                                              pcapng: PcapNG.starts(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]))) }
@@ -87,16 +88,20 @@ public final class CaptureFile {
                     try Self.readToFirstInterface(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), chunks: chunks, input: input)
                 }
             } catch {
-                throw OpenError(path: path, message: "\(error)")
+                throw OpenError(path: name, message: "\(error)")
             }
             guard let first = start.linkType else {
-                throw OpenError(path: path, message: "a pcapng file with no interface description before its first packet")
+                throw OpenError(path: name, message: "a pcapng file with no interface description before its first packet")
             }
             (window, inputEnded) = (start.window, start.atEnd)
             pcapng = PcapNG()
             linkTypeValue = first
             linkType = LinkType(rawValue: first)
             return
+        }
+        guard path != "-" else {
+            // Its first bytes are read already: libpcap cannot start over.
+            throw OpenError(path: name, message: "not a pcap or pcapng capture")
         }
         self.input = nil
         classic = nil

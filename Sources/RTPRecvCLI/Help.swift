@@ -39,7 +39,9 @@ public enum Help {
                               A second Ctrl-C exits at once.
 
     CAPTURE INPUT:
-      --pcap FILE             Capture to replay (pcap or pcapng, told apart by content).
+      --pcap FILE             Capture to replay (pcap or pcapng, told apart by content). '-'
+                              reads standard input as it comes, as from tcpdump -U -w -.
+                              Ctrl-C stops cleanly, as live.
                               Link types: Ethernet (VLAN), Linux SLL/SLL2, loopback, raw IP.
       --list                  List the RTP streams in the capture and exit.
 
@@ -112,6 +114,7 @@ public enum Help {
       rtprecv --pcap call.pcap --out call.h264 --yuv call.yuv --pix-fmt nv12
       rtprecv --port 5004 --flv - | ffplay -f flv -
       rtprecv --pcap camera.pcapng --out camera.h264
+      ssh cam-host tcpdump -U -w - udp port 5004 | rtprecv --pcap - --out - | ffplay -f h264 -
       rtprecv --pcap call.pcap --list
       rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -
       rtprecv --pcap ffmpeg.pcap --sdp ffmpeg.sdp --out video.h264 --stats-json stats.json

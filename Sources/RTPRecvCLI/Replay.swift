@@ -17,20 +17,25 @@ struct Replay {
         var datagramsRead = 0
         var damage: String?
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
+        // Ctrl-C stops the replay as it stops live reception: what came before is written and counted.
+        // (From a pipe, `tcpdump ... | rtprecv --pcap -`, the writer's end of the input ends it too.)
+        StopSignal.install()
 
         try session.writing {
-            damage = try forEachDatagram(in: capture, skipped: &skipped, while: { !session.sink.isFull }) { record, datagram in
+            damage = try forEachDatagram(in: capture, skipped: &skipped,
+                                         while: { !session.sink.isFull && StopSignal.received == 0 }) { record, datagram in
                 datagramsRead += 1
                 try receiver.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
                                      destination: datagram.destination, arrival: record.time)
                 if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
-                    let percent = capture.fileSize > 0 ? Int(capture.offset * 100 / capture.fileSize) : 0
-                    progress.show("reading: \(percent)% (\(capture.offset >> 20) MiB), \(session.sink.accessUnitsWritten) frames written")
+                    let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
+                    progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(session.sink.accessUnitsWritten) frames written")
                 }
             }
         }
         progress.clear()
         try session.finish()
+        if StopSignal.received != 0 && !options.quiet { Terminal.printError("stopped by \(StopSignal.name)\n") }
         let skippedTotal = skipped.values.reduce(0, +)
         let records = datagramsRead + skippedTotal
         var summary = "\(capture.path): \(records) records, \(datagramsRead) UDP datagrams"
