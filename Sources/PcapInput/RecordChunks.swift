@@ -56,7 +56,8 @@ final class RecordChunks {
             stopReferring?(UnsafeRawBufferPointer(chunks[oldest]))
             free.append(oldest)
         }
-        let needed = max(capacity, chunkBytes, keep.count)
+        // Room for one byte past `keep` at least: a read of nothing means the end of the file.
+        let needed = max(capacity, chunkBytes, keep.count + 1)
         let index: Int
         if let i = free.firstIndex(where: { chunks[$0].count >= needed }) {
             index = free.remove(at: i)
