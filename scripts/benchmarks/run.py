@@ -95,18 +95,16 @@ def as_pcapng(pcap, path):
     def block(kind, body):
         body += b"\0" * (-len(body) % 4)
         return struct.pack("<II", kind, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
-    data = open(pcap, "rb").read()
-    link = struct.unpack("<I", data[20:24])[0]
-    with open(path + ".tmp", "wb") as out:
+    # Record by record: a benchmark process that grew to the capture's size would pass that size on,
+    # as peak RSS, to every child it forks afterwards.
+    with open(pcap, "rb") as source, open(path + ".tmp", "wb") as out:
+        link = struct.unpack("<I", source.read(24)[20:24])[0]
         out.write(block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)))
         out.write(block(1, struct.pack("<HHI", link, 0, 262144)))
-        offset = 24
-        while offset + 16 <= len(data):
-            sec, usec, caplen, origlen = struct.unpack("<IIII", data[offset:offset + 16])
+        while len(header := source.read(16)) == 16:
+            sec, usec, caplen, origlen = struct.unpack("<IIII", header)
             units = sec * 1_000_000 + usec
-            out.write(block(6, struct.pack("<IIIII", 0, units >> 32, units & 0xFFFFFFFF, caplen, origlen)
-                            + data[offset + 16:offset + 16 + caplen]))
-            offset += 16 + caplen
+            out.write(block(6, struct.pack("<IIIII", 0, units >> 32, units & 0xFFFFFFFF, caplen, origlen) + source.read(caplen)))
     os.rename(path + ".tmp", path)
     return path
 
