@@ -20,15 +20,28 @@ public struct AVCDecoderConfigurationRecord: Equatable {
     public var bitDepthLumaMinus8: UInt8
     public var bitDepthChromaMinus8: UInt8
 
-    /// Nil unless there is an SPS that parses and at least one PPS.
+    /// Nil unless there is an SPS that parses and at least one PPS. Sets repeated under one id count
+    /// once (the last), so that the counts fit their 5 and 8 bits; the record fits a tag.
     public init?(sps: [[UInt8]], pps: [[UInt8]]) {
-        guard let first = sps.first, !pps.isEmpty,
+        var spsById: [UInt32: [UInt8]] = [:], ppsById: [UInt32: [UInt8]] = [:]
+        var spsOrder: [UInt32] = [], ppsOrder: [UInt32] = []
+        for nal in sps where nal.count <= Int(UInt16.max) {
+            guard let id = nal.withUnsafeBytes({ SequenceParameterSet(nal: $0)?.seqParameterSetId }) else { continue }
+            if spsById.updateValue(nal, forKey: id) == nil { spsOrder.append(id) }
+        }
+        for nal in pps where nal.count <= Int(UInt16.max) {
+            guard let id = nal.withUnsafeBytes({ PictureParameterSetIds(nal: $0)?.picParameterSetId }) else { continue }
+            if ppsById.updateValue(nal, forKey: id) == nil { ppsOrder.append(id) }
+        }
+        guard let first = spsOrder.first.flatMap({ spsById[$0] }), !ppsOrder.isEmpty, ppsOrder.count <= 255,
               let parsed = first.withUnsafeBytes({ SequenceParameterSet(nal: $0) }) else { return nil }
         avcProfileIndication = parsed.profileIdc
         profileCompatibility = parsed.constraintFlags
         avcLevelIndication = parsed.levelIdc
-        sequenceParameterSets = sps
-        pictureParameterSets = pps
+        sequenceParameterSets = spsOrder.map { spsById[$0]! }
+        pictureParameterSets = ppsOrder.map { ppsById[$0]! }
+        let size = 11 + sequenceParameterSets.reduce(0) { $0 + 2 + $1.count } + pictureParameterSets.reduce(0) { $0 + 2 + $1.count }
+        guard size + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize else { return nil }
         chromaFormat = UInt8(parsed.chromaFormatIdc)
         bitDepthLumaMinus8 = UInt8(parsed.bitDepthLumaMinus8)
         bitDepthChromaMinus8 = UInt8(parsed.bitDepthChromaMinus8)

@@ -46,4 +46,6 @@ public enum FLVLayout {
     public static let previousTagSizeBytes = 4
     /// Frame type/codec, AVCPacketType, composition time.
     public static let avcVideoHeaderSize = 5
+    /// DataSize is 24 bits (E.4.1): no tag carries more.
+    public static let maxDataSize = 0xFF_FFFF
 }
