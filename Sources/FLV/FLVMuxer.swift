@@ -6,6 +6,9 @@ import RTPCore
 /// Tag times are decode times in milliseconds from the first access unit: RTP gives the presentation
 /// time, so `DecodeTimestamps` derives the decode time with a look-ahead of the SPS's reorder depth,
 /// and the composition time is their difference.
+///
+/// A frame too large for a tag (DataSize is 24 bits: 16 MiB) is dropped and counted, and the frames
+/// that refer to it with it, up to the next keyframe, unless `keepAfterLoss`.
 public final class FLVMuxer {
     public struct Configuration: Sendable {
         public var clockRate = 90000
@@ -24,6 +27,8 @@ public final class FLVMuxer {
         public var sequenceHeaders = 0
         public var droppedAfterLoss = 0
         public var droppedBeforeKeyframe = 0
+        /// Frames larger than a tag can carry, dropped.
+        public var droppedTooLarge = 0
         public var timestampJumps = 0
         public var bytesWritten = 0
         public var width = 0
@@ -62,6 +67,8 @@ public final class FLVMuxer {
     private var base: Int64?
     private var lastDTS: Int64 = Int64.min
     private var lastTagTime: UInt32 = 0
+    /// A frame was dropped for its size: the ones that refer to it go too, up to a keyframe.
+    private var awaitingKeyframe = false
     private var maxPTSMilliseconds: Int64 = 0
     private var gathered: [UInt8] = []
 
@@ -74,7 +81,7 @@ public final class FLVMuxer {
 
     /// Adds one access unit; `emit` receives the bytes of every tag that became ready.
     public func write(_ accessUnit: AccessUnit, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let pts = timeline(accessUnit.extendedTimestamp)
+        let pts = timeline(accessUnit.pts)
         if accessUnit.followsLoss && !configuration.keepAfterLoss {
             statistics.droppedAfterLoss += 1
             return
@@ -226,6 +233,17 @@ public final class FLVMuxer {
         let dtsMilliseconds = milliseconds(dts), ptsMilliseconds = milliseconds(frame.pts)
         maxPTSMilliseconds = max(maxPTSMilliseconds, ptsMilliseconds)
         let time = UInt32(truncatingIfNeeded: max(0, dtsMilliseconds))
+        defer { freeBuffers.append(frame.payload) }
+        if frame.keyframe { awaitingKeyframe = false }
+        guard FLVLayout.avcVideoHeaderSize + frame.payload.count <= FLVLayout.maxDataSize else {
+            statistics.droppedTooLarge += 1
+            awaitingKeyframe = !configuration.keepAfterLoss
+            return
+        }
+        if awaitingKeyframe {
+            statistics.droppedAfterLoss += 1
+            return
+        }
         writer.bytes.removeAll(keepingCapacity: true)
         writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize + frame.payload.count, time: time)
         let type: FLVVideoFrameType = frame.keyframe ? .keyframe : .interFrame
@@ -238,7 +256,6 @@ public final class FLVMuxer {
         lastTagTime = time
         statistics.framesWritten += 1
         if frame.keyframe { statistics.keyframesWritten += 1 }
-        freeBuffers.append(frame.payload)
     }
 
     private func flushQueue(_ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
@@ -246,10 +263,11 @@ public final class FLVMuxer {
     }
 
     private func writeTagHeader(_ type: FLVTagType, dataSize: Int, time: UInt32) {
+        precondition(dataSize <= FLVLayout.maxDataSize, "a tag's DataSize is 24 bits")
         writer.u8(type.rawValue)
         writer.u24(UInt32(dataSize))
-        writer.u24(time & 0xFFFFFF)
-        writer.u8(UInt8(time >> 24))  // TimestampExtended: the high 8 bits
+        writer.u24(time & 0xFF_FFFF)
+        writer.u8(UInt8(time >> 24 & 0xFF))  // TimestampExtended: the high 8 bits
         writer.u24(0)  // StreamID
     }
 

@@ -87,9 +87,9 @@ func fuzzCapture(_ bytes: UnsafeRawBufferPointer) {
 func withAccessUnit(_ bytes: UnsafeRawBufferPointer, timestamp: Int64, flags: UInt8, _ body: (AccessUnit) -> Void) {
     withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 1) { pieces in
         pieces[0] = bytes
-        body(AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), extendedTimestamp: timestamp,
-                        pieces: UnsafeBufferPointer(pieces), byteCount: bytes.count,
-                        isKeyframe: flags & 1 != 0, isIDR: flags & 1 != 0, followsLoss: flags & 2 != 0))
+        body(AccessUnit(timestamp: UInt32(truncatingIfNeeded: timestamp), pts: timestamp,
+                        pieces: UnsafeBufferPointer(pieces), isKeyframe: flags & 1 != 0,
+                        referencesIntact: flags & 2 == 0))
     }
 }
 

@@ -141,7 +141,7 @@ final class LiveStatus {
 
     func line(now: Int64, start: Int64, receiver: Receiver) -> String {
         let s = receiver.selected?.statistics
-        let packets = s?.packets ?? 0, bytes = s?.bytes ?? 0, frames = s?.accessUnitsWritten ?? 0
+        let packets = s?.packets ?? 0, bytes = s?.bytes ?? 0, frames = s?.frames.written ?? 0
         let seconds = Double(now - (lastTime == 0 ? start : lastTime)) / 1e9
         defer { (lastTime, lastPackets, lastBytes, lastFrames) = (now, packets, bytes, frames) }
         guard seconds > 0 else { return "" }

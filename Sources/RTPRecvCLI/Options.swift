@@ -13,6 +13,7 @@ public struct Options {
     public var sdp: String?
     public var out: String?
     public var statsJSON: String?
+    public var framesJSON: String?
     public var ssrc: UInt32?
     public var payloadType: UInt8?
     public var port: UInt16?
@@ -84,6 +85,7 @@ public struct Options {
             case "--sdp": sdp = try value()
             case "-o", "--out": out = try value()
             case "--stats-json": statsJSON = try value()
+            case "--frames-json": framesJSON = try value()
             case "--ssrc": ssrc = try number(UInt32.self, 0...UInt32.max)
             case "--payload-type": payloadType = try number(UInt8.self, 0...127)
             case "--port": port = try number(UInt16.self, 0...UInt16.max)
@@ -137,7 +139,7 @@ public struct Options {
             throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
         let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
-                        ("--stats-json", statsJSON)]
+                        ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
             .filter { $0.1 == "-" }.map(\.0)
         if toStdout.count > 1 {
             throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")

@@ -3,11 +3,13 @@ import FLV
 import RTPCore
 import SystemIO
 
-/// Every output of one pass: the Annex-B file and the decoder with its files, up to `--frames`.
+/// Every output of one pass: the Annex-B file, the decoder with its files, the FLV and the frame
+/// ledger, up to `--frames`.
 final class Outputs: AccessUnitSink {
     private let annexB: OutputFile?
     let decoding: DecodingOutput?
     let flv: FLVOutput?
+    let ledger: FrameLedger?
     private let limit: Int
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
     private let measuresLatency: Bool
@@ -18,7 +20,10 @@ final class Outputs: AccessUnitSink {
     init(options: Options) throws {
         annexB = try options.out.map { try open($0) }
         decoding = options.decode ? try DecodingOutput(options: options) : nil
-        flv = try options.flv.map { try FLVOutput(file: open($0), keepAfterLoss: options.flvKeepAfterLoss) }
+        flv = try options.flv.map {
+            try FLVOutput(file: open($0), keepAfterLoss: options.flvKeepAfterLoss, quiet: options.quiet)
+        }
+        ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         limit = options.frames ?? Int.max
         measuresLatency = options.isLive
     }
@@ -33,6 +38,20 @@ final class Outputs: AccessUnitSink {
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
         bytesWritten += accessUnit.byteCount
         accessUnitsWritten += 1
+        lastWritten = accessUnit.record
+        return true
+    }
+
+    /// The record of the access unit written last: its `account` call is still to come when the
+    /// frame limit has just been reached.
+    private var lastWritten: FrameRecord?
+
+    func account(_ record: FrameRecord) throws -> Bool {
+        if isFull {
+            guard record == lastWritten else { return false }
+            lastWritten = nil
+        }
+        try ledger?.append(record)
         return true
     }
 
@@ -41,6 +60,7 @@ final class Outputs: AccessUnitSink {
         try decoding?.finish()
         try flv?.finish()
         try annexB?.close()
+        try ledger?.finish()
     }
 }
 
@@ -64,6 +84,8 @@ public final class DecodingOutput {
     private var y4m: Y4MWriter?
     /// Presentation times of access units that may refer to a lost picture.
     private var suspect: Set<Int64> = []
+    /// The SPS VUI's frame rate, for the Y4M header.
+    private var frameRate: (numerator: Int, denominator: Int)?
     private var firstPTS: Int64?
     private var gathered: [UInt8] = []
 
@@ -105,10 +127,14 @@ public final class DecodingOutput {
     }
 
     public func decode(_ accessUnit: AccessUnit) throws {
-        if firstPTS == nil { firstPTS = accessUnit.extendedTimestamp }
-        if accessUnit.followsLoss { suspect.insert(accessUnit.extendedTimestamp) }
+        if firstPTS == nil { firstPTS = accessUnit.pts }
+        if frameRate == nil, let rate = accessUnit.frameRate {
+            frameRate = rate
+            y4m?.frameRate = rate
+        }
+        if accessUnit.followsLoss { suspect.insert(accessUnit.pts) }
         try accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
-            try decoder.decode(bytes, pts: accessUnit.extendedTimestamp) { try take($0) }
+            try decoder.decode(bytes, pts: accessUnit.pts) { try take($0) }
         }
     }
 
@@ -162,17 +188,24 @@ enum FrameMD5 {
 /// FLV through `FLVMuxer`; duration and size are rewritten in onMetaData when the file can seek.
 final class FLVOutput {
     private let file: OutputFile
+    private let quiet: Bool
     let muxer: FLVMuxer
 
-    init(file: OutputFile, keepAfterLoss: Bool) {
+    init(file: OutputFile, keepAfterLoss: Bool, quiet: Bool) {
         self.file = file
+        self.quiet = quiet
         var configuration = FLVMuxer.Configuration()
         configuration.keepAfterLoss = keepAfterLoss
         muxer = FLVMuxer(configuration: configuration)
     }
 
     func write(_ accessUnit: AccessUnit) throws {
+        let tooLarge = muxer.statistics.droppedTooLarge
         try muxer.write(accessUnit) { try file.write($0) }
+        if tooLarge == 0 && muxer.statistics.droppedTooLarge > 0 && !quiet {
+            Terminal.printError("warning: \(file.displayName): a frame larger than an FLV tag holds (16 MiB) "
+                                + "is left out of the FLV, with the frames that refer to it up to the next keyframe\n")
+        }
     }
 
     func finish() throws {

@@ -37,23 +37,33 @@ struct Report {
             }
             if s.interleaved {
                 var line = "  interleaved mode (packetization-mode 2): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
+                if let depth = s.interleavingDepth, depth.needed > depth.declared {
+                    line += ", interleaving depth \(depth.needed) needed where the SDP said \(depth.declared)"
+                }
                 if s.notAllowedInInterleavedMode > 0 {
                     line += ", \(s.notAllowedInInterleavedMode) packets of types mode 2 does not allow dropped"
                 }
                 lines.append(line)
             }
             if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
-            lines.append("  frames     \(s.accessUnitsWritten) written (\(s.keyframesWritten) keyframes), "
-                         + "\(s.droppedIncomplete) dropped incomplete, \(s.droppedBeforeKeyframe) dropped waiting for a keyframe"
-                         + (s.droppedWithoutParameterSets > 0 ? ", \(s.droppedWithoutParameterSets) keyframes without SPS/PPS" : ""))
+            lines.append("  frames     " + Report.frames(s.frames))
             if s.fragmentedUnitsDropped + s.strayFragments > 0 {
                 lines.append("  fragments  \(s.fragmentedUnitsDropped) fragmented NAL units dropped incomplete, "
                              + "\(s.strayFragments) fragments without their start")
             }
+            if s.aggregationUnitsOverrun > 0 {
+                lines.append("  aggregated \(s.aggregationUnitsOverrun) units ran past their packet (size field too large), lost; "
+                             + "the units before them kept")
+            }
+            if s.mtapPacketsWithPrefixInSize > 0 {
+                lines.append("  MTAP       \(s.mtapPacketsWithPrefixInSize) packets with unit sizes that count DOND and TS offset")
+            }
+            if s.retimedFrames > 0 {
+                lines.append("  timing     \(s.retimedFrames) frames came with the RTP timestamp of the one before, and were timed anew")
+            }
             if s.repeatedParameterSetsRemoved > 0 {
                 lines.append("  SPS/PPS    \(s.repeatedParameterSetsRemoved) repeated between the slices of a picture, dropped")
             }
-            if s.oversizedAccessUnits > 0 { lines.append("  oversized  \(s.oversizedAccessUnits) frames over --max-frame-bytes") }
             if s.tooLarge > 0 { lines.append("  too large  \(s.tooLarge) packets over --max-packet-bytes") }
             if let sps = s.sps {
                 lines.append("  video      H.264 \(profileName(sps.profileIdc)) level \(Double(sps.levelIdc) / 10), \(sps.width)x\(sps.height)")
@@ -87,6 +97,7 @@ struct Report {
         if let f = outputs.flv?.muxer.statistics {
             var line = "flv        \(f.framesWritten) frames (\(f.keyframesWritten) keyframes), \(f.sequenceHeaders) sequence headers"
             if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
+            if f.droppedTooLarge > 0 { line += ", \(f.droppedTooLarge) too large for a tag (16 MiB) dropped" }
             if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
             lines.append(line)
         }
@@ -127,6 +138,7 @@ struct Report {
             root.append(("flv", .object([
                 ("frames_written", .int(f.framesWritten)), ("keyframes_written", .int(f.keyframesWritten)),
                 ("sequence_headers", .int(f.sequenceHeaders)), ("dropped_after_loss", .int(f.droppedAfterLoss)),
+                ("dropped_too_large", .int(f.droppedTooLarge)),
                 ("timestamp_jumps", .int(f.timestampJumps)), ("bytes", .int(f.bytesWritten)),
                 ("duration_ms", .int(Int(f.durationMilliseconds))),
             ])))
@@ -166,12 +178,15 @@ struct Report {
             ("invalid", .object(s.invalidPayload.map { ($0.key.rawValue, .int($0.value)) })),
             ("restarts", .int(s.restarts)),
             ("packets_too_large", .int(s.tooLarge)),
-            ("frames_written", .int(s.accessUnitsWritten)),
-            ("keyframes_written", .int(s.keyframesWritten)),
-            ("frames_dropped_incomplete", .int(s.droppedIncomplete)),
-            ("frames_dropped_waiting_for_keyframe", .int(s.droppedBeforeKeyframe)),
-            ("keyframes_dropped_without_parameter_sets", .int(s.droppedWithoutParameterSets)),
-            ("frames_oversized", .int(s.oversizedAccessUnits)),
+            ("frames_written", .int(s.frames.written)),
+            ("keyframes_written", .int(s.frames.keyframesWritten)),
+            ("frames_repaired", .int(s.frames.repaired)),
+            ("frames_written_after_lost_reference", .int(s.frames.writtenWithDamagedReferences)),
+            ("frames_dropped", .object(FrameRecord.Reason.allCases.map { ($0.code, .int(s.frames.dropped($0))) })),
+            ("frames_before_first_keyframe", .int(s.frames.beforeFirstKeyframe)),
+            ("frames_retimed", .int(s.retimedFrames)),
+            ("aggregation_units_overrun", .int(s.aggregationUnitsOverrun)),
+            ("mtap_packets_with_prefix_in_size", .int(s.mtapPacketsWithPrefixInSize)),
             ("fragmented_units_dropped", .int(s.fragmentedUnitsDropped)),
             ("stray_fragments", .int(s.strayFragments)),
             ("repeated_parameter_sets_removed", .int(s.repeatedParameterSetsRemoved)),
@@ -179,6 +194,8 @@ struct Report {
             ("decoding_order_gaps", .int(s.decodingOrderGaps)),
             ("late_interleaved_units", .int(s.lateInterleavedUnits)),
             ("not_allowed_in_interleaved_mode", .int(s.notAllowedInInterleavedMode)),
+            ("interleaving_depth", s.interleavingDepth.map { .object([("declared", .int($0.declared)), ("needed", .int($0.needed))]) } ?? .null),
+            ("notices", .array(s.notices.map { .string($0.description) })),
             ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
         ]
         if let sps = s.sps {
@@ -188,6 +205,18 @@ struct Report {
             fields.append(("level_idc", .int(Int(sps.levelIdc))))
         }
         return .object(fields)
+    }
+
+    /// The frame counts, in the ledger's terms: what was written, what was dropped and why.
+    static func frames(_ t: FrameTally) -> String {
+        var written: [String] = ["\(t.keyframesWritten) keyframes"]
+        if t.repaired > 0 { written.append("\(t.repaired) repaired from cached SPS/PPS") }
+        if t.writtenWithDamagedReferences > 0 { written.append("\(t.writtenWithDamagedReferences) after a lost reference") }
+        var line = "\(t.written) written (" + written.joined(separator: ", ") + "), \(t.droppedTotal) dropped"
+        let reasons = FrameRecord.Reason.allCases.filter { t.dropped($0) > 0 }
+        if !reasons.isEmpty { line += ": " + reasons.map { "\(t.dropped($0)) \($0.description)" }.joined(separator: ", ") }
+        if t.beforeFirstKeyframe > 0 { line += "; \(t.beforeFirstKeyframe) before the first keyframe" }
+        return line
     }
 
     static func describe(_ pairs: [(String, Int)]) -> String {

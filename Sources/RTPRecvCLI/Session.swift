@@ -29,6 +29,11 @@ final class Session {
         }
         sink = try Outputs(options: options)
         receiver = Receiver(configuration: configuration, sink: sink)
+        if !options.quiet {
+            receiver.onNotice = { ssrc, notice in
+                Terminal.printError("warning: stream \(hex(ssrc)): \(notice.description)\n")
+            }
+        }
     }
 
     private static func loadSDP(_ path: String, quiet: Bool) throws -> SessionDescription {
@@ -82,7 +87,7 @@ final class Session {
                 }
             }
             Terminal.printError(report.text(verbose: options.verbose))
-            if let s = receiver.selected?.statistics, s.droppedWithoutParameterSets > 0, sdp?.parameterSets.isEmpty ?? true {
+            if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
                 Terminal.printError("hint: the stream sent keyframes without SPS/PPS; senders such as FFmpeg's RTP muxer "
                                     + "put them only in the SDP (sprop-parameter-sets): pass it with --sdp FILE\n")
             }

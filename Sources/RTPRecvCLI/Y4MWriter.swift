@@ -3,8 +3,8 @@ import SystemIO
 
 /// YUV4MPEG2: a header with size, rate, aspect and chroma, then `FRAME` and the planes of each picture.
 /// Every frame has the first frame's size (or --scale's), so the file stays valid when the stream
-/// changes resolution. The rate comes from the first two frames' RTP timestamps, so the first frame
-/// waits for the second.
+/// changes resolution. The rate comes from the SPS VUI when it has timing, else from the first two
+/// frames' presentation times, so the first frame waits for the second.
 final class Y4MWriter {
     private let file: OutputFile
     private let format: PixelFormat
@@ -12,6 +12,8 @@ final class Y4MWriter {
     private let size: (width: Int, height: Int)?
     private var pending: (bytes: [UInt8], pts: Int64, width: Int, height: Int, aspect: (Int, Int))?
     private var headerWritten = false
+    /// The SPS VUI's rate, when signalled: it goes in the header as it is.
+    var frameRate: (numerator: Int, denominator: Int)?
 
     init(file: OutputFile, format: PixelFormat, size: (width: Int, height: Int)?) {
         self.file = file
@@ -25,8 +27,11 @@ final class Y4MWriter {
         try converter!.withPacked(frame) { bytes, width, height, _ in
             if headerWritten {
                 try writeFrame(bytes)
+            } else if let rate = frameRate, pending == nil {
+                try writeHeader(width: width, height: height, aspect: frame.sampleAspectRatio, rate: rate)
+                try writeFrame(bytes)
             } else if let first = pending {
-                try writeHeader(first: first, rate: rate(first.pts, frame.pts))
+                try writeHeader(width: first.width, height: first.height, aspect: first.aspect, rate: rate(first.pts, frame.pts))
                 try first.bytes.withUnsafeBytes { try writeFrame($0) }
                 pending = nil
                 try writeFrame(bytes)
@@ -38,7 +43,7 @@ final class Y4MWriter {
 
     func finish() throws {
         if let first = pending {
-            try writeHeader(first: first, rate: (25, 1))
+            try writeHeader(width: first.width, height: first.height, aspect: first.aspect, rate: frameRate ?? (25, 1))
             try first.bytes.withUnsafeBytes { try writeFrame($0) }
         }
         try file.close()
@@ -53,10 +58,9 @@ final class Y4MWriter {
         return (90000 / x, ticks / x)
     }
 
-    private func writeHeader(first: (bytes: [UInt8], pts: Int64, width: Int, height: Int, aspect: (Int, Int)),
-                             rate: (Int, Int)) throws {
-        let aspect = first.aspect.0 > 0 && first.aspect.1 > 0 ? first.aspect : (1, 1)
-        try file.write("YUV4MPEG2 W\(first.width) H\(first.height) F\(rate.0):\(rate.1) Ip A\(aspect.0):\(aspect.1) C\(format.y4mColorspace!)\n")
+    private func writeHeader(width: Int, height: Int, aspect: (Int, Int), rate: (Int, Int)) throws {
+        let aspect = aspect.0 > 0 && aspect.1 > 0 ? aspect : (1, 1)
+        try file.write("YUV4MPEG2 W\(width) H\(height) F\(rate.0):\(rate.1) Ip A\(aspect.0):\(aspect.1) C\(format.y4mColorspace!)\n")
         headerWritten = true
     }
 

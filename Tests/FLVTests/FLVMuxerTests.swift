@@ -25,9 +25,8 @@ final class FLVMuxerTests: XCTestCase {
                               UnsafeRawBufferPointer(rebasing: b[thirds[0]..<thirds[1]]),
                               UnsafeRawBufferPointer(rebasing: b[thirds[1]...])]
                 try pieces.withUnsafeBufferPointer { pieces in
-                    try muxer.write(AccessUnit(timestamp: UInt32(truncatingIfNeeded: u.ts), extendedTimestamp: u.ts,
-                                               pieces: pieces, byteCount: b.count, isKeyframe: u.key, isIDR: u.key,
-                                               followsLoss: u.followsLoss)) { file += $0 }
+                    try muxer.write(AccessUnit(timestamp: UInt32(truncatingIfNeeded: u.ts), pts: u.ts, pieces: pieces,
+                                               isKeyframe: u.key, referencesIntact: !u.followsLoss)) { file += $0 }
                 }
             }
         }

@@ -32,17 +32,21 @@ final class DeinterleavingBufferTests: XCTestCase {
         XCTAssertEqual(try run(arrivals, depth: 2), [1, 2, 4, 5])
     }
 
-    func testAUnitWhoseTurnHasPassedIsCountedLate() throws {
+    func testAUnitWhoseTurnHasPassedIsCountedLateAndGrowsTheDepth() throws {
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 0
         let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
         var out: [Int64] = []
-        for don: UInt16 in [5, 6, 4, 7] {
+        for don: UInt16 in [5, 6, 4, 7, 9, 8] {
             [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
             try buffer.release(now: 0) { out.append($0.absDON) }
         }
-        XCTAssertEqual(out, [5, 6, 7])
+        // DON 4 came after 5 and 6, which depth 0 had let go: it is lost, and the depth becomes 2,
+        // so that 9 waits for 8.
         XCTAssertEqual(buffer.lateUnits, 1)
+        XCTAssertEqual(buffer.interleavingDepth, 2)
+        try buffer.flush { out.append($0.absDON) }
+        XCTAssertEqual(out, [5, 6, 7, 8, 9])
     }
 
     func testMTAPUnitsTakeTheirOwnTimestampOffsets() throws {

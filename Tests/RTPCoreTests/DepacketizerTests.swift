@@ -40,7 +40,7 @@ final class DepacketizerTests: XCTestCase {
         for p in packets { try feeder.send(p) }
         // No keyframe survives, so nothing is written.
         XCTAssertEqual(try feeder.finish(), [])
-        XCTAssertEqual(feeder.stream.droppedIncomplete, 1)
+        XCTAssertEqual(feeder.stream.frames.droppedDamaged, 1)
         XCTAssertEqual(feeder.stream.lost, 1)
     }
 
@@ -50,7 +50,7 @@ final class DepacketizerTests: XCTestCase {
         packets.remove(at: 2)  // a middle fragment
         for p in packets { try feeder.send(p) }
         XCTAssertEqual(try feeder.finish(), [])
-        XCTAssertEqual(feeder.stream.droppedIncomplete, 1)
+        XCTAssertEqual(feeder.stream.frames.droppedDamaged, 1)
         XCTAssertEqual(feeder.stream.fragmentedUnitsDropped, 1)
     }
 
@@ -145,7 +145,7 @@ final class DepacketizerTests: XCTestCase {
         try feeder.send(Fixture.rtp(seq: 1, ts: 90, marker: true, payload: p1))
         for p in stream(startSeq: 2) { try feeder.send(p) }
         XCTAssertEqual(try feeder.finish().count, 3)
-        XCTAssertEqual(feeder.stream.droppedBeforeKeyframe, 1)
+        XCTAssertEqual(feeder.stream.frames.beforeFirstKeyframe, 1)
     }
 
     func testSourceRestartResyncsInsteadOfDroppingEverything() throws {
@@ -161,14 +161,32 @@ final class DepacketizerTests: XCTestCase {
         XCTAssertEqual(feeder.stream.restarts, 1)
     }
 
-    func testWaitKeyframeDropsUntilTheNextKeyframe() throws {
+    /// The IDR (frame_num 0) in one packet, a gap, then P slices with `frameNums` (all references).
+    private func gapThenPictures(frameNums: [Int]) -> [[UInt8]] {
+        let idr = Fixture.slice(idr: true, bytes: 80, tag: 0x11, frameNum: 0)
+        var packets = [Fixture.rtp(seq: 1, ts: 3000, marker: true, payload: Fixture.stapA([Fixture.sps, Fixture.pps, idr]))]
+        for (n, frameNum) in frameNums.enumerated() {
+            let slice = Fixture.slice(idr: false, bytes: 60, tag: UInt8(0x20 + n), frameNum: frameNum)
+            packets.append(Fixture.rtp(seq: UInt16(3 + n), ts: 6000 + 3000 * UInt32(n), marker: true, payload: slice))
+        }
+        return packets
+    }
+
+    func testWaitKeyframeDropsUntilTheNextKeyframeWhenFrameNumShowsALostReference() throws {
         let feeder = Feeder { $0.stream.waitForKeyframeAfterLoss = true }
-        var packets = stream()
-        packets.removeLast(2)
-        packets.append(Fixture.rtp(seq: 200, ts: 6000, marker: true, payload: p1))   // gap before it
-        packets.append(Fixture.rtp(seq: 201, ts: 9000, marker: true, payload: p2))
-        for p in packets { try feeder.send(p) }
-        XCTAssertEqual(try feeder.finish(), [expectedIDR])
+        // Packet 2 is missing and the next picture has frame_num 2, not 1: a reference picture went with it.
+        for p in gapThenPictures(frameNums: [2, 3]) { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish().count, 1)
+        XCTAssertEqual(feeder.stream.frames.dropped(.waitingForKeyframe), 2)
+    }
+
+    func testWaitKeyframeKeepsFramesWhenFrameNumShowsNoReferenceWasLost() throws {
+        let feeder = Feeder { $0.stream.waitForKeyframeAfterLoss = true }
+        // Packet 2 is missing, but frame_num continues from the IDR: what it held was no reference picture.
+        for p in gapThenPictures(frameNums: [1, 2]) { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish().count, 3)
+        XCTAssertEqual(feeder.stream.lost, 1)
+        XCTAssertEqual(feeder.stream.frames.writtenWithDamagedReferences, 0)
     }
 
     func testHostileSSRCWithEndlessFUADoesNotWin() throws {

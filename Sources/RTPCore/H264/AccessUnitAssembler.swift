@@ -1,5 +1,6 @@
 /// Groups NAL units into access units in Annex-B form (4-byte start codes), and tracks whether each
-/// one is whole.
+/// one is whole: what it lost, where (before its first slice, or in its picture), and which packets
+/// it came in.
 ///
 /// An access unit ends at the marker bit, at a change of RTP timestamp, or where H.264 §7.4.1.2.3
 /// says a new one begins: an AUD/SEI/SPS/PPS after a picture's slices, or a slice with
@@ -15,6 +16,9 @@ public final class AccessUnitAssembler {
         /// Length with the start code.
         public var length: Int
         public var type: UInt8
+        /// Extended sequence numbers of the packets the unit began and ended in.
+        public var firstPacket: Int64
+        public var lastPacket: Int64
     }
 
     /// A finished access unit, valid only during the delegate call.
@@ -24,14 +28,34 @@ public final class AccessUnitAssembler {
         public var pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>
         public var byteCount: Int
         public var nalUnits: UnsafeBufferPointer<NALRecord>
-        public var damaged: Bool
+        /// What it lost; nil when whole.
+        public var damage: AccessUnitDamage?
         public var isIDR: Bool
         public var hasRecoveryPoint: Bool
         public var firstSlicePPSId: UInt32?
         /// Bit n set when the access unit carries SPS n.
         public var spsIds: UInt32
         public var ppsIds: PPSIdSet
+        /// The PPS every slice that arrived names.
+        public var slicePPSIds: PPSIdSet
+        /// Every slice that arrived had a slice header that parses.
+        public var slicesParsed: Bool
+        /// The first slice that arrived begins the picture (first_mb_in_slice 0).
+        public var startsAtFirstMacroblock: Bool
+        /// The highest nal_ref_idc among the slices that arrived, or were lost with their header
+        /// known; nil when none was seen.
+        public var nalRefIdc: UInt8?
+        /// The first slice's §7.4.1.2.4 fields (frame_num, field, reference), and the SPS they were
+        /// read with, when its parameter sets are cached.
+        public var picture: PictureIdentity?
+        public var sps: SequenceParameterSet?
+        /// Packets were lost after the previous access unit was handed on and before this one ended:
+        /// whole pictures may have gone with them.
+        public var followsLoss: Bool
+        /// The packets it came in.
+        public var packets: PacketSpan
         public var isKeyframe: Bool { isIDR || hasRecoveryPoint }
+        public var isDamaged: Bool { damage != nil }
     }
 
     public struct PPSIdSet: Sendable {
@@ -55,6 +79,17 @@ public final class AccessUnitAssembler {
             default: return words.3 & bit != 0
             }
         }
+        /// Whether `body` holds for every id in the set.
+        public func allSatisfy(_ body: (UInt32) -> Bool) -> Bool {
+            for (w, word) in [words.0, words.1, words.2, words.3].enumerated() {
+                var bits = word
+                while bits != 0 {
+                    guard body(UInt32(w * 64 + bits.trailingZeroBitCount)) else { return false }
+                    bits &= bits - 1
+                }
+            }
+            return true
+        }
     }
 
     public let maxAccessUnitBytes: Int
@@ -67,7 +102,20 @@ public final class AccessUnitAssembler {
     private var open = false
     private var timestamp: UInt32 = 0
     private var hasVCL = false
-    private var damaged = false
+    private var damage: AccessUnitDamage?
+    /// The packet whose units come in now; the depacketizer sets it.
+    public var packet: Int64 = 0
+    private var span = PacketSpan()
+    /// The packets before the tentative boundary: the access unit's, should the boundary hold.
+    private var spanBeforeBoundary: PacketSpan?
+    private var nalFirstPacket: Int64 = 0
+    private var nalRefIdc: UInt8?
+    private var slicePPSIds = PPSIdSet()
+    private var slicesParsed = true
+    private var startsAtFirstMacroblock = false
+    private var lossSinceLastAccessUnit = false
+    /// A piece of an IDR slice was lost: the damaged access unit was a keyframe.
+    private var lostIDRSlice = false
     /// Where a run of SEI/SPS/PPS after the slices began: the next picture starts there if a slice
     /// with first_mb_in_slice 0 follows, while more slices of this picture mean it belongs here
     /// (rtph264pay repeats SPS/PPS between the slices of an IDR picture).
@@ -78,15 +126,16 @@ public final class AccessUnitAssembler {
     private var firstSlicePPSId: UInt32?
     /// A slice of the access unit begins at macroblock 0.
     private var hasFirstMacroblock = false
-    private var pendingHeadDamage = false
+    /// Loss noted before the next access unit opened: it lost something at its head.
+    private var pendingHeadDamage: AccessUnitDamage?
+    private var pendingRefIdc: UInt8?
     private var markersSeen = false
-    /// The first NAL type of whole access units seen so far, for IDR and other pictures: tells whether a
-    /// packet after a loss can be the true start of an access unit.
-    private var leadingTypeIDR: UInt8?
-    private var leadingTypeOther: UInt8?
+    /// The first NAL types of whole access units seen so far (bit n for type n), for IDR and other
+    /// pictures: tells whether a packet after a loss can be the true start of an access unit.
+    private var leadingTypesIDR: UInt32 = 0
+    private var leadingTypesOther: UInt32 = 0
 
     // Counters a stream reports.
-    public private(set) var oversizedAccessUnits = 0
     public private(set) var parameterSetChanges = 0
     public private(set) var spsSeen = 0
     public private(set) var slicesSeen = 0
@@ -122,29 +171,34 @@ public final class AccessUnitAssembler {
                 if type == NALUnitType.accessUnitDelimiter {
                     try finish()
                 } else if NALUnitType.startsAccessUnit(type) {
-                    if tentativeBoundary == nil { tentativeBoundary = nals.count }
+                    if tentativeBoundary == nil {
+                        tentativeBoundary = nals.count
+                        spanBeforeBoundary = span
+                    }
                 } else if NALUnitType.isVCL(type) {
                     if atFirstMacroblock && (hasFirstMacroblock || !samePicture(header: header, body: body)) {
                         try finish(before: tentativeBoundary ?? nals.count)
                     } else if let boundary = tentativeBoundary {
                         removeRepeatedParameterSets(from: boundary)
                         tentativeBoundary = nil
+                        spanBeforeBoundary = nil
                     }
                 }
             }
         }
-        if !open {
-            open = true
-            timestamp = ts
-            damaged = damaged || pendingHeadDamage
-            pendingHeadDamage = false
-        }
+        if !open { openAccessUnit(at: ts) }
+        span.add(packet)
+        nalFirstPacket = packet
         nalType = type
         if NALUnitType.isVCL(type) {
-            if firstSlicePPSId == nil && (type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice) {
-                firstSlicePPSId = slice?.picParameterSetId
+            let isSlice = type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice
+            if isSlice {
+                if firstSlicePPSId == nil { firstSlicePPSId = slice?.picParameterSetId }
+                if let slice { slicePPSIds.insert(slice.picParameterSetId) } else { slicesParsed = false }
             }
+            if !hasVCL { startsAtFirstMacroblock = atFirstMacroblock }
             if atFirstMacroblock { hasFirstMacroblock = true }
+            noteRefIdc(header)
             hasVCL = true
             slicesSeen += 1
         }
@@ -162,6 +216,7 @@ public final class AccessUnitAssembler {
     /// Appends a later fragment to the NAL unit begun last.
     public func appendNAL(_ bytes: UnsafeRawBufferPointer, borrowing: Bool = false) {
         guard nalStart != nil else { return }
+        span.add(packet)
         guard buffer.count + bytes.count <= maxAccessUnitBytes else {
             oversize()
             return
@@ -172,7 +227,8 @@ public final class AccessUnitAssembler {
     public func endNAL() {
         guard let start = nalStart else { return }
         nalStart = nil
-        nals.append(NALRecord(offset: start, length: buffer.count - start, type: nalType))
+        nals.append(NALRecord(offset: start, length: buffer.count - start, type: nalType,
+                              firstPacket: nalFirstPacket, lastPacket: packet))
         if nalType == NALUnitType.sps || nalType == NALUnitType.pps {
             buffer.withBytes(start + 4..<buffer.count) { nal in
                 if parameterSets.store(nal: nal) { parameterSetChanges += 1 }
@@ -210,17 +266,20 @@ public final class AccessUnitAssembler {
     /// parameter sets to read them, it starts a new picture.
     private func samePicture(header: UInt8, body: UnsafeRawBufferPointer) -> Bool {
         guard let first = nals.first(where: { $0.type == NALUnitType.idrSlice || $0.type == NALUnitType.nonIDRSlice }),
-              let ppsId = firstSlicePPSId, let pps = parameterSets.pps(id: ppsId),
-              let spsBytes = parameterSets.sps(id: pps.spsId),
-              let sps = spsBytes.withUnsafeBytes({ SequenceParameterSet(nal: $0) }) else { return false }
-        // The first slice's header and the start of its body, from the access unit itself.
-        let head = first.offset + 4..<first.offset + min(first.length, 4 + 65)
-        return pps.bytes.withUnsafeBytes { ppsBytes in
+              let ppsId = firstSlicePPSId, let sets = parameterSets.parameterSets(forPPS: ppsId) else { return false }
+        guard let earlier = firstSliceIdentity(first, sps: sets.parsedSPS, pps: sets.pps.bytes) else { return false }
+        let later = sets.pps.bytes.withUnsafeBytes {
+            PictureIdentity(header: header, body: body, sps: sets.parsedSPS, pps: $0)
+        }
+        return later == earlier
+    }
+
+    /// The §7.4.1.2.4 fields of a slice already in the access unit, read from its first bytes.
+    private func firstSliceIdentity(_ record: NALRecord, sps: SequenceParameterSet, pps: [UInt8]) -> PictureIdentity? {
+        let head = record.offset + 4..<record.offset + min(record.length, 4 + 65)
+        return pps.withUnsafeBytes { ppsBytes in
             buffer.withBytes(head) { nal in
-                guard let later = PictureIdentity(header: header, body: body, sps: sps, pps: ppsBytes),
-                      let earlier = PictureIdentity(header: nal[0], body: nal.view(1..<nal.count), sps: sps, pps: ppsBytes)
-                else { return false }
-                return later == earlier
+                PictureIdentity(header: nal[0], body: nal.view(1..<nal.count), sps: sps, pps: ppsBytes)
             }
         }
     }
@@ -230,14 +289,29 @@ public final class AccessUnitAssembler {
         guard let start = nalStart else { return }
         buffer.remove(start..<buffer.count)
         nalStart = nil
-        damaged = true
+        addDamage(.unfinishedFragment, beforeFirstSlice: !hasVCL)
     }
 
     private func oversize() {
         if let start = nalStart { buffer.remove(start..<buffer.count) }
         nalStart = nil
-        if !damaged { oversizedAccessUnits += 1 }
-        damaged = true
+        addDamage(.overMaxFrameBytes, beforeFirstSlice: false)
+    }
+
+    private func addDamage(_ reason: FrameRecord.Reason, missing: Int = 0, beforeFirstSlice: Bool) {
+        var d = damage ?? AccessUnitDamage()
+        d.add(reason, missing: missing, beforeFirstSlice: beforeFirstSlice)
+        damage = d
+    }
+
+    private func addPendingHeadDamage(_ reason: FrameRecord.Reason, missing: Int = 0, beforeFirstSlice: Bool = true) {
+        var d = pendingHeadDamage ?? AccessUnitDamage()
+        d.add(reason, missing: missing, beforeFirstSlice: beforeFirstSlice)
+        pendingHeadDamage = d
+    }
+
+    private func noteRefIdc(_ header: UInt8) {
+        nalRefIdc = max(nalRefIdc ?? 0, header >> 5 & 3)
     }
 
     // MARK: Packets and loss
@@ -248,32 +322,97 @@ public final class AccessUnitAssembler {
         if open { try finish(atMarker: true) }
     }
 
-    /// Packets are missing before the one now arriving with `timestamp`, whose first NAL unit is
-    /// `leading` (nil for an FU-A continuation). Marks what the loss may have touched.
-    public func noteLoss(before ts: UInt32, leading: (header: UInt8, body: UnsafeRawBufferPointer)?) throws {
+    /// `missing` packets (or, in the interleaved mode, decoding order numbers) are missing before
+    /// the one now arriving with `timestamp`, whose first NAL unit is `leading` (nil for an FU-A
+    /// continuation). Marks what the loss may have touched: the access unit open at that timestamp
+    /// (at its head when no slice of it has come yet), or the open one and the next.
+    public func noteLoss(before ts: UInt32, leading: (header: UInt8, body: UnsafeRawBufferPointer)?,
+                         missing: Int, reason: FrameRecord.Reason = .missingPackets) throws {
         if open {
-            damaged = true
-            if ts == timestamp { return }
+            if ts == timestamp {
+                addDamage(reason, missing: missing, beforeFirstSlice: !hasVCL)
+                lossSinceLastAccessUnit = true
+                return
+            }
+            // Whatever was lost may have been this access unit's end.
+            addDamage(reason, missing: missing, beforeFirstSlice: false)
             try finish()
-        } else if !buffer.isEmpty {
-            // Carried parameter sets: what was lost may have belonged with them.
-            pendingHeadDamage = true
+            lossSinceLastAccessUnit = true
+            // One packet lost where a marker was due: most likely the one that carried it, so a
+            // plausible first unit starts the next access unit whole.
+            if reason == .missingPackets && missing == 1 && markersSeen && startsPlausibly(leading) { return }
         }
-        if !startsCleanly(leading) { pendingHeadDamage = true }
+        lossSinceLastAccessUnit = true
+        // Carried parameter sets, or a first unit that is not how this stream's access units begin:
+        // what was lost belonged to the next access unit.
+        if !buffer.isEmpty || !startsCleanly(leading) { addPendingHeadDamage(reason, missing: missing) }
     }
 
+    /// A fragment of a unit not begun here (`header` rebuilt from its FU indicator and header): its
+    /// start was lost (`startLost`), or a loss cut the unit short before it. The unit is lost, and
+    /// the access unit at its timestamp damaged: the open one, or one opened for it, so that it is
+    /// accounted for even if nothing of it but such fragments came.
+    public func noteStrayFragment(header: UInt8, timestamp ts: UInt32, startLost: Bool = true) throws {
+        let isVCL = NALUnitType.isVCL(nalUnitType(header))
+        lossSinceLastAccessUnit = true
+        if open && ts != timestamp { try finish() }
+        if !open { openAccessUnit(at: ts) }
+        span.add(packet)
+        notePiece(header)
+        addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !hasVCL && !isVCL)
+    }
+
+    /// A unit of the packet now arriving is lost (one that ran past its aggregation packet, `header`
+    /// its NAL header byte when known): the access unit open at that time is damaged.
+    public func noteLostUnit(header: UInt8?, reason: FrameRecord.Reason) {
+        // An unknown unit may have been a slice.
+        let isVCL = header.map { NALUnitType.isVCL(nalUnitType($0)) } ?? true
+        guard open else {
+            addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
+            return
+        }
+        span.add(packet)
+        if let header { notePiece(header) }
+        addDamage(reason, beforeFirstSlice: !hasVCL && !isVCL)
+    }
+
+    private func openAccessUnit(at ts: UInt32) {
+        open = true
+        timestamp = ts
+        if let pending = pendingHeadDamage { damage = damage.map { $0.merged(with: pending) } ?? pending }
+        nalRefIdc = pendingRefIdc
+        pendingHeadDamage = nil
+        pendingRefIdc = nil
+    }
+
+    /// A lost piece of a slice still says whether its picture is a reference, and an IDR.
+    private func notePiece(_ header: UInt8) {
+        let type = nalUnitType(header)
+        guard NALUnitType.isVCL(type) else { return }
+        noteRefIdc(header)
+        if type == NALUnitType.idrSlice { lostIDRSlice = true }
+    }
+
+    /// Whether `leading` begins access units the way this stream's whole ones began.
     private func startsCleanly(_ leading: (header: UInt8, body: UnsafeRawBufferPointer)?) -> Bool {
-        guard let (header, body) = leading else { return false }
+        guard let (header, _) = leading, startsPlausibly(leading) else { return false }
         let type = nalUnitType(header)
         if NALUnitType.isVCL(type) {
-            guard SliceHeaderPrefix(header: header, body: body)?.firstMbInSlice == 0 else { return false }
-            let learned = type == NALUnitType.idrSlice ? leadingTypeIDR : leadingTypeOther
-            return learned.map(NALUnitType.isVCL) ?? true
+            let learned = type == NALUnitType.idrSlice ? leadingTypesIDR : leadingTypesOther
+            return learned == 0 || learned & 1 << type != 0
         }
         if type == NALUnitType.accessUnitDelimiter { return true }
-        guard NALUnitType.startsAccessUnit(type) else { return false }
-        if leadingTypeIDR == nil && leadingTypeOther == nil { return true }
-        return type == leadingTypeIDR || type == leadingTypeOther
+        let learned = leadingTypesIDR | leadingTypesOther
+        return learned == 0 || learned & 1 << type != 0
+    }
+
+    /// Whether `leading` can begin an access unit at all: a slice at macroblock 0, or a unit that
+    /// precedes a picture (§7.4.1.2.3).
+    private func startsPlausibly(_ leading: (header: UInt8, body: UnsafeRawBufferPointer)?) -> Bool {
+        guard let (header, body) = leading else { return false }
+        let type = nalUnitType(header)
+        if NALUnitType.isVCL(type) { return SliceHeaderPrefix(header: header, body: body)?.firstMbInSlice == 0 }
+        return NALUnitType.startsAccessUnit(type)
     }
 
     /// Ends the stream: a NAL unit in progress is incomplete, and so is an access unit without its
@@ -281,7 +420,7 @@ public final class AccessUnitAssembler {
     public func flush() throws {
         if nalStart != nil { abortNAL() }
         if open {
-            if markersSeen { damaged = true }
+            if markersSeen { addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
             try finish()
         }
         reset()
@@ -295,18 +434,26 @@ public final class AccessUnitAssembler {
         if nalStart != nil { abortNAL() }
         open = false
         tentativeBoundary = nil
-        guard hasVCL || (damaged && atMarker) else {
-            // No picture: carry the parameter sets and SEI into the next access unit, unless damaged.
-            if damaged { reset() }
-            return
-        }
-        // (A damaged group the marker closes was a picture whose slices were lost: report it.)
+        // No picture yet: carry the parameter sets and SEI into the next access unit. A damaged group
+        // without slices was a picture whose slices were lost (such units carry their access unit's
+        // timestamp, RFC 6184 §5.1): report it.
+        guard hasVCL || damage != nil else { return }
         let end = boundary ?? nals.count
         let byteEnd = end < nals.count ? nals[end].offset : buffer.count
         var assembled = describe(nals[0..<end])
         assembled.byteCount = byteEnd
-        if !damaged, let first = nals.first {
-            if assembled.isIDR { leadingTypeIDR = first.type } else { leadingTypeOther = first.type }
+        var carried = PacketSpan()
+        if end < nals.count, let before = spanBeforeBoundary {
+            for record in nals[end...] {
+                for p in record.firstPacket...max(record.firstPacket, record.lastPacket) { carried.add(p) }
+            }
+            assembled.packets = before
+        }
+        if assembled.damage == nil, let first = nals.first {
+            // The first unit, and the first after SEI, which some senders put only in front of the first IDR.
+            var types: UInt32 = 1 << first.type
+            if let afterSEI = nals[0..<end].first(where: { $0.type != NALUnitType.sei }) { types |= 1 << afterSEI.type }
+            if assembled.isIDR { leadingTypesIDR |= types } else { leadingTypesOther |= types }
         }
         try buffer.withPieces(upTo: byteEnd) { pieces in
             try nals.withUnsafeBufferPointer { records in
@@ -315,24 +462,34 @@ public final class AccessUnitAssembler {
                 try onAccessUnit(assembled)
             }
         }
-        let carriedDamage = damaged && end < nals.count
+        lossSinceLastAccessUnit = false
         if end < nals.count {
             buffer.removeFirst(byteEnd)
             nals.removeSubrange(0..<end)
             for i in nals.indices { nals[i].offset -= byteEnd }
+            // What was lost may have been in the units carried on.
+            if let d = damage { addPendingHeadDamage(d.reasons.first ?? .missingPackets, missing: d.missingPackets) }
             forgetPicture()
+            span = carried
         } else {
             reset()
         }
-        pendingHeadDamage = pendingHeadDamage || carriedDamage
     }
 
     /// What the NAL units of an access unit say about it, read once at its end.
     private func describe(_ records: ArraySlice<NALRecord>) -> Assembled {
         var a = Assembled(
             timestamp: timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: 0,
-            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damaged: damaged, isIDR: false,
-            hasRecoveryPoint: false, firstSlicePPSId: firstSlicePPSId, spsIds: 0, ppsIds: PPSIdSet())
+            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: damage, isIDR: false,
+            hasRecoveryPoint: false, firstSlicePPSId: firstSlicePPSId, spsIds: 0, ppsIds: PPSIdSet(),
+            slicePPSIds: slicePPSIds, slicesParsed: slicesParsed, startsAtFirstMacroblock: startsAtFirstMacroblock,
+            nalRefIdc: nalRefIdc, picture: nil, sps: nil, followsLoss: lossSinceLastAccessUnit, packets: span)
+        a.isIDR = lostIDRSlice
+        if let first = records.first(where: { $0.type == NALUnitType.idrSlice || $0.type == NALUnitType.nonIDRSlice }),
+           let ppsId = firstSlicePPSId, let sets = parameterSets.parameterSets(forPPS: ppsId) {
+            a.sps = sets.parsedSPS
+            a.picture = firstSliceIdentity(first, sps: sets.parsedSPS, pps: sets.pps.bytes)
+        }
         for record in records {
             let nal = record.offset + 4..<record.offset + record.length
             switch record.type {
@@ -356,7 +513,13 @@ public final class AccessUnitAssembler {
         hasVCL = false
         firstSlicePPSId = nil
         hasFirstMacroblock = false
-        damaged = false
+        damage = nil
+        nalRefIdc = nil
+        slicePPSIds = PPSIdSet()
+        slicesParsed = true
+        startsAtFirstMacroblock = false
+        spanBeforeBoundary = nil
+        lostIDRSlice = false
     }
 
     private func reset() {
@@ -364,6 +527,7 @@ public final class AccessUnitAssembler {
         nals.removeAll(keepingCapacity: true)
         open = false
         forgetPicture()
+        span = PacketSpan()
         tentativeBoundary = nil
         nalStart = nil
     }
@@ -371,8 +535,10 @@ public final class AccessUnitAssembler {
     /// Forgets the access unit in progress and the learned stream habits (after a source restart).
     public func restart() {
         reset()
-        pendingHeadDamage = false
-        leadingTypeIDR = nil
-        leadingTypeOther = nil
+        pendingHeadDamage = nil
+        pendingRefIdc = nil
+        lossSinceLastAccessUnit = false
+        leadingTypesIDR = 0
+        leadingTypesOther = 0
     }
 }

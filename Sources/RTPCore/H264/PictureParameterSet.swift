@@ -51,13 +51,13 @@ public struct SliceHeaderPrefix: Equatable, Sendable {
 /// The slice_header() fields by which H.264 §7.4.1.2.4 tells the first slice of a new primary coded
 /// picture: two slices whose identities differ belong to different pictures.
 public struct PictureIdentity: Equatable, Sendable {
-    var picParameterSetId: UInt32
-    var frameNum: UInt32
-    var fieldPicFlag = false
-    var bottomFieldFlag = false
+    public private(set) var picParameterSetId: UInt32
+    public private(set) var frameNum: UInt32
+    public private(set) var fieldPicFlag = false
+    public private(set) var bottomFieldFlag = false
     /// nal_ref_idc counts only as zero or not.
-    var isReference: Bool
-    var idrPicFlag: Bool
+    public private(set) var isReference: Bool
+    public private(set) var idrPicFlag: Bool
     var idrPicId: UInt32 = 0
     var picOrderCntLsb: UInt32 = 0
     var deltaPicOrderCntBottom: Int32 = 0

@@ -14,6 +14,8 @@ public struct SequenceParameterSet: Equatable, Sendable {
     public var log2MaxPicOrderCntLsbMinus4: UInt32 = 0
     public var deltaPicOrderAlwaysZeroFlag = false
     public var maxNumRefFrames: UInt32 = 0
+    /// frame_num may skip values (§7.4.3): then a gap in frame_num does not mean a lost picture.
+    public var gapsInFrameNumValueAllowedFlag = false
     public var picWidthInMbsMinus1: UInt32 = 0
     public var picHeightInMapUnitsMinus1: UInt32 = 0
     public var frameMbsOnlyFlag = true
@@ -77,11 +79,12 @@ public struct SequenceParameterSet: Equatable, Sendable {
             deltaPicOrderAlwaysZeroFlag = alwaysZero
             for _ in 0..<cycle { guard r.readSE() != nil else { return nil } }
         }
-        guard let refFrames = r.readUE(), r.readFlag() != nil,
+        guard let refFrames = r.readUE(), let gapsAllowed = r.readFlag(),
               let widthMbs = r.readUE(), let heightMapUnits = r.readUE(),
               widthMbs < 1024, heightMapUnits < 1024,
               let frameMbsOnly = r.readFlag() else { return nil }
         maxNumRefFrames = refFrames
+        gapsInFrameNumValueAllowedFlag = gapsAllowed
         picWidthInMbsMinus1 = widthMbs
         picHeightInMapUnitsMinus1 = heightMapUnits
         frameMbsOnlyFlag = frameMbsOnly
@@ -148,6 +151,18 @@ public struct SequenceParameterSet: Equatable, Sendable {
     public var frameRate: Double? {
         timing.map { Double($0.timeScale) / (2 * Double($0.numUnitsInTick)) }
     }
+
+    /// The VUI frame rate as a fraction: time_scale / (2 × num_units_in_tick), reduced.
+    public var frameRateFraction: (numerator: Int, denominator: Int)? {
+        guard let timing else { return nil }
+        var a = Int(timing.timeScale), b = 2 * Int(timing.numUnitsInTick)
+        let (n, d) = (a, b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return (n / a, d / a)
+    }
+
+    /// MaxFrameNum (§7.4.2.1.1): frame_num counts modulo this.
+    public var maxFrameNum: UInt32 { 1 << (log2MaxFrameNumMinus4 + 4) }
 
     private static func skipScalingList(_ r: inout RBSPBitReader, size: Int) -> Bool {
         var last: Int32 = 8, next: Int32 = 8

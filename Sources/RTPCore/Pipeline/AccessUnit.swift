@@ -1,30 +1,45 @@
 /// A whole access unit as it leaves the receiver: Annex-B bytes with 4-byte start codes, preceded by
-/// its SPS and PPS when it is a keyframe.
+/// its SPS and PPS when it is a keyframe, with the ledger's record of it.
 public struct AccessUnit {
-    public var timestamp: UInt32
-    /// The RTP timestamp extended to 64 bits: it never wraps, and is the presentation time (90 kHz).
-    public var extendedTimestamp: Int64
+    /// What the frame ledger says of it (status written or repaired).
+    public var record: FrameRecord
+    /// Presentation time on the stream's clock (90 kHz): the RTP timestamp extended to 64 bits, so it
+    /// never wraps, or a time of its own where the sender's timestamps stood still.
+    public var pts: Int64
     /// The bytes, in order, in one piece or several (payloads referenced where they lie, and
     /// parameter sets put in front of a keyframe). Valid only during the `AccessUnitSink.write` call.
     public var pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>
-    public var byteCount: Int
-    public var isKeyframe: Bool
     public var isIDR: Bool
-    /// Something was lost since the last keyframe: this picture may refer to a missing one.
-    public var followsLoss: Bool
+    /// Frames per second from the SPS VUI, when signalled.
+    public var frameRate: (numerator: Int, denominator: Int)?
     /// When the packet that completed it arrived, on the packet clock (for latency figures).
     public var arrival: Int64 = 0
 
-    public init(timestamp: UInt32, extendedTimestamp: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>,
-                byteCount: Int, isKeyframe: Bool, isIDR: Bool, followsLoss: Bool) {
-        self.timestamp = timestamp
-        self.extendedTimestamp = extendedTimestamp
+    public init(record: FrameRecord, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isIDR: Bool,
+                frameRate: (numerator: Int, denominator: Int)? = nil, arrival: Int64 = 0) {
+        self.record = record
+        self.pts = pts
         self.pieces = pieces
-        self.byteCount = byteCount
-        self.isKeyframe = isKeyframe
         self.isIDR = isIDR
-        self.followsLoss = followsLoss
+        self.frameRate = frameRate
+        self.arrival = arrival
     }
+
+    /// An access unit made up by hand (tests, fuzzing): one written record around `pieces`.
+    public init(timestamp: UInt32, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isKeyframe: Bool,
+                referencesIntact: Bool = true, frameRate: (numerator: Int, denominator: Int)? = nil) {
+        let bytes = pieces.reduce(0) { $0 + $1.count }
+        self.init(record: FrameRecord(ssrc: 0, timestamp: timestamp, firstSequenceNumber: 0, lastSequenceNumber: 0,
+                                      packets: 1, bytes: bytes, isKeyframe: isKeyframe, status: .written,
+                                      referencesIntact: referencesIntact, presentationMilliseconds: pts / 90),
+                  pts: pts, pieces: pieces, isIDR: isKeyframe, frameRate: frameRate)
+    }
+
+    public var timestamp: UInt32 { record.timestamp }
+    public var byteCount: Int { record.bytes }
+    public var isKeyframe: Bool { record.isKeyframe }
+    /// A picture it may refer to was lost: it decodes, but perhaps not as sent.
+    public var followsLoss: Bool { !record.referencesIntact }
 
     /// Calls `body` with the bytes in one piece, gathered into `scratch` when they are in several.
     public func withContiguousBytes<R>(scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -35,8 +50,15 @@ public struct AccessUnit {
     }
 }
 
-/// Where access units go: a file, a decoder, a muxer.
+/// Where access units go: a file, a decoder, a muxer, the frame ledger.
 public protocol AccessUnitSink: AnyObject {
     /// Returns false when the sink takes no more (a frame limit was reached).
     func write(_ accessUnit: AccessUnit) throws -> Bool
+    /// What became of an access unit: called for every one from the stream's first keyframe on, in
+    /// decoding order, after `write` for those written. Returns false when the sink takes no more.
+    func account(_ record: FrameRecord) throws -> Bool
+}
+
+extension AccessUnitSink {
+    public func account(_ record: FrameRecord) throws -> Bool { true }
 }

@@ -46,6 +46,8 @@ public final class Receiver {
     /// Finished streams that were selected before a change of SSRC.
     public private(set) var previousStreams: [StreamStatistics] = []
     private let sink: AccessUnitSink
+    /// What the selected stream does that is worked around, said once each as it happens.
+    public var onNotice: (UInt32, StreamNotice) -> Void = { _, _ in }
 
     public init(configuration: Configuration, sink: AccessUnitSink) {
         self.configuration = configuration
@@ -143,10 +145,14 @@ public final class Receiver {
                                     configuration: configuration.stream)
         stream.setEndpoints(source: source, destination: destination)
         stream.addParameterSets(configuration.parameterSets)
-        stream.output = { [unowned self] stream, accessUnit in
+        stream.output = { [unowned self] stream, record, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }
             guard stream === self.selected else { return false }
-            return try self.sink.write(accessUnit)
+            if let accessUnit, try !self.sink.write(accessUnit) { return false }
+            return try self.sink.account(record)
+        }
+        stream.onNotice = { [unowned self] stream, notice in
+            if stream === self.selected { self.onNotice(stream.ssrc, notice) }
         }
         candidates[key] = stream
         return stream
@@ -169,6 +175,8 @@ public final class Receiver {
             counters.ssrcChanges += 1
         }
         selected = stream
+        // What it said while only a candidate.
+        for notice in stream.statistics.notices { onNotice(stream.ssrc, notice) }
     }
 
     private func retire(_ stream: StreamReceiver) {

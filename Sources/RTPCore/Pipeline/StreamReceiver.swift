@@ -1,6 +1,6 @@
 /// One RTP stream's path from packets to access units:
 /// structural check → sequence bookkeeping (RFC 3550 A.1) → reorder buffer → depacketizer →
-/// access-unit assembler → keyframe gate and parameter-set insertion → `output`.
+/// access-unit assembler → frame gate (repair, keyframes, parameter sets) → `output`.
 public final class StreamReceiver {
     public struct Configuration: Sendable {
         public var reorder = ReorderBuffer.Configuration()
@@ -22,24 +22,21 @@ public final class StreamReceiver {
     public private(set) var statistics: StreamStatistics
     public let firstArrival: Int64
     public private(set) var lastArrival: Int64
-    /// Receives every access unit that passed the gate; returns false when it was not taken
-    /// (a stream not selected for output).
-    public var output: (StreamReceiver, AccessUnit) throws -> Bool = { _, _ in false }
+    /// Receives the verdict on every access unit from the first keyframe on, with its bytes when it
+    /// is to be written; returns false when it was not taken (a stream not selected for output).
+    public var output: (StreamReceiver, FrameRecord, AccessUnit?) throws -> Bool = { _, _, _ in false }
+    /// Says what the stream does that is worked around, once each.
+    public var onNotice: (StreamReceiver, StreamNotice) -> Void = { _, _ in }
 
     private var source: RTPSourceState?
     private let reorder: ReorderBuffer
     private let assembler: AccessUnitAssembler
     private let depacketizer: Depacketizer
+    private let gate: FrameGate
     private var lastDelivered: Int64?
     private var highestArrived: Int64 = -1
-    private var waitingForKeyframe = true
-    /// A packet or access unit was lost since the last keyframe written.
-    private var lossSinceKeyframe = false
     /// Arrival of the packet being depacketized: an access unit it completes carries it.
     private var deliveringArrival: Int64 = 0
-    private var timestamps = TimestampExtender()
-    private var scratch: [UInt8] = []
-    private var spliced: [UnsafeRawBufferPointer] = []
 
     /// The packet that opened a possible new sequence, held until the next one confirms it.
     private var held: [UInt8] = []
@@ -55,7 +52,22 @@ public final class StreamReceiver {
         assembler = AccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
         depacketizer = Depacketizer(assembler: assembler, interleaving: configuration.interleaving,
                                     latencyNanoseconds: configuration.reorder.latencyNanoseconds)
-        assembler.onAccessUnit = { [unowned self] in try self.accessUnitCompleted($0) }
+        var gateConfiguration = FrameGate.Configuration()
+        gateConfiguration.waitForKeyframeAfterLoss = configuration.waitForKeyframeAfterLoss
+        gateConfiguration.clockRate = configuration.clockRate
+        gate = FrameGate(ssrc: ssrc, configuration: gateConfiguration)
+        assembler.onAccessUnit = { [unowned self] in
+            try self.gate.admit($0, cache: self.assembler.parameterSets, arrival: self.deliveringArrival)
+        }
+        gate.emit = { [unowned self] record, accessUnit in try self.output(self, record, accessUnit) }
+        gate.onNotice = { [unowned self] in self.notice($0) }
+        depacketizer.onNotice = { [unowned self] in self.notice($0) }
+    }
+
+    private func notice(_ notice: StreamNotice) {
+        guard statistics.notices.count < 8 else { return }
+        statistics.notices.append(notice)
+        onNotice(self, notice)
     }
 
     public var ssrc: UInt32 { statistics.ssrc }
@@ -176,12 +188,9 @@ public final class StreamReceiver {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
-        if lostBefore > 0 { lossSinceKeyframe = true }
         deliveringArrival = arrival
-        // Lost packets may have carried whole access units that nothing else will report.
-        if lostBefore > 0 && configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
         try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
-                                 arrival: arrival, borrowing: borrowing)
+                                 arrival: arrival, borrowing: borrowing, sequenceNumber: extended)
     }
 
     private func noteNALTypes(_ payload: UnsafeRawBufferPointer) {
@@ -199,8 +208,7 @@ public final class StreamReceiver {
         depacketizer.restart()
         lastDelivered = nil
         highestArrived = -1
-        waitingForKeyframe = true
-        timestamps.reset()
+        gate.restart()
         statistics.restarts += 1
     }
 
@@ -214,7 +222,9 @@ public final class StreamReceiver {
     /// The statistics with the counters kept by the stages folded in.
     public func snapshot() -> StreamStatistics {
         var s = statistics
-        s.oversizedAccessUnits = assembler.oversizedAccessUnits
+        s.frames = gate.tally
+        s.droppedTimestamps = gate.droppedTimestamps
+        s.retimedFrames = gate.clock.retimed
         s.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
         s.strayFragments = depacketizer.strayFragments
         s.repeatedParameterSetsRemoved = assembler.repeatedParameterSetsRemoved
@@ -225,94 +235,11 @@ public final class StreamReceiver {
         s.decodingOrderGaps = depacketizer.decodingOrderGaps
         s.lateInterleavedUnits = depacketizer.deinterleaver?.lateUnits ?? 0
         s.notAllowedInInterleavedMode = depacketizer.notAllowedInInterleavedMode
+        s.aggregationUnitsOverrun = depacketizer.aggregationUnitsOverrun
+        s.mtapPacketsWithPrefixInSize = depacketizer.mtapPacketsWithPrefixInSize
+        if let deinterleaver = depacketizer.deinterleaver {
+            s.interleavingDepth = (deinterleaver.parameters.interleavingDepth, deinterleaver.interleavingDepth)
+        }
         return s
-    }
-
-    // MARK: Access units
-
-    private func accessUnitCompleted(_ au: AccessUnitAssembler.Assembled) throws {
-        if au.damaged {
-            statistics.droppedIncomplete += 1
-            if statistics.droppedTimestamps.count < StreamStatistics.maxDroppedTimestamps {
-                statistics.droppedTimestamps.append(au.timestamp)
-            }
-            if configuration.waitForKeyframeAfterLoss { waitingForKeyframe = true }
-            lossSinceKeyframe = true
-            return
-        }
-        let extended = timestamps.extend(au.timestamp)
-        if waitingForKeyframe && !au.isKeyframe {
-            statistics.droppedBeforeKeyframe += 1
-            return
-        }
-        guard au.isKeyframe else {
-            var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, pieces: au.pieces,
-                                     byteCount: au.byteCount, isKeyframe: false, isIDR: false,
-                                     followsLoss: lossSinceKeyframe)
-            written.arrival = deliveringArrival
-            if try output(self, written) {
-                statistics.accessUnitsWritten += 1
-            }
-            return
-        }
-        // A keyframe must carry, or be given, the PPS its first slice names and that PPS's SPS.
-        let cache = assembler.parameterSets
-        guard let ppsId = au.firstSlicePPSId, let pps = cache.pps(id: ppsId), let sps = cache.sps(id: pps.spsId) else {
-            statistics.droppedWithoutParameterSets += 1
-            return
-        }
-        let needSPS = au.spsIds & (1 << pps.spsId) == 0
-        let needPPS = !au.ppsIds.contains(ppsId)
-        var written = AccessUnit(timestamp: au.timestamp, extendedTimestamp: extended, pieces: au.pieces,
-                                 byteCount: au.byteCount, isKeyframe: true, isIDR: au.isIDR, followsLoss: false)
-        written.arrival = deliveringArrival
-        let taken: Bool
-        if !needSPS && !needPPS {
-            taken = try output(self, written)
-        } else {
-            // Insert after a leading AUD, or after the access unit's own last SPS, so that the order
-            // of §7.4.1.2.3 holds.
-            var at = 0
-            for nal in au.nalUnits {
-                if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
-                if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
-            }
-            scratch.removeAll(keepingCapacity: true)
-            if needSPS { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: sps) }
-            if needPPS { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: pps.bytes) }
-            written.byteCount += scratch.count
-            taken = try scratch.withUnsafeBytes { inserted in
-                splice(inserted, into: au.pieces, at: at)
-                return try spliced.withUnsafeBufferPointer { pieces in
-                    written.pieces = pieces
-                    return try output(self, written)
-                }
-            }
-        }
-        guard taken else { return }
-        waitingForKeyframe = false
-        lossSinceKeyframe = false
-        statistics.keyframesWritten += 1
-        statistics.accessUnitsWritten += 1
-    }
-
-    /// `pieces` with `inserted` put in at byte position `at`, into `spliced`.
-    private func splice(_ inserted: UnsafeRawBufferPointer, into pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, at: Int) {
-        spliced.removeAll(keepingCapacity: true)
-        var position = 0
-        var done = false
-        for piece in pieces {
-            if !done && at < position + piece.count {
-                let split = at - position
-                if split > 0 { spliced.append(piece.view(0..<split)) }
-                spliced.append(inserted)
-                spliced.append(piece.view(split..<piece.count))
-                done = true
-            } else {
-                spliced.append(piece)
-            }
-            position += piece.count
-        }
-        if !done { spliced.append(inserted) }
     }
 }

@@ -19,12 +19,10 @@ public struct StreamStatistics: Sendable {
     public var jitter: Double = 0
     public var clockRate = 90000
 
-    public var accessUnitsWritten = 0
-    public var keyframesWritten = 0
-    public var droppedIncomplete = 0
-    public var droppedBeforeKeyframe = 0
-    public var droppedWithoutParameterSets = 0
-    public var oversizedAccessUnits = 0
+    /// What became of its access units: the frame ledger, tallied.
+    public var frames = FrameTally()
+    /// Access units given a presentation time of their own: the sender's timestamps stood still.
+    public var retimedFrames = 0
     public var fragmentedUnitsDropped = 0
     /// Fragments of a unit whose start never came.
     public var strayFragments = 0
@@ -36,9 +34,16 @@ public struct StreamStatistics: Sendable {
     public var decodingOrderGaps = 0
     public var lateInterleavedUnits = 0
     public var notAllowedInInterleavedMode = 0
-    /// RTP timestamps of the first dropped incomplete access units.
+    /// The de-interleaving depth the SDP declared, and the one the stream needed.
+    public var interleavingDepth: (declared: Int, needed: Int)?
+    /// Aggregation units that ran past their packet, lost alone.
+    public var aggregationUnitsOverrun = 0
+    /// MTAP packets whose unit sizes count DOND and the TS offset.
+    public var mtapPacketsWithPrefixInSize = 0
+    /// RTP timestamps of the first damaged access units dropped.
     public var droppedTimestamps: [UInt32] = []
-    public static let maxDroppedTimestamps = 1000
+    /// What the stream does that was worked around, as said when first seen.
+    public var notices: [StreamNotice] = []
 
     /// Bit n set when NAL unit type n was seen.
     public var nalTypesSeen: UInt32 = 0

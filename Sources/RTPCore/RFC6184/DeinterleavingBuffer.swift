@@ -8,6 +8,10 @@
 /// interleaving depth, more bytes than deint-buf-req, or a DON span above max-don-diff. A lost NAL
 /// unit therefore never stalls the buffer; as a last resort, a unit that has waited the latency
 /// bound leaves too.
+///
+/// An SDP may understate the depth. A unit that arrives after its turn is lost, but the depth then
+/// grows to what that unit needed: the VCL units that came before it in transmission order and
+/// follow it in decoding order (the definition of §8.1), up to `maxInterleavingDepth`.
 public final class DeinterleavingBuffer {
     /// The SDP's sprop-* parameters (RFC 6184 §8.1), with defaults for those a sender leaves out.
     public struct Parameters: Sendable, Equatable {
@@ -27,6 +31,8 @@ public final class DeinterleavingBuffer {
     public struct Unit {
         public var absDON: Int64
         public var timestamp: UInt32
+        /// The extended sequence number of the packet it came in.
+        public var packet: Int64
         /// The NAL unit, header byte first; valid during the release callback only.
         public var nal: UnsafeRawBufferPointer
     }
@@ -36,11 +42,21 @@ public final class DeinterleavingBuffer {
         var timestamp: UInt32
         var arrival: Int64
         var isVCL: Bool
+        var packet: Int64
         var bytes: [UInt8]
     }
 
+    /// The depth a late unit can grow the buffer to; also how many released VCL units are remembered
+    /// to measure what it needed.
+    public static let maxInterleavingDepth = 1024
+
     public let parameters: Parameters
     public let latencyNanoseconds: Int64
+    /// The SDP's depth, or more once units arrived after their turn.
+    public private(set) var interleavingDepth: Int
+    /// AbsDONs of the VCL units released last, oldest overwritten first.
+    private var releasedVCL: [Int64] = []
+    private var releasedVCLNext = 0
     private var entries: [Entry] = []  // ascending AbsDON
     private var pool: [[UInt8]] = []
     private var lastDON: UInt16?
@@ -56,12 +72,14 @@ public final class DeinterleavingBuffer {
     public init(parameters: Parameters, latencyNanoseconds: Int64) {
         self.parameters = parameters
         self.latencyNanoseconds = latencyNanoseconds
+        interleavingDepth = parameters.interleavingDepth
     }
 
     public var isEmpty: Bool { entries.isEmpty }
 
     /// Adds a NAL unit (`header` then `body`, which may be copied from several fragments).
-    public func insert(don: UInt16, timestamp: UInt32, header: UInt8, body: UnsafeRawBufferPointer, arrival: Int64) {
+    public func insert(don: UInt16, timestamp: UInt32, header: UInt8, body: UnsafeRawBufferPointer, arrival: Int64,
+                       packet: Int64 = 0) {
         // AbsDON (§8.1): each unit's DON taken relative to the unit transmitted before it.
         let absDON = lastDON.map { lastAbsDON + Int64(donDiff($0, don)) } ?? Int64(don)
         lastDON = don
@@ -70,6 +88,7 @@ public final class DeinterleavingBuffer {
             // Its turn has passed: the access unit it belonged to is already out. An equal DON is
             // still in time: units sharing a DON may be decoded in any order (§5.5).
             lateUnits += 1
+            growDepth(toCover: absDON)
             return
         }
         var bytes = pool.popLast() ?? []
@@ -81,7 +100,8 @@ public final class DeinterleavingBuffer {
         var index = entries.count
         while index > 0 && entries[index - 1].absDON > absDON { index -= 1 }
         let isVCL = NALUnitType.isVCL(nalUnitType(header))
-        entries.insert(Entry(absDON: absDON, timestamp: timestamp, arrival: arrival, isVCL: isVCL, bytes: bytes), at: index)
+        entries.insert(Entry(absDON: absDON, timestamp: timestamp, arrival: arrival, isVCL: isVCL, packet: packet,
+                             bytes: bytes), at: index)
         if isVCL { vclCount += 1 }
         byteCount += bytes.count
     }
@@ -90,7 +110,7 @@ public final class DeinterleavingBuffer {
     public func release(now: Int64, _ body: (Unit) throws -> Void) throws {
         while let first = entries.first {
             let span = Int(entries[entries.count - 1].absDON - first.absDON)
-            let overDepth = vclCount > parameters.interleavingDepth
+            let overDepth = vclCount > interleavingDepth
             let overSize = byteCount > parameters.bufferBytes
             let overSpan = span > parameters.maxDONDiff
             let waitedTooLong = now &- first.arrival >= latencyNanoseconds
@@ -112,12 +132,31 @@ public final class DeinterleavingBuffer {
 
     private func releaseFirst(_ body: (Unit) throws -> Void) throws {
         let entry = entries.removeFirst()
-        if entry.isVCL { vclCount -= 1 }
+        if entry.isVCL {
+            vclCount -= 1
+            rememberReleased(entry.absDON)
+        }
         byteCount -= entry.bytes.count
         lastReleased = entry.absDON
         try entry.bytes.withUnsafeBytes { nal in
-            try body(Unit(absDON: entry.absDON, timestamp: entry.timestamp, nal: nal))
+            try body(Unit(absDON: entry.absDON, timestamp: entry.timestamp, packet: entry.packet, nal: nal))
         }
         pool.append(entry.bytes)
+    }
+
+    private func rememberReleased(_ absDON: Int64) {
+        if releasedVCL.count < Self.maxInterleavingDepth {
+            releasedVCL.append(absDON)
+        } else {
+            releasedVCL[releasedVCLNext] = absDON
+            releasedVCLNext = (releasedVCLNext + 1) % Self.maxInterleavingDepth
+        }
+    }
+
+    /// A unit at `absDON` came too late: every VCL unit waiting, and every one released with a later
+    /// DON, came before it in transmission order and follows it in decoding order.
+    private func growDepth(toCover absDON: Int64) {
+        let needed = vclCount + releasedVCL.lazy.filter { $0 > absDON }.count
+        interleavingDepth = min(max(interleavingDepth, needed), Self.maxInterleavingDepth)
     }
 }

@@ -9,6 +9,10 @@
 /// NAL units carry decoding order numbers and go through a `DeinterleavingBuffer` before the
 /// assembler; a gap in the numbers marks the access units around it as damaged. Single NAL unit
 /// packets and STAP-A are not allowed there (§6.4): they are counted and dropped.
+///
+/// An aggregation unit that runs past its packet is lost alone: the units before it are kept.
+/// MTAP unit sizes are read as §5.7.2 says unless a packet fits, to the last byte, only the other
+/// way (sizes that count DOND and the TS offset too); the stream is then read that way.
 public final class Depacketizer {
     public let assembler: AccessUnitAssembler
     public private(set) var deinterleaver: DeinterleavingBuffer?
@@ -17,15 +21,28 @@ public final class Depacketizer {
 
     private var fragmentOpen = false
     private var fragmentTimestamp: UInt32 = 0
+    /// The timestamp of a fragmented unit a loss cut short: its later fragments are its tail, not
+    /// fragments whose start was lost.
+    private var interruptedFragment: UInt32?
     /// Interleaved mode: the fragmented unit is rebuilt here, since it has to wait for its DON turn.
     private var fragment: [UInt8] = []
     private var fragmentDON: UInt16 = 0
+    private var fragmentPacket: Int64 = 0
     private var lastReleasedDON: Int64?
 
     public private(set) var fragmentedUnitsDropped = 0
     public private(set) var strayFragments = 0
     public private(set) var notAllowedInInterleavedMode = 0
     public private(set) var decodingOrderGaps = 0
+    /// Aggregation units that ran past their packet, lost.
+    public private(set) var aggregationUnitsOverrun = 0
+    /// MTAP packets read with sizes that count DOND and the TS offset.
+    public private(set) var mtapPacketsWithPrefixInSize = 0
+    /// The stream's MTAP size reading, once a packet showed it.
+    public private(set) var mtapSizeCountsPrefix = false
+    /// Said once each, when first seen.
+    public var onNotice: (StreamNotice) -> Void = { _ in }
+    private var depthGrowthNoticed = false
 
     /// `interleaving` non-nil starts in the interleaved mode (the SDP said packetization-mode=2).
     public init(assembler: AccessUnitAssembler, interleaving: DeinterleavingBuffer.Parameters? = nil,
@@ -42,33 +59,41 @@ public final class Depacketizer {
 
     /// `lostBefore` counts the packets missing between this one and the one processed before it;
     /// `arrival` is on the packet clock; `borrowing`: `payload` stays valid until the access units it
-    /// goes into are handed on, so they may reference it.
+    /// goes into are handed on, so they may reference it. `sequenceNumber` is the packet's, extended.
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                        arrival: Int64 = 0, borrowing: Bool = false) throws {
+                        arrival: Int64 = 0, borrowing: Bool = false, sequenceNumber: Int64 = 0) throws {
         let type = nalUnitType(payload[0])
+        assembler.packet = sequenceNumber
         if deinterleaver == nil && H264Payload.isInterleavedType(type) {
             // The SDP said otherwise, or nothing: the packets decide.
             deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds)
         }
         if let deinterleaver {
-            try processInterleaved(payload, type: type, timestamp: timestamp, lostBefore: lostBefore, arrival: arrival)
+            try processInterleaved(payload, type: type, timestamp: timestamp, lostBefore: lostBefore, arrival: arrival,
+                                   sequenceNumber: sequenceNumber)
             try deinterleaver.release(now: arrival, deliver)
             return
         }
         if lostBefore > 0 {
+            interruptedFragment = fragmentOpen ? fragmentTimestamp : nil
             dropOpenFragment()
-            try assembler.noteLoss(before: timestamp, leading: H264Payload.leadingNAL(payload))
+            try assembler.noteLoss(before: timestamp, leading: H264Payload.leadingNAL(payload), missing: lostBefore)
         }
+        if type != H264Payload.fuA || payload[1] & 0x80 != 0 { interruptedFragment = nil }
         switch type {
         case H264Payload.fuA:
             try processFragment(payload, timestamp: timestamp, borrowing: borrowing)
         case H264Payload.stapA:
             dropOpenFragment()
-            var cursor = ByteCursor(payload, at: 1)
-            while let size = cursor.readUInt16(), let nal = cursor.readSlice(Int(size)) {
-                try assembler.beginNAL(header: nal[0], body: nal.view(1..<nal.count), timestamp: timestamp,
+            var units = AggregationUnits(payload)
+            while let unit = units.next() {
+                try assembler.beginNAL(header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count), timestamp: timestamp,
                                        borrowing: borrowing)
                 assembler.endNAL()
+            }
+            if units.overran {
+                aggregationUnitsOverrun += 1
+                assembler.noteLostUnit(header: units.overrunHeader, reason: .aggregationOverrun)
             }
         default:
             dropOpenFragment()
@@ -101,7 +126,8 @@ public final class Depacketizer {
             // A fragment of a unit whose start never came: the unit is lost, and its picture with it.
             dropOpenFragment()
             strayFragments += 1
-            try assembler.noteLoss(before: timestamp, leading: nil)
+            try assembler.noteStrayFragment(header: (payload[0] & 0xE0) | (fuHeader & 0x1F), timestamp: timestamp,
+                                            startLost: interruptedFragment != timestamp)
             return
         }
         assembler.appendNAL(fragment, borrowing: borrowing)
@@ -121,31 +147,36 @@ public final class Depacketizer {
     // MARK: Interleaved mode
 
     private func processInterleaved(_ payload: UnsafeRawBufferPointer, type: UInt8, timestamp: UInt32,
-                                    lostBefore: Int, arrival: Int64) throws {
+                                    lostBefore: Int, arrival: Int64, sequenceNumber: Int64) throws {
         // A lost packet shows up later as a gap in the decoding order numbers.
         if lostBefore > 0 { dropOpenFragment() }
         guard let deinterleaver else { return }
-        var cursor = ByteCursor(payload, at: 1)
+        let depthBefore = deinterleaver.interleavingDepth
+        defer { noteDepth(from: depthBefore) }
         switch type {
         case H264Payload.stapB:
             dropOpenFragment()
             // Units after the first take the next DON each (§5.7.1).
-            var don = cursor.readUInt16()!
-            while let size = cursor.readUInt16(), let nal = cursor.readSlice(Int(size)) {
-                deinterleaver.insert(don: don, timestamp: timestamp, header: nal[0], body: nal.view(1..<nal.count), arrival: arrival)
+            var units = AggregationUnits(payload)
+            var don = units.decodingOrderNumber!
+            while let unit = units.next() {
+                deinterleaver.insert(don: don, timestamp: timestamp, header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count),
+                                     arrival: arrival, packet: sequenceNumber)
                 don &+= 1
             }
+            // A unit lost here shows up as a DON gap.
+            if units.overran { aggregationUnitsOverrun += 1 }
         case H264Payload.mtap16, H264Payload.mtap24:
             dropOpenFragment()
-            // Each unit: DON = DONB + DOND; time = RTP timestamp + its own offset, never accumulated;
-            // the size counts the NAL unit alone, after DOND and offset (§5.7.2, Figure 12).
-            let base = cursor.readUInt16()!
-            while let size = cursor.readUInt16(), let dond = cursor.readUInt8(),
-                  let offset = type == H264Payload.mtap16 ? cursor.readUInt16().map(UInt32.init) : cursor.readUInt24(),
-                  let nal = cursor.readSlice(Int(size)) {
-                deinterleaver.insert(don: base &+ UInt16(dond), timestamp: timestamp &+ offset, header: nal[0],
-                                     body: nal.view(1..<nal.count), arrival: arrival)
+            // Each unit: DON = DONB + DOND; time = RTP timestamp + its own offset, never accumulated.
+            var units = AggregationUnits(payload, sizeCountsPrefix: readsMTAPSizeWithPrefix(payload))
+            let base = units.decodingOrderNumber!
+            while let unit = units.next() {
+                deinterleaver.insert(don: base &+ UInt16(unit.donDelta), timestamp: timestamp &+ unit.timestampOffset,
+                                     header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count), arrival: arrival,
+                                     packet: sequenceNumber)
             }
+            if units.overran { aggregationUnitsOverrun += 1 }
         case H264Payload.fuB:
             // The first fragment, with the DON; the rest come as FU-A (§5.8).
             dropOpenFragment()
@@ -155,6 +186,7 @@ public final class Depacketizer {
             fragment.append((payload[0] & 0xE0) | (fuHeader & 0x1F))
             fragment.append(contentsOf: payload.view(4..<payload.count))
             fragmentTimestamp = timestamp
+            fragmentPacket = sequenceNumber
             if fuHeader & 0x40 != 0 { insertFragment(arrival: arrival) } else { fragmentOpen = true }
         case H264Payload.fuA where payload[1] & 0x80 == 0:
             guard fragmentOpen, timestamp == fragmentTimestamp else {
@@ -177,16 +209,39 @@ public final class Depacketizer {
     private func insertFragment(arrival: Int64) {
         fragment.withUnsafeBytes { nal in
             deinterleaver?.insert(don: fragmentDON, timestamp: fragmentTimestamp, header: nal[0],
-                                  body: nal.view(1..<nal.count), arrival: arrival)
+                                  body: nal.view(1..<nal.count), arrival: arrival, packet: fragmentPacket)
         }
+    }
+
+    /// Whether this MTAP's sizes are to be read as counting DOND and the TS offset: the stream's
+    /// reading, unless only the other one fits the packet to its last byte.
+    private func readsMTAPSizeWithPrefix(_ payload: UnsafeRawBufferPointer) -> Bool {
+        let usual = mtapSizeCountsPrefix
+        let reading = AggregationUnits.fitExactly(payload, sizeCountsPrefix: usual) ? usual
+            : AggregationUnits.fitExactly(payload, sizeCountsPrefix: !usual) ? !usual : usual
+        if reading && !mtapSizeCountsPrefix {
+            mtapSizeCountsPrefix = true
+            onNotice(.mtapSizeCountsPrefix)
+        }
+        if reading { mtapPacketsWithPrefixInSize += 1 }
+        return reading
+    }
+
+    private func noteDepth(from before: Int) {
+        guard let deinterleaver, deinterleaver.interleavingDepth > before, !depthGrowthNoticed else { return }
+        depthGrowthNoticed = true
+        onNotice(.interleavingDepthGrown(declared: deinterleaver.parameters.interleavingDepth,
+                                         needed: deinterleaver.interleavingDepth))
     }
 
     /// A NAL unit leaving the de-interleaving buffer, in decoding order.
     private func deliver(_ unit: DeinterleavingBuffer.Unit) throws {
         let header = unit.nal[0], body = unit.nal.view(1..<unit.nal.count)
+        assembler.packet = unit.packet
         if let last = lastReleasedDON, unit.absDON > last + 1 {
             decodingOrderGaps += 1
-            try assembler.noteLoss(before: unit.timestamp, leading: (header, body))
+            try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0,
+                                   reason: .decodingOrderGap)
         }
         lastReleasedDON = unit.absDON
         try assembler.beginNAL(header: header, body: body, timestamp: unit.timestamp)

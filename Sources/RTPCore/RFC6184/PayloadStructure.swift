@@ -19,7 +19,7 @@ public enum H264Payload {
         case empty = "empty H.264 payload"
         case forbiddenBit = "forbidden_zero_bit set"
         case reservedType = "reserved NAL unit type (0, 30, 31)"
-        case aggregationOverrun = "aggregation unit size runs past the packet"
+        case aggregationOverrun = "aggregation packet whose first unit runs past its end"
         case aggregationEmpty = "aggregation packet with no NAL unit"
         case aggregationNestedType = "aggregation packet carries an aggregation or fragment type"
         case fragmentTooShort = "fragmentation unit without fragment bytes"
@@ -35,15 +35,9 @@ public enum H264Payload {
         switch type {
         case 1...23:
             return nil
-        case stapA:
-            // STAP-A (§5.7.1): [16-bit size][NAL unit] repeated to the end of the payload.
-            return validateAggregation(payload, headerBytes: 1, unitPrefixBytes: 0)
-        case stapB:
-            // STAP-B (§5.7.1): a 16-bit DON, then units as in STAP-A.
-            return validateAggregation(payload, headerBytes: 3, unitPrefixBytes: 0)
-        case mtap16, mtap24:
-            // MTAP (§5.7.2): a 16-bit DON base, then [16-bit NAL unit size][8-bit DOND][TS offset][NAL unit].
-            return validateAggregation(payload, headerBytes: 3, unitPrefixBytes: type == mtap16 ? 3 : 4)
+        case stapA, stapB, mtap16, mtap24:
+            // STAP-A/B (§5.7.1) and MTAP16/24 (§5.7.2); see `AggregationUnits`.
+            return validateAggregation(payload)
         case fuA:
             // FU-A (§5.8): FU indicator, FU header S|E|R|Type, then fragment bytes.
             guard payload.count >= 3 else { return .fragmentTooShort }
@@ -60,23 +54,30 @@ public enum H264Payload {
         }
     }
 
-    /// Walks the units of an aggregation packet: each is a 16-bit NAL unit size, `unitPrefixBytes`
-    /// of DOND and timestamp offset, then the NAL unit.
-    private static func validateAggregation(_ payload: UnsafeRawBufferPointer, headerBytes: Int, unitPrefixBytes: Int) -> Invalid? {
-        var cursor = ByteCursor(payload, at: min(headerBytes, payload.count))
-        guard payload.count >= headerBytes else { return .aggregationOverrun }
-        var units = 0
-        while cursor.readableBytes > 0 {
-            guard let size = cursor.readUInt16(), size > 0, cursor.skip(unitPrefixBytes),
-                  let nal = cursor.readSlice(Int(size)) else {
-                return .aggregationOverrun
-            }
-            if nal[0] & 0x80 != 0 { return .forbiddenBit }
-            let inner = nalUnitType(nal[0])
-            if inner == 0 || inner >= 24 { return .aggregationNestedType }
-            units += 1
+    /// Checks the units of an aggregation packet. A unit that runs past the packet costs only itself
+    /// when whole units came before it: the packet is valid, and its units are kept up to there.
+    private static func validateAggregation(_ payload: UnsafeRawBufferPointer) -> Invalid? {
+        var units = AggregationUnits(payload)
+        if units.decodingOrderNumber != nil, nalUnitType(payload[0]) != stapB,
+           !AggregationUnits.fitExactly(payload, sizeCountsPrefix: false),
+           AggregationUnits.fitExactly(payload, sizeCountsPrefix: true) {
+            return nil  // an MTAP whose sizes count DOND and the TS offset too
         }
-        return units == 0 ? .aggregationEmpty : nil
+        var count = 0
+        while let unit = units.next() {
+            if unit.nal[0] & 0x80 != 0 { return .forbiddenBit }
+            guard isAggregatable(unit.nal[0]) else { return .aggregationNestedType }
+            count += 1
+        }
+        if count == 0 { return units.overran ? .aggregationOverrun : .aggregationEmpty }
+        return nil
+    }
+
+    /// Whether a NAL unit header may stand inside an aggregation packet: F clear, type 1-23.
+    @inline(__always)
+    static func isAggregatable(_ header: UInt8) -> Bool {
+        let type = nalUnitType(header)
+        return header & 0x80 == 0 && type >= 1 && type <= 23
     }
 
     /// Calls `body` with the type of each NAL unit a payload carries or starts, and the unit itself when
@@ -88,11 +89,8 @@ public enum H264Payload {
         case 1...23:
             body(type, payload)
         case stapA, stapB, mtap16, mtap24:
-            var cursor = ByteCursor(payload, at: type == stapA ? 1 : 3)
-            let prefix = type == mtap16 ? 3 : type == mtap24 ? 4 : 0
-            while let size = cursor.readUInt16(), size > 0, cursor.skip(prefix), let nal = cursor.readSlice(Int(size)) {
-                body(nalUnitType(nal[0]), nal)
-            }
+            var units = AggregationUnits(payload)
+            while let unit = units.next() { body(nalUnitType(unit.nal[0]), unit.nal) }
         case fuA, fuB:
             if payload.count > 1 { body(nalUnitType(payload[1]), nil) }
         default:
@@ -112,8 +110,8 @@ public enum H264Payload {
         let type = nalUnitType(payload[0])
         switch type {
         case stapA:
-            let size = Int(payload.loadUnaligned(fromByteOffset: 1, as: UInt16.self).bigEndian)
-            return (payload[3], payload.view(4..<3 + size))
+            var units = AggregationUnits(payload)
+            return units.next().map { ($0.nal[0], $0.nal.view(1..<$0.nal.count)) }
         case fuA:
             guard payload[1] & 0x80 != 0 else { return nil }
             return ((payload[0] & 0xE0) | (payload[1] & 0x1F), payload.view(2..<payload.count))

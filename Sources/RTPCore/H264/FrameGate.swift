@@ -1,0 +1,185 @@
+/// Decides what becomes of each access unit the assembler finishes, in decoding order, and gives
+/// every one from the stream's first keyframe on a `FrameRecord`:
+///
+/// - **Damaged** ones are dropped, unless every loss lay before the first slice (the gap held SPS,
+///   PPS, SEI or an AUD), the slices that came start the picture (first_mb_in_slice 0), and the
+///   parameter sets they name are cached: then the picture lost nothing, and it is written,
+///   repaired, with those parameter sets.
+/// - **The keyframe gate:** output starts at the first keyframe, and again after a source restart.
+///   With `waitForKeyframeAfterLoss`, frames whose references were lost (`ReferenceContinuity`)
+///   are dropped until the next keyframe; a lost non-reference picture costs nothing more.
+/// - **Parameter sets** are put in front of a keyframe or repaired unit that lacks them, and of any
+///   unit whose SPS or PPS changed since it was last written (a new SPS that came in an access unit
+///   that was dropped). A unit whose slices name a PPS that never came is dropped.
+public final class FrameGate {
+    public struct Configuration: Sendable {
+        public var waitForKeyframeAfterLoss = false
+        public var clockRate = 90000
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public let ssrc: UInt32
+    /// Takes the verdict on an access unit, with its bytes when it is to be written; returns whether
+    /// the stream's output took it (false when the stream is not the one selected, or output is full).
+    public var emit: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
+    public var onNotice: (StreamNotice) -> Void = { _ in }
+    public private(set) var tally = FrameTally()
+    public private(set) var clock: PresentationClock
+    /// RTP timestamps of the first damaged access units dropped.
+    public private(set) var droppedTimestamps: [UInt32] = []
+    public static let maxDroppedTimestamps = 1000
+
+    private var continuity = ReferenceContinuity()
+    private var timestamps = TimestampExtender()
+    private var seenKeyframe = false
+    private var waitingForKeyframe = true
+    private var origin: Int64 = 0
+    private var lastPicture: PictureIdentity?
+    /// The generation (`ParameterSetCache`) of the SPS and PPS last written under each id.
+    private var writtenSPS = [UInt32](repeating: 0, count: 32)
+    private var writtenPPS = [UInt32](repeating: 0, count: 256)
+    private var scratch: [UInt8] = []
+    private var spliced: [UnsafeRawBufferPointer] = []
+
+    public init(ssrc: UInt32, configuration: Configuration) {
+        self.ssrc = ssrc
+        self.configuration = configuration
+        clock = PresentationClock(clockRate: configuration.clockRate)
+    }
+
+    /// `arrival`: when the packet that completed it arrived, on the packet clock.
+    public func admit(_ au: AccessUnitAssembler.Assembled, cache: ParameterSetCache, arrival: Int64) throws {
+        let extended = timestamps.extend(au.timestamp)
+        let newPicture = au.startsAtFirstMacroblock && !(au.picture?.fieldPicFlag ?? false)
+            && (au.picture == nil || au.picture != lastPicture)
+        lastPicture = au.picture
+        let wasRetimed = clock.retimed
+        let pts = clock.presentationTime(extended: extended, arrival: arrival, newPicture: newPicture, sps: au.sps)
+        if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
+
+        let sets = au.firstSlicePPSId.flatMap { cache.parameterSets(forPPS: $0) }
+        let repairable = au.damage.map { damage in
+            damage.onlyBeforeFirstSlice && au.startsAtFirstMacroblock && au.slicesParsed && sets != nil
+                && au.slicePPSIds.allSatisfy { cache.parameterSets(forPPS: $0) != nil }
+        } ?? true
+        let referencesIntact = continuity.referencesIntact(au)
+        if !seenKeyframe {
+            guard au.isKeyframe else {
+                tally.beforeFirstKeyframe += 1
+                continuity.record(au, written: false)
+                return
+            }
+            seenKeyframe = true
+            origin = pts
+        }
+        var record = FrameRecord(
+            ssrc: ssrc, timestamp: au.timestamp, firstSequenceNumber: UInt16(truncatingIfNeeded: au.packets.first),
+            lastSequenceNumber: UInt16(truncatingIfNeeded: au.packets.last), packets: au.packets.count,
+            bytes: au.byteCount, isKeyframe: au.isKeyframe, status: au.damage == nil ? .written : .repaired,
+            reason: au.damage?.reason, missingPackets: au.damage?.missingPackets ?? 0,
+            referencesIntact: referencesIntact,
+            presentationMilliseconds: (pts - origin) * 1000 / Int64(configuration.clockRate))
+
+        func drop(_ reason: FrameRecord.Reason) throws {
+            record.status = .dropped
+            record.reason = reason
+            continuity.record(au, written: false)
+            if try emit(record, nil) { tally.count(record) }
+        }
+        guard repairable else {
+            if droppedTimestamps.count < Self.maxDroppedTimestamps { droppedTimestamps.append(au.timestamp) }
+            return try drop(au.damage!.reason)
+        }
+        if !au.isKeyframe && (waitingForKeyframe || (configuration.waitForKeyframeAfterLoss && !referencesIntact)) {
+            return try drop(.waitingForKeyframe)
+        }
+        // Slices that name a PPS never seen cannot be decoded. (Without a slice header that parses,
+        // only a keyframe must have its parameter sets known.)
+        if au.firstSlicePPSId != nil || au.isKeyframe {
+            guard sets != nil, au.slicePPSIds.allSatisfy({ cache.parameterSets(forPPS: $0) != nil }) else {
+                return try drop(.noParameterSets)
+            }
+        }
+
+        var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIDR,
+                                    frameRate: au.sps?.frameRateFraction, arrival: arrival)
+        let taken: Bool
+        if let sets, let ppsId = au.firstSlicePPSId, let spsId = cache.pps(id: ppsId)?.spsId {
+            // A keyframe or a repaired unit must carry its parameter sets; any unit, those that
+            // changed since they were last written.
+            let mustCarry = au.isKeyframe || record.status == .repaired
+            let needSPS = au.spsIds & (1 << spsId) == 0 && (mustCarry || writtenSPS[Int(spsId)] != sets.sps.generation)
+            let needPPS = !au.ppsIds.contains(ppsId) && (mustCarry || writtenPPS[Int(ppsId)] != sets.pps.generation)
+            taken = try write(&accessUnit, au, sps: needSPS ? sets.sps.bytes : nil, pps: needPPS ? sets.pps.bytes : nil)
+        } else {
+            taken = try write(&accessUnit, au, sps: nil, pps: nil)
+        }
+        continuity.record(au, written: taken)
+        guard taken else { return }
+        tally.count(accessUnit.record)
+        if au.isKeyframe { waitingForKeyframe = false }
+        for id in 0..<32 where au.spsIds & (1 << id) != 0 { writtenSPS[id] = cache.sps(id: UInt32(id))?.generation ?? 0 }
+        _ = au.ppsIds.allSatisfy { id in
+            writtenPPS[Int(id)] = cache.pps(id: id)?.entry.generation ?? 0
+            return true
+        }
+        if let sets, let ppsId = au.firstSlicePPSId, let spsId = cache.pps(id: ppsId)?.spsId {
+            writtenSPS[Int(spsId)] = sets.sps.generation
+            writtenPPS[Int(ppsId)] = sets.pps.generation
+        }
+    }
+
+    /// Hands `accessUnit` on, with `sps` and `pps` put in front of its slices when given.
+    private func write(_ accessUnit: inout AccessUnit, _ au: AccessUnitAssembler.Assembled, sps: [UInt8]?,
+                       pps: [UInt8]?) throws -> Bool {
+        guard sps != nil || pps != nil else { return try emit(accessUnit.record, accessUnit) }
+        // Insert after a leading AUD, or after the access unit's own last SPS, so that the order
+        // of §7.4.1.2.3 holds.
+        var at = 0
+        for nal in au.nalUnits {
+            if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
+            if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
+        }
+        scratch.removeAll(keepingCapacity: true)
+        if let sps { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: sps) }
+        if let pps { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: pps) }
+        accessUnit.record.bytes += scratch.count
+        return try scratch.withUnsafeBytes { inserted in
+            splice(inserted, into: au.pieces, at: at)
+            return try spliced.withUnsafeBufferPointer { pieces in
+                accessUnit.pieces = pieces
+                return try emit(accessUnit.record, accessUnit)
+            }
+        }
+    }
+
+    /// `pieces` with `inserted` put in at byte position `at`, into `spliced`.
+    private func splice(_ inserted: UnsafeRawBufferPointer, into pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, at: Int) {
+        spliced.removeAll(keepingCapacity: true)
+        var position = 0
+        var done = false
+        for piece in pieces {
+            if !done && at < position + piece.count {
+                let split = at - position
+                if split > 0 { spliced.append(piece.view(0..<split)) }
+                spliced.append(inserted)
+                spliced.append(piece.view(split..<piece.count))
+                done = true
+            } else {
+                spliced.append(piece)
+            }
+            position += piece.count
+        }
+        if !done { spliced.append(inserted) }
+    }
+
+    /// The source restarted: output waits for a keyframe again, and nothing before refers on.
+    public func restart() {
+        waitingForKeyframe = true
+        continuity = ReferenceContinuity()
+        timestamps.reset()
+        clock.reset()
+        lastPicture = nil
+    }
+}

@@ -1,0 +1,23 @@
+/// Something a stream does that the receiver works around, said once per stream when first seen,
+/// so that a user learns of it while it happens and not only in the summary.
+public enum StreamNotice: Sendable, Equatable {
+    /// New pictures came with the RTP timestamp of the one before; timing comes from elsewhere.
+    case timestampsNotAdvancing(source: PresentationClock.Source)
+    /// MTAP unit sizes count DOND and the TS offset, against RFC 6184 §5.7.2.
+    case mtapSizeCountsPrefix
+    /// Units arrived after their decoding turn: the SDP's sprop-interleaving-depth was too small.
+    case interleavingDepthGrown(declared: Int, needed: Int)
+
+    public var description: String {
+        switch self {
+        case .timestampsNotAdvancing(let source):
+            return "new pictures arrive with the RTP timestamp of the one before; " + source.description
+        case .mtapSizeCountsPrefix:
+            return "MTAP unit sizes count the DOND and TS offset too (RFC 6184 §5.7.2 counts the NAL unit "
+                + "alone); the stream is read that way"
+        case .interleavingDepthGrown(let declared, let needed):
+            return "NAL units arrived after their decoding turn: sprop-interleaving-depth \(declared) is too small, "
+                + "\(needed) was needed; the de-interleaving depth grows as needed (units already late are lost)"
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import RTPCore
+import SystemIO
+
+/// `--frames-json`: one JSON object per line for every access unit from the stream's first keyframe
+/// on, written or not, in decoding order:
+///
+///     {"ssrc":…,"ts":…,"seq_first":…,"seq_last":…,"packets":…,"bytes":…,"keyframe":…,"status":"written",
+///      "refs_intact":…,"pts_ms":…}
+///
+/// with `"reason"` for dropped and repaired ones and `"missing_packets"` where packets were missing.
+/// Lines are gathered and written in batches; live, each line goes out as it is made, for `tail -f`.
+final class FrameLedger {
+    private let file: OutputFile
+    private let flushEachLine: Bool
+    private var line: [UInt8] = []
+    private var pending: [UInt8] = []
+    private(set) var records = 0
+
+    init(file: OutputFile, flushEachLine: Bool) {
+        self.file = file
+        self.flushEachLine = flushEachLine
+        pending.reserveCapacity(1 << 16)
+    }
+
+    func append(_ r: FrameRecord) throws {
+        line.removeAll(keepingCapacity: true)
+        field("ssrc", Int64(r.ssrc), first: true)
+        field("ts", Int64(r.timestamp))
+        field("seq_first", Int64(r.firstSequenceNumber))
+        field("seq_last", Int64(r.lastSequenceNumber))
+        field("packets", Int64(r.packets))
+        field("bytes", Int64(r.bytes))
+        field("keyframe", r.isKeyframe)
+        field("status", r.status.rawValue)
+        if let reason = r.reason { field("reason", reason.code) }
+        if r.missingPackets > 0 { field("missing_packets", Int64(r.missingPackets)) }
+        field("refs_intact", r.referencesIntact)
+        field("pts_ms", r.presentationMilliseconds)
+        line.append(UInt8(ascii: "}"))
+        line.append(UInt8(ascii: "\n"))
+        pending.append(contentsOf: line)
+        records += 1
+        if flushEachLine || pending.count >= 1 << 16 { try flush() }
+    }
+
+    func finish() throws {
+        try flush()
+        try file.close()
+    }
+
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        try pending.withUnsafeBytes { try file.write($0) }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func key(_ name: StaticString, first: Bool) {
+        line.append(UInt8(ascii: first ? "{" : ","))
+        line.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { line.append(contentsOf: $0) }
+        line.append(UInt8(ascii: "\""))
+        line.append(UInt8(ascii: ":"))
+    }
+
+    private func field(_ name: StaticString, _ value: Int64, first: Bool = false) {
+        key(name, first: first)
+        line.append(contentsOf: String(value).utf8)
+    }
+
+    private func field(_ name: StaticString, _ value: Bool) {
+        key(name, first: false)
+        line.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// `value` is one of the ledger's own names: letters and underscores, nothing to escape.
+    private func field(_ name: StaticString, _ value: String) {
+        key(name, first: false)
+        line.append(UInt8(ascii: "\""))
+        line.append(contentsOf: value.utf8)
+        line.append(UInt8(ascii: "\""))
+    }
+}
