@@ -82,7 +82,49 @@ enum Harness {
         var damaged: [Bool]
         var truncated_at: Int?
         var restart_au: Int?
+        /// The reference receiver's output (scripts/damage-captures), as places among the source's
+        /// decoded frames, and its ledger, without and with --wait-keyframe.
+        var frames: [Int]?
+        var frames_wait: [Int]?
+        var ledger: [LedgerRecord]?
+        var ledger_wait: [LedgerRecord]?
+        var sdp: String?
     }
+
+    /// The fields of a `--frames-json` line that the reference receiver predicts.
+    struct LedgerRecord: Codable, Equatable, CustomStringConvertible {
+        var ts: UInt32
+        var seq_first: Int
+        var seq_last: Int
+        var packets: Int
+        var keyframe: Bool
+        var status: String
+        var reason: String?
+        var refs_intact: Bool
+        var pts_ms: Int
+        var description: String {
+            "ts \(ts) seq \(seq_first)-\(seq_last) (\(packets)) key \(keyframe) \(status) \(reason ?? "-") refs \(refs_intact) \(pts_ms) ms"
+        }
+    }
+
+    /// A `--frames-json` file, line by line.
+    static func ledger(_ url: URL) throws -> [LedgerRecord] {
+        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(LedgerRecord.self, from: Data($0.utf8))
+        }
+    }
+
+    /// Fails at the first record that differs, naming it.
+    static func assertLedger(_ actual: [LedgerRecord], _ expected: [LedgerRecord], _ what: String,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        for (i, (a, e)) in zip(actual, expected).enumerated() where a != e {
+            return XCTFail("\(what): record \(i) is \(a), expected \(e)", file: file, line: line)
+        }
+        XCTAssertEqual(actual.count, expected.count, "\(what): records", file: file, line: line)
+    }
+
+    /// The source's decoded frames at `places` (frames of the reference's output).
+    static func frames(_ places: [Int], of source: [String]) -> [String] { places.map { source[$0] } }
 
     static func expectation(_ name: String) throws -> Expectation {
         let data = try Data(contentsOf: captures.appendingPathComponent(name + ".expect.json"))

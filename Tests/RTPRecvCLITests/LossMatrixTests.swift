@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
 
-/// A matrix of damage done to the GStreamer capture: loss from 0.1% to 10%, bursts, reordering up to
-/// 50 places and duplicates. Every intact frame is kept and no damaged one written (with
-/// --wait-keyframe), checked by ffmpeg's framemd5 against the source.
+/// A matrix of damage: loss from 0.1% to 10% and bursts on the GStreamer capture, and losses of
+/// non-reference B-frames only on FFmpeg's, made by `scripts/damage-captures --matrix` with the
+/// output and the frame ledger of a reference receiver; and reordering up to 50 places and
+/// duplicates. Frames are checked with ffmpeg's framemd5 against the source.
 final class LossMatrixTests: XCTestCase {
     struct Record { var time: UInt64; var frame: [UInt8] }
 
@@ -31,11 +32,6 @@ final class LossMatrixTests: XCTestCase {
         try TestPcap.data(linkType: 1, records: zip(times, records).map { ($0 * 1000, $1.frame) }).write(to: url)
     }
 
-    /// The RTP timestamp of a tcpdump frame: Ethernet, a 20-byte IPv4 header, UDP, RTP.
-    private func timestamp(_ frame: [UInt8]) -> UInt32 {
-        frame[46..<50].reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
     private func run(_ name: String, _ records: [Record], extra: [String] = []) throws -> [String] {
         let pcap = Harness.temporaryFile("matrix-\(name).pcap"), out = Harness.temporaryFile("matrix-\(name).h264")
         try write(records, to: pcap)
@@ -44,33 +40,35 @@ final class LossMatrixTests: XCTestCase {
         return try Harness.frameMD5(out)
     }
 
-    /// The frames that must come out when the packets at `dropped` are lost.
-    private func expected(dropping dropped: Set<Int>, from records: [Record], source: [String]) throws -> [String] {
-        let expect = try Harness.expectation("gst-loss2")  // AU timestamps and keyframes of the clean capture
-        let damaged = Set(dropped.map { timestamp(records[$0].frame) })
-        var kept: [String] = []
-        var waiting = true
-        for (i, ts) in expect.au_timestamps.enumerated() {
-            if damaged.contains(ts) { waiting = true; continue }
-            if waiting && !expect.keyframe[i] { continue }
-            waiting = false
-            kept.append(source[i])
-        }
-        return kept
-    }
-
-    func testLossRatesAndBursts() throws {
-        let records = try readCapture()
-        let source = try Harness.frameMD5(Harness.captures.appendingPathComponent("gst-stapa-fua.h264"))
-        var cases: [(String, Set<Int>)] = []
-        for (n, rate) in [0.001, 0.005, 0.01, 0.02, 0.05, 0.10].enumerated() {
-            var rng = SplitMix(state: UInt64(n + 1))
-            cases.append(("loss\(rate)", Set(records.indices.filter { _ in rng.unit() < rate })))
-        }
-        cases.append(("bursts", Set(Array(30..<36) + Array(150..<175) + Array(300..<330))))
-        for (name, dropped) in cases {
-            let kept = records.indices.filter { !dropped.contains($0) }.map { records[$0] }
-            XCTAssertEqual(try run(name, kept), try expected(dropping: dropped, from: records, source: source), name)
+    func testLossMatricesGiveTheReferenceFramesAndLedger() throws {
+        let dir = Harness.temporaryFile("loss-matrix")
+        let made = try Harness.run("python3", [Harness.packageRoot.appendingPathComponent("scripts/damage-captures").path,
+                                               "--matrix", dir.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".pcap") }.sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 10)
+        var sources: [String: [String]] = [:]
+        for name in names {
+            let variant = String(name.dropLast(".pcap".count))
+            let expect = try JSONDecoder().decode(Harness.Expectation.self,
+                                                  from: Data(contentsOf: dir.appendingPathComponent(variant + ".expect.json")))
+            if sources[expect.source] == nil {
+                sources[expect.source] = try Harness.frameMD5(Harness.captures.appendingPathComponent(expect.source))
+            }
+            let sdp = expect.sdp.map { ["--sdp", Harness.captures.appendingPathComponent($0).path] } ?? []
+            for wait in [true, false] {
+                let out = Harness.temporaryFile("\(variant)-\(wait).h264"), ledger = Harness.temporaryFile("\(variant)-\(wait).jsonl")
+                let r = try Harness.rtprecv(["--pcap", dir.appendingPathComponent(name).path, "--out", out.path,
+                                             "--frames-json", ledger.path, "-q"] + sdp + (wait ? ["--wait-keyframe"] : []))
+                XCTAssertEqual(r.status, 0, r.stderr)
+                Harness.assertLedger(try Harness.ledger(ledger), wait ? expect.ledger_wait! : expect.ledger!, "\(variant) wait \(wait)")
+                if wait {
+                    XCTAssertEqual(try Harness.frameMD5(out), Harness.frames(expect.frames_wait!, of: sources[expect.source]!), variant)
+                } else {
+                    XCTAssertTrue(try Harness.probe(out, "stream=nb_read_packets").contains("nb_read_packets=\(expect.frames!.count)\n"),
+                                  "\(variant): \(expect.frames!.count) access units expected")
+                }
+            }
         }
     }
 

@@ -113,23 +113,19 @@ final class ReplayEndToEndTests: XCTestCase {
 
     // MARK: Loss
 
-    /// With --wait-keyframe: exactly the frames from each keyframe up to the first damaged one.
+    /// With --wait-keyframe: exactly the frames of the reference receiver (scripts/damage-captures),
+    /// and its ledger record for record.
     private func assertKeepsIntactFramesWaitingForKeyframes(_ variant: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let expect = try Harness.expectation(variant)
         XCTAssertTrue(expect.damaged.contains(true), "the variant should damage something", file: file, line: line)
         let all = try Harness.frameMD5(source(expect.source))
         XCTAssertEqual(all.count, expect.au_timestamps.count, file: file, line: line)
-        var kept: [String] = []
-        var waiting = true
-        for i in all.indices {
-            if expect.damaged[i] { waiting = true; continue }
-            if waiting && !expect.keyframe[i] { continue }
-            waiting = false
-            kept.append(all[i])
-        }
-        let (out, _) = try replay(variant + ".pcap", ["--wait-keyframe"], name: variant)
-        XCTAssertEqual(try Harness.frameMD5(out), kept, "\(variant): frames differ", file: file, line: line)
+        let ledger = Harness.temporaryFile(variant + ".jsonl")
+        let (out, _) = try replay(variant + ".pcap", ["--wait-keyframe", "--frames-json", ledger.path], name: variant)
+        XCTAssertEqual(try Harness.frameMD5(out), Harness.frames(expect.frames_wait!, of: all), "\(variant): frames differ",
+                       file: file, line: line)
         XCTAssertEqual(try Harness.decodeErrors(out), "", file: file, line: line)
+        Harness.assertLedger(try Harness.ledger(ledger), expect.ledger_wait!, variant, file: file, line: line)
     }
 
     func testRandomLossWhenWaitingForKeyframeKeepsExactlyTheIntactFrames() throws {
@@ -143,11 +139,11 @@ final class ReplayEndToEndTests: XCTestCase {
     func testLossWithoutWaitingWritesEveryCompleteFrame() throws {
         for variant in ["gst-loss2", "gst-burst"] {
             let expect = try Harness.expectation(variant)
-            let firstKey = expect.keyframe.firstIndex(of: true)!
-            let intact = expect.damaged[firstKey...].filter { !$0 }.count
-            let (out, _) = try replay(variant + ".pcap", name: variant)
-            XCTAssertTrue(try Harness.probe(out, "stream=nb_read_packets").contains("nb_read_packets=\(intact)\n"),
-                          "\(variant): expected \(intact) access units")
+            let ledger = Harness.temporaryFile(variant + "-all.jsonl")
+            let (out, _) = try replay(variant + ".pcap", ["--frames-json", ledger.path], name: variant)
+            XCTAssertTrue(try Harness.probe(out, "stream=nb_read_packets").contains("nb_read_packets=\(expect.frames!.count)\n"),
+                          "\(variant): expected \(expect.frames!.count) access units")
+            Harness.assertLedger(try Harness.ledger(ledger), expect.ledger!, variant)
         }
     }
 
