@@ -41,12 +41,49 @@ final class DeinterleavingBufferTests: XCTestCase {
             [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
             try buffer.release(now: 0) { out.append($0.absDON) }
         }
-        // DON 4 came after 5 and 6, which depth 0 had let go: it is lost, and the depth becomes 2,
-        // so that 9 waits for 8.
+        // DON 4 came after 5 and 6, which depth 0 had let go: it is lost; it needed depth 2, and the
+        // buffer now keeps twice that, so that 9 waits for 8.
         XCTAssertEqual(buffer.lateUnits, 1)
-        XCTAssertEqual(buffer.interleavingDepth, 2)
+        XCTAssertEqual(buffer.neededDepth, 2)
+        XCTAssertEqual(buffer.interleavingDepth, 4)
         try buffer.flush { out.append($0.absDON) }
         XCTAssertEqual(out, [5, 6, 7, 8, 9])
+    }
+
+    func testAUnitThatShowsADeeperInterleavingGrowsTheDepthBeforeAnythingIsLost() throws {
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = 1
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
+        var out: [Int64] = []
+        // Sent as 12 11 10: DON 10 arrives with two VCL units ahead of it that follow it. Depth 1
+        // would pass 11 on before 10 came; the depth grows as 10 arrives, before any release.
+        for don: UInt16 in [12, 11] {
+            [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
+        }
+        for don: UInt16 in [10, 15, 14, 13] {
+            [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
+            try buffer.release(now: 0) { out.append($0.absDON) }
+        }
+        try buffer.flush { out.append($0.absDON) }
+        XCTAssertEqual(out, [10, 11, 12, 13, 14, 15])
+        XCTAssertEqual(buffer.lateUnits, 0)
+        XCTAssertEqual(buffer.neededDepth, 2)
+    }
+
+    func testInitialBufferingWaitsForAnIDRWhenAskedTo() throws {
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = 0
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max, startsAtKeyframe: true)
+        var out: [Int64] = []
+        // A group sent in reverse, the IDR last: nothing leaves before it, so nothing is passed by.
+        for (don, header): (UInt16, UInt8) in [(3, 0x41), (2, 0x41), (1, 0x65)] {
+            [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: header, body: $0, arrival: 0) }
+            try buffer.release(now: 0) { out.append($0.absDON) }
+            if don != 1 { XCTAssertEqual(out, []) }
+        }
+        try buffer.flush { out.append($0.absDON) }
+        XCTAssertEqual(out, [1, 2, 3])
+        XCTAssertEqual(buffer.lateUnits, 0)
     }
 
     func testMTAPUnitsTakeTheirOwnTimestampOffsets() throws {

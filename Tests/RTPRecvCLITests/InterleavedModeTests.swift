@@ -8,10 +8,10 @@ final class InterleavedModeTests: XCTestCase {
 
     /// Packetizes `sourceName`, optionally damages the packet list, replays it, and returns the output.
     private func run(_ sourceName: String, extra: [String] = [], sdpMode: Int = 2,
+                     packetizer: InterleavedPacketizer = InterleavedPacketizer(), declaredDepth: Int? = nil,
                      damage: (inout [(payload: [UInt8], timestamp: UInt32)]) -> Void = { _ in },
                      arrivalOrder: ((Int) -> [Int])? = nil,
                      name: String = #function) throws -> (URL, Harness.Result, Int) {
-        let packetizer = InterleavedPacketizer()
         let units = packetizer.nalUnits([UInt8](try Data(contentsOf: source(sourceName))))
         let order = packetizer.transmissionOrder(units)
         let depth = packetizer.interleavingDepth(order)
@@ -29,7 +29,7 @@ final class InterleavedModeTests: XCTestCase {
             t=0 0
             m=video 5004 RTP/AVP 96
             a=rtpmap:96 H264/90000
-            a=fmtp:96 packetization-mode=\(sdpMode); sprop-interleaving-depth=\(depth); sprop-deint-buf-req=1000000; sprop-max-don-diff=\(depth * 4 + 8)
+            a=fmtp:96 packetization-mode=\(sdpMode); sprop-interleaving-depth=\(declaredDepth ?? depth); sprop-deint-buf-req=1000000; sprop-max-don-diff=\(depth * 4 + 8)
 
             """.write(to: sdp, atomically: true, encoding: .utf8)
         let out = Harness.temporaryFile(name + ".h264")
@@ -82,5 +82,32 @@ final class InterleavedModeTests: XCTestCase {
         let (out, result, _) = try run("ffmpeg-mode0.h264", sdpMode: 1)
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(source("ffmpeg-mode0.h264")))
         XCTAssertTrue(result.stderr.contains("says packetization-mode=1, but the packets use the interleaved mode"), result.stderr)
+    }
+
+    func testMTAPSizesThatCountDONDAndTheOffsetAreReadThatWay() throws {
+        var packetizer = InterleavedPacketizer()
+        packetizer.mtapSizeCountsPrefix = true
+        let stats = Harness.temporaryFile("mtap-prefix.json")
+        for name in ["ffmpeg-mode0.h264", "ffmpeg-bframes.h264"] {
+            let (out, result, _) = try run(name, extra: ["--stats-json", stats.path], packetizer: packetizer,
+                                           name: "mtap-prefix-" + name)
+            XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(source(name)), name)
+            XCTAssertEqual(result.stderr.components(separatedBy: "MTAP unit sizes count the DOND").count - 1, 1, result.stderr)
+            let stream = ((try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any])["streams"]
+                          as! [[String: Any]])[0]
+            XCTAssertGreaterThan(stream["mtap_packets_with_prefix_in_size"] as! Int, 0)
+            XCTAssertEqual(stream["decoding_order_gaps"] as? Int, 0)
+        }
+    }
+
+    func testUnderstatedInterleavingDepthGrowsAndLosesNothing() throws {
+        for name in ["ffmpeg-mode0.h264", "ffmpeg-bframes.h264"] {
+            let (out, result, depth) = try run(name, declaredDepth: 1, name: "understated-" + name)
+            XCTAssertGreaterThan(depth, 1)
+            XCTAssertTrue(result.stderr.contains("more interleaved than sprop-interleaving-depth 1 allows"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("0 DON gaps, 0 units too late, interleaving depth \(depth) needed where the SDP said 1"),
+                          result.stderr)
+            XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(source(name)), name)
+        }
     }
 }

@@ -17,6 +17,9 @@ struct InterleavedPacketizer {
     var group = 3
     var firstDON: UInt16 = 65496  // wraps after 40 units
     var firstTimestamp: UInt32 = 0xFFFF_0000  // wraps too
+    /// MTAP unit sizes that count DOND and the TS offset too, as some senders write them (RFC 6184
+    /// §5.7.2 counts the NAL unit alone).
+    var mtapSizeCountsPrefix = false
 
     /// The NAL units of an Annex-B stream, in decoding order, with DONs and access-unit timestamps.
     func nalUnits(_ stream: [UInt8]) -> [NALUnit] {
@@ -92,7 +95,8 @@ struct InterleavedPacketizer {
             var p: [UInt8] = [wide ? 0x1B : 0x1A, UInt8(base >> 8), UInt8(base & 0xFF)]
             for u in run {
                 let offset = u.timestamp &- minTime
-                p += [UInt8(u.bytes.count >> 8), UInt8(u.bytes.count & 0xFF), UInt8(u.don &- base)]
+                let size = u.bytes.count + (mtapSizeCountsPrefix ? (wide ? 4 : 3) : 0)
+                p += [UInt8(size >> 8), UInt8(size & 0xFF), UInt8(u.don &- base)]
                 p += wide ? [UInt8(offset >> 16 & 0xFF), UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF)]
                           : [UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF)]
                 p += u.bytes

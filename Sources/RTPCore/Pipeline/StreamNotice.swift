@@ -5,7 +5,7 @@ public enum StreamNotice: Sendable, Equatable {
     case timestampsNotAdvancing(source: PresentationClock.Source)
     /// MTAP unit sizes count DOND and the TS offset, against RFC 6184 §5.7.2.
     case mtapSizeCountsPrefix
-    /// Units arrived after their decoding turn: the SDP's sprop-interleaving-depth was too small.
+    /// Units arrive more interleaved than the SDP's sprop-interleaving-depth says.
     case interleavingDepthGrown(declared: Int, needed: Int)
 
     public var description: String {
@@ -16,8 +16,9 @@ public enum StreamNotice: Sendable, Equatable {
             return "MTAP unit sizes count the DOND and TS offset too (RFC 6184 §5.7.2 counts the NAL unit "
                 + "alone); the stream is read that way"
         case .interleavingDepthGrown(let declared, let needed):
-            return "NAL units arrived after their decoding turn: sprop-interleaving-depth \(declared) is too small, "
-                + "\(needed) was needed; the de-interleaving depth grows as needed (units already late are lost)"
+            return "NAL units arrive more interleaved than sprop-interleaving-depth \(declared) allows "
+                + "(\(needed) VCL units ahead of one in transmission that follow it in decoding); the de-interleaving "
+                + "buffer waits for more"
         }
     }
 }

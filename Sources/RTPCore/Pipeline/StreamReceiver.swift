@@ -238,7 +238,8 @@ public final class StreamReceiver {
         s.aggregationUnitsOverrun = depacketizer.aggregationUnitsOverrun
         s.mtapPacketsWithPrefixInSize = depacketizer.mtapPacketsWithPrefixInSize
         if let deinterleaver = depacketizer.deinterleaver {
-            s.interleavingDepth = (deinterleaver.parameters.interleavingDepth, deinterleaver.interleavingDepth)
+            s.interleavingDepth = (deinterleaver.parameters.interleavingDepth,
+                                   max(deinterleaver.parameters.interleavingDepth, deinterleaver.neededDepth))
         }
         return s
     }

@@ -9,9 +9,13 @@
 /// unit therefore never stalls the buffer; as a last resort, a unit that has waited the latency
 /// bound leaves too.
 ///
-/// An SDP may understate the depth. A unit that arrives after its turn is lost, but the depth then
-/// grows to what that unit needed: the VCL units that came before it in transmission order and
-/// follow it in decoding order (the definition of §8.1), up to `maxInterleavingDepth`.
+/// An SDP may understate the depth. Each unit shows what it needs: the VCL units that came before it
+/// in transmission order and follow it in decoding order (the definition of §8.1). Once one needs
+/// more than the depth (or came after its turn, and was lost), the depth is kept at twice what units
+/// showed they need, up to `maxInterleavingDepth`, so that a stream that interleaves a little deeper
+/// later loses nothing. With `startsAtKeyframe`, the initial buffering (§7.2.2) also waits for an
+/// IDR slice, which output starts at anyway: the units sent before it in a group are then not
+/// passed by before the depth is known.
 public final class DeinterleavingBuffer {
     /// The SDP's sprop-* parameters (RFC 6184 §8.1), with defaults for those a sender leaves out.
     public struct Parameters: Sendable, Equatable {
@@ -52,8 +56,14 @@ public final class DeinterleavingBuffer {
 
     public let parameters: Parameters
     public let latencyNanoseconds: Int64
+    public let startsAtKeyframe: Bool
+    private var hasKeyframe = false
     /// The SDP's depth, or more once units arrived after their turn.
     public private(set) var interleavingDepth: Int
+    /// The most a unit needed since one came late: the depth the stream showed it interleaves to.
+    public private(set) var neededDepth = 0
+    /// A unit came late: the SDP's depth is not to be trusted, and the depth follows what units need.
+    private var adapting = false
     /// AbsDONs of the VCL units released last, oldest overwritten first.
     private var releasedVCL: [Int64] = []
     private var releasedVCLNext = 0
@@ -69,9 +79,10 @@ public final class DeinterleavingBuffer {
 
     public private(set) var lateUnits = 0
 
-    public init(parameters: Parameters, latencyNanoseconds: Int64) {
+    public init(parameters: Parameters, latencyNanoseconds: Int64, startsAtKeyframe: Bool = false) {
         self.parameters = parameters
         self.latencyNanoseconds = latencyNanoseconds
+        self.startsAtKeyframe = startsAtKeyframe
         interleavingDepth = parameters.interleavingDepth
     }
 
@@ -96,10 +107,20 @@ public final class DeinterleavingBuffer {
         bytes.append(header)
         bytes.append(contentsOf: body)
         if firstTimestamp == nil { firstTimestamp = timestamp }
-        // Mostly near the end: search from there.
+        // Mostly near the end: search from there, counting the VCL units that came before it and
+        // follow it in decoding order.
         var index = entries.count
-        while index > 0 && entries[index - 1].absDON > absDON { index -= 1 }
+        var ahead = 0
+        while index > 0 && entries[index - 1].absDON > absDON {
+            index -= 1
+            if entries[index].isVCL { ahead += 1 }
+        }
+        if ahead > interleavingDepth || (adapting && 2 * ahead > interleavingDepth) {
+            adapting = true
+            need(ahead)
+        }
         let isVCL = NALUnitType.isVCL(nalUnitType(header))
+        if nalUnitType(header) == NALUnitType.idrSlice { hasKeyframe = true }
         entries.insert(Entry(absDON: absDON, timestamp: timestamp, arrival: arrival, isVCL: isVCL, packet: packet,
                              bytes: bytes), at: index)
         if isVCL { vclCount += 1 }
@@ -116,8 +137,8 @@ public final class DeinterleavingBuffer {
             let waitedTooLong = now &- first.arrival >= latencyNanoseconds
             if initialBuffering {
                 let buffered = Int64(timestampDistance(entries[entries.count - 1].timestamp, firstTimestamp ?? first.timestamp))
-                guard overDepth || overSize || overSpan || waitedTooLong
-                    || (parameters.initialBufferTime > 0 && buffered >= parameters.initialBufferTime) else { return }
+                let waited = overDepth || (parameters.initialBufferTime > 0 && buffered >= parameters.initialBufferTime)
+                guard (waited && (hasKeyframe || !startsAtKeyframe)) || overSize || overSpan || waitedTooLong else { return }
                 initialBuffering = false
             }
             guard overDepth || overSize || overSpan || waitedTooLong else { return }
@@ -157,6 +178,12 @@ public final class DeinterleavingBuffer {
     /// DON, came before it in transmission order and follows it in decoding order.
     private func growDepth(toCover absDON: Int64) {
         let needed = vclCount + releasedVCL.lazy.filter { $0 > absDON }.count
-        interleavingDepth = min(max(interleavingDepth, needed), Self.maxInterleavingDepth)
+        adapting = true
+        need(needed)
+    }
+
+    private func need(_ depth: Int) {
+        neededDepth = max(neededDepth, depth)
+        interleavingDepth = min(max(interleavingDepth, 2 * depth), Self.maxInterleavingDepth)
     }
 }

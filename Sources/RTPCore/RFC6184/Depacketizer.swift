@@ -51,7 +51,8 @@ public final class Depacketizer {
         interleavingParameters = interleaving ?? DeinterleavingBuffer.Parameters()
         self.latencyNanoseconds = latencyNanoseconds
         if let interleaving {
-            deinterleaver = DeinterleavingBuffer(parameters: interleaving, latencyNanoseconds: latencyNanoseconds)
+            deinterleaver = DeinterleavingBuffer(parameters: interleaving, latencyNanoseconds: latencyNanoseconds,
+                                                 startsAtKeyframe: true)
         }
     }
 
@@ -66,7 +67,8 @@ public final class Depacketizer {
         assembler.packet = sequenceNumber
         if deinterleaver == nil && H264Payload.isInterleavedType(type) {
             // The SDP said otherwise, or nothing: the packets decide.
-            deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds)
+            deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds,
+                                                 startsAtKeyframe: true)
         }
         if let deinterleaver {
             try processInterleaved(payload, type: type, timestamp: timestamp, lostBefore: lostBefore, arrival: arrival,
@@ -231,7 +233,7 @@ public final class Depacketizer {
         guard let deinterleaver, deinterleaver.interleavingDepth > before, !depthGrowthNoticed else { return }
         depthGrowthNoticed = true
         onNotice(.interleavingDepthGrown(declared: deinterleaver.parameters.interleavingDepth,
-                                         needed: deinterleaver.interleavingDepth))
+                                         needed: deinterleaver.neededDepth))
     }
 
     /// A NAL unit leaving the de-interleaving buffer, in decoding order.
@@ -264,7 +266,8 @@ public final class Depacketizer {
         fragmentOpen = false
         lastReleasedDON = nil
         if deinterleaver != nil {
-            deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds)
+            deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds,
+                                                 startsAtKeyframe: true)
         }
         assembler.restart()
     }
