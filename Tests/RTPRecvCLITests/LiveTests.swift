@@ -128,6 +128,28 @@ final class LiveTests: XCTestCase {
         try assertOutput(listener, equals: [source])
     }
 
+    /// FFmpeg with -c copy from a raw .h264 with B-frames: its demuxer gives no timestamps, so every
+    /// frame goes out with one RTP timestamp. Times come from the SPS VUI instead.
+    func testFFmpegCopyOfARawH264WithoutTimestampsIsTimedFromTheVUI() throws {
+        let source = Harness.captures.appendingPathComponent("ffmpeg-bframes.h264")
+        let flv = Harness.temporaryFile("stuck.flv"), y4m = Harness.temporaryFile("stuck.y4m")
+        let listener = try Listener(["--port", "0", "--bind", "127.0.0.1", "--flv", flv.path, "--y4m", y4m.path], name: "stuck")
+        let r = try Harness.run("ffmpeg", ["-v", "error", "-re", "-i", source.path, "-c", "copy", "-f", "rtp",
+                                           "rtp://127.0.0.1:\(listener.port)"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        usleep(200_000)
+        try assertOutput(listener, equals: [source])
+        XCTAssertTrue(listener.stderr.contains("timing from the SPS VUI (30 frames/s)"), listener.stderr)
+        let times = String(decoding: try Harness.run("ffprobe", ["-v", "error", "-show_entries", "packet=dts", "-of", "csv=p=0",
+                                                                  flv.path]).stdout, as: UTF8.self)
+            .split(separator: "\n").compactMap { Int($0) }
+        XCTAssertEqual(times.count, 120)
+        for (a, b) in zip(times, times.dropFirst()) { XCTAssertTrue(b - a == 33 || b - a == 34, "tag times \(a) then \(b)") }
+        XCTAssertEqual(try Harness.frameMD5(flv), try Harness.frameMD5(source))
+        let header = try FileHandle(forReadingFrom: y4m).read(upToCount: 64).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        XCTAssertTrue(header.hasPrefix("YUV4MPEG2 W320 H240 F30:1 "), header)
+    }
+
     /// FFmpeg sending its RTCP to the RTP port (rtcp-mux, RFC 5761): counted apart, the video intact.
     func testFFmpegSenderWithRTCPMultiplexedOnThePort() throws {
         let source = Harness.temporaryFile("mux-source.h264"), stats = Harness.temporaryFile("mux-stats.json")

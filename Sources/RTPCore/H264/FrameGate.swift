@@ -55,7 +55,14 @@ public final class FrameGate {
             && (au.picture == nil || au.picture != lastPicture)
         lastPicture = au.picture
         let wasRetimed = clock.retimed
-        let pts = clock.presentationTime(extended: extended, arrival: arrival, newPicture: newPicture, sps: au.sps)
+        let picture = au.picture.map { p in
+            PresentationClock.Picture(
+                isIDR: p.idrPicFlag, isReference: p.isReference,
+                picOrderCntLsb: au.sps?.picOrderCntType == 0 ? p.picOrderCntLsb : nil,
+                maxPicOrderCntLsb: 1 << ((au.sps?.log2MaxPicOrderCntLsbMinus4 ?? 0) + 4))
+        }
+        let pts = clock.presentationTime(extended: extended, arrival: arrival, newPicture: newPicture, picture: picture,
+                                         sps: au.sps)
         if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
 
         let sets = au.firstSlicePPSId.flatMap { cache.parameterSets(forPPS: $0) }

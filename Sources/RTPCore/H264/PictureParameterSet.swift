@@ -59,7 +59,7 @@ public struct PictureIdentity: Equatable, Sendable {
     public private(set) var isReference: Bool
     public private(set) var idrPicFlag: Bool
     var idrPicId: UInt32 = 0
-    var picOrderCntLsb: UInt32 = 0
+    public private(set) var picOrderCntLsb: UInt32 = 0
     var deltaPicOrderCntBottom: Int32 = 0
     var deltaPicOrderCnt: (Int32, Int32) = (0, 0)
 

@@ -2,9 +2,11 @@
 ///
 /// A picture's time is its RTP timestamp extended to 64 bits. Some senders never advance the
 /// timestamp (FFmpeg with `-c copy` from a raw .h264 file, some cheap cameras): a new picture then
-/// comes with the timestamp of the one before. Such a picture is given the time of the one before
-/// plus a frame duration, from the SPS VUI's timing_info when present, else from the arrival times,
-/// and every later time moves with it, so that times never stand still or go backwards for it.
+/// comes with the timestamp of the one before. From the first such picture on, the stream's times
+/// are made anew, a frame duration apart: the duration comes from the SPS VUI's timing_info when
+/// present, else from arrival times. Pictures go in display order, not decoding order, where
+/// pic_order_cnt_type 0 tells it (H.264 §8.2.1.1: two counts per frame from the last IDR), so that
+/// B-frames keep their place; otherwise in decoding order.
 public struct PresentationClock: Sendable {
     /// Where the times of pictures that did not advance the timestamp came from.
     public enum Source: Sendable, Equatable {
@@ -20,11 +22,32 @@ public struct PresentationClock: Sendable {
         }
     }
 
+    /// What the clock needs of a picture's first slice and its SPS.
+    public struct Picture: Sendable {
+        public var isIDR: Bool
+        public var isReference: Bool
+        /// pic_order_cnt_lsb, when pic_order_cnt_type is 0.
+        public var picOrderCntLsb: UInt32?
+        public var maxPicOrderCntLsb: UInt32
+
+        public init(isIDR: Bool, isReference: Bool, picOrderCntLsb: UInt32?, maxPicOrderCntLsb: UInt32) {
+            self.isIDR = isIDR
+            self.isReference = isReference
+            self.picOrderCntLsb = picOrderCntLsb
+            self.maxPicOrderCntLsb = maxPicOrderCntLsb
+        }
+    }
+
     public let clockRate: Int
-    private var offset: Int64 = 0
     private var lastExtended: Int64?
     private var lastTime: Int64 = 0
+    private var latestTime: Int64 = 0
     private var lastArrival: Int64 = 0
+    /// The time of the last IDR: pictures after it take their place from it.
+    private var idrTime: Int64?
+    // §8.2.1.1: the previous reference picture's PicOrderCntMsb and pic_order_cnt_lsb.
+    private var previousMsb: Int64 = 0
+    private var previousLsb: Int64 = 0
     /// Access units that were given a time of their own.
     public private(set) var retimed = 0
     /// Set by the first of them.
@@ -36,31 +59,76 @@ public struct PresentationClock: Sendable {
 
     /// The time of the next access unit in decoding order. `extended` is its RTP timestamp extended,
     /// `arrival` on the packet clock (nanoseconds), `newPicture` whether its slices say it is a
-    /// picture of its own (and not the second field of a frame), `sps` the SPS its slices use.
-    public mutating func presentationTime(extended: Int64, arrival: Int64, newPicture: Bool,
+    /// picture of its own (and not the second field of a frame); `picture` and `sps` what its first
+    /// slice and SPS say, when known.
+    public mutating func presentationTime(extended: Int64, arrival: Int64, newPicture: Bool, picture: Picture?,
                                           sps: SequenceParameterSet?) -> Int64 {
         defer {
             lastExtended = extended
             lastArrival = arrival
         }
-        if let previous = lastExtended, extended == previous, newPicture {
-            let step: Int64
-            if let timing = sps?.timing {
-                step = max(1, Int64(clockRate) * 2 * Int64(timing.numUnitsInTick) / Int64(timing.timeScale))
-                if source == nil, let rate = sps?.frameRateFraction { source = .vui(numerator: rate.numerator, denominator: rate.denominator) }
-            } else {
-                step = max(1, (arrival &- lastArrival) / 1000 * Int64(clockRate) / 1_000_000)
-                if source == nil { source = .arrival }
-            }
-            offset = lastTime + step - extended
-            retimed += 1
+        var poc: Int64?
+        if let picture { poc = pictureOrderCount(picture) }
+        let made: Bool
+        if source != nil {
+            made = true
+        } else if let previous = lastExtended, extended == previous, newPicture {
+            source = sps?.frameRateFraction.map { .vui(numerator: $0.numerator, denominator: $0.denominator) } ?? .arrival
+            made = true
+        } else {
+            made = false
         }
-        lastTime = extended + offset
+        guard made else {
+            lastTime = extended
+            latestTime = max(latestTime, lastTime)
+            if picture?.isIDR == true { idrTime = lastTime }
+            return lastTime
+        }
+        retimed += 1
+        let step = frameDuration(sps: sps, arrival: arrival)
+        if picture?.isIDR == true {
+            idrTime = latestTime + step
+            lastTime = idrTime!
+        } else if let poc, let idrTime {
+            lastTime = idrTime + poc * step / 2
+        } else {
+            lastTime += step
+        }
+        latestTime = max(latestTime, lastTime)
         return lastTime
     }
 
+    private func frameDuration(sps: SequenceParameterSet?, arrival: Int64) -> Int64 {
+        if let timing = sps?.timing {
+            return max(1, Int64(clockRate) * 2 * Int64(timing.numUnitsInTick) / Int64(timing.timeScale))
+        }
+        return max(1, (arrival &- lastArrival) / 1000 * Int64(clockRate) / 1_000_000)
+    }
+
+    /// TopFieldOrderCnt for pic_order_cnt_type 0 (§8.2.1.1), from the last IDR.
+    private mutating func pictureOrderCount(_ picture: Picture) -> Int64? {
+        guard let lsb = picture.picOrderCntLsb.map(Int64.init) else { return nil }
+        if picture.isIDR {
+            previousMsb = 0
+            previousLsb = 0
+        }
+        let maxLsb = Int64(picture.maxPicOrderCntLsb)
+        var msb = previousMsb
+        if lsb < previousLsb && previousLsb - lsb >= maxLsb / 2 {
+            msb += maxLsb
+        } else if lsb > previousLsb && lsb - previousLsb > maxLsb / 2 {
+            msb -= maxLsb
+        }
+        if picture.isReference {
+            previousMsb = msb
+            previousLsb = lsb
+        }
+        return msb + lsb
+    }
+
+    /// The source restarted: its timestamps start anew (times made anew go on from the last).
     public mutating func reset() {
-        offset = 0
         lastExtended = nil
+        idrTime = nil
     }
 }
