@@ -13,8 +13,9 @@ final class FLVMuxerTests: XCTestCase {
 
     private func annexB(_ nals: [[UInt8]]) -> [UInt8] { nals.flatMap { [0, 0, 0, 1] + $0 } }
 
-    private func mux(_ units: [(nals: [[UInt8]], ts: Int64, key: Bool, followsLoss: Bool)]) throws -> ([UInt8], FLVMuxer) {
-        let muxer = FLVMuxer()
+    private func mux(_ units: [(nals: [[UInt8]], ts: Int64, key: Bool, followsLoss: Bool)],
+                     configuration: FLVMuxer.Configuration = .init()) throws -> ([UInt8], FLVMuxer) {
+        let muxer = FLVMuxer(configuration: configuration)
         var file: [UInt8] = []
         for u in units {
             let bytes = annexB(u.nals)
@@ -126,5 +127,36 @@ final class FLVMuxerTests: XCTestCase {
         XCTAssertEqual(number("height"), 240)
         XCTAssertEqual(number("videocodecid"), 7)
         XCTAssertEqual(try XCTUnwrap(number("duration")), 0.066, accuracy: 0.001)
+    }
+
+    func testFrameTooLargeForATagIsLeftOutWithTheFramesThatReferToIt() throws {
+        // 17 MiB of filler data (NAL type 12) after the IDR: more than a 24-bit DataSize holds.
+        let filler = [0x0C] + [UInt8](repeating: 0xFF, count: 17 << 20) + [0x80]
+        let (file, muxer) = try mux([
+            ([sps, pps, idr, filler], 0, true, false),
+            ([p], 3000, false, false),
+            ([sps, pps, idr], 6000, true, false),
+            ([p], 9000, false, false),
+        ])
+        let video = walk(file).filter { $0.type == 9 }
+        // The sequence header, the second IDR and its P frame, the end of sequence: every DataSize true.
+        XCTAssertEqual(video.map { $0.data.first! }, [0x17, 0x17, 0x27, 0x17])
+        XCTAssertEqual(muxer.statistics.droppedTooLarge, 1)
+        XCTAssertEqual(muxer.statistics.droppedAfterLoss, 1)
+        XCTAssertEqual(muxer.statistics.framesWritten, 2)
+    }
+
+    func testTimestampExtendedByteHoldsTheHighBits() throws {
+        // 2^24 ms and more (about 4.7 hours): the low 24 bits in Timestamp, the high 8 in TimestampExtended.
+        var configuration = FLVMuxer.Configuration()
+        configuration.maxTimestampJumpMilliseconds = 1 << 30  // a long gap, not a sender restart
+        let (file, _) = try mux([
+            ([sps, pps, idr], 0, true, false),
+            ([p], 90 * (1 << 24) + 90 * 5, false, false),
+        ], configuration: configuration)
+        let times = walk(file).filter { $0.type == 9 }.map(\.time)
+        XCTAssertEqual(times[2], 1 << 24 | 5, "the walk reads TimestampExtended as the high byte")
+        let tag = try XCTUnwrap(walk(file).filter { $0.type == 9 }.dropFirst(2).first)
+        XCTAssertEqual(Array(file[(tag.data.startIndex - 7)..<(tag.data.startIndex - 3)]), [0, 0, 5, 1])
     }
 }

@@ -11,7 +11,9 @@ enum Fixture {
 
     /// A slice NAL unit: first_mb_in_slice, slice_type 7 (I) or 5 (P), pps id 0, then filler bytes.
     /// With `frameNum`, also frame_num (4 bits, as `sps` says) and, in an IDR slice, idr_pic_id 0.
-    static func slice(idr: Bool, firstMb: Int = 0, bytes: Int = 40, tag: UInt8 = 0x55, frameNum: Int? = nil) -> [UInt8] {
+    /// P slices have nal_ref_idc 2, or 0 when not `reference`.
+    static func slice(idr: Bool, firstMb: Int = 0, bytes: Int = 40, tag: UInt8 = 0x55, frameNum: Int? = nil,
+                      reference: Bool = true) -> [UInt8] {
         // ue(firstMb) ue(slice_type) ue(0): encode bit by bit.
         var bits: [UInt8] = []
         func ue(_ v: Int) {
@@ -33,7 +35,7 @@ enum Fixture {
             bits[i..<i + 8].reduce(0) { $0 << 1 | $1 }
         }
         body += Array(repeating: tag, count: max(0, bytes - body.count))
-        return [idr ? 0x65 : 0x41] + body
+        return [idr ? 0x65 : reference ? 0x41 : 0x01] + body
     }
 
     static func rtp(seq: UInt16, ts: UInt32, marker: Bool = false, pt: UInt8 = 96, ssrc: UInt32 = 0x1234,
@@ -60,8 +62,13 @@ enum Fixture {
     static func annexB(_ nals: [[UInt8]]) -> [UInt8] { nals.flatMap { [0, 0, 0, 1] + $0 } }
 }
 
-/// Collects what the receiver writes.
+/// Collects what the receiver writes, and its ledger.
 final class CollectingSink: AccessUnitSink {
+    var records: [FrameRecord] = []
+    func account(_ record: FrameRecord) throws -> Bool {
+        records.append(record)
+        return true
+    }
     var accessUnits: [[UInt8]] = []
     var keyframes: [Bool] = []
     var timestamps: [UInt32] = []

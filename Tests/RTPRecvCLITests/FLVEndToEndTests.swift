@@ -91,4 +91,50 @@ final class FLVEndToEndTests: XCTestCase {
         let source = try Harness.frameMD5(capture("gst-stapa-fua.h264"))
         for hash in try Harness.frameMD5(flv) { XCTAssertTrue(source.contains(hash)) }
     }
+
+    func testAccessUnitOver16MiBIsLeftOutAndTheFileReadsToTheEnd() throws {
+        // The GStreamer capture with its first IDR grown past 17 MiB by filler data (NAL type 12,
+        // after the slices, in FU-A fragments): too large for a tag's 24-bit DataSize.
+        let rtp = try TestPcap.records(of: capture("gst-stapa-fua.pcap")).map { Array($0.frame[42...]) }
+        let firstMarker = try XCTUnwrap(rtp.firstIndex { $0[1] & 0x80 != 0 })
+        let filler = [UInt8](repeating: 0xFF, count: 17 << 20) + [0x80]  // ff_bytes, rbsp_trailing_bits
+        var payloads: [(payload: [UInt8], marker: Bool, from: [UInt8])] = []
+        for (i, packet) in rtp.enumerated() {
+            let header = 12 + 4 * Int(packet[0] & 0x0F)  // no extension in this capture
+            payloads.append((Array(packet[header...]), i != firstMarker && packet[1] & 0x80 != 0, packet))
+            guard i == firstMarker else { continue }
+            let chunks = stride(from: 0, to: filler.count, by: 1400).map { Array(filler[$0..<min($0 + 1400, filler.count)]) }
+            for (n, chunk) in chunks.enumerated() {
+                let fuHeader: UInt8 = (n == 0 ? 0x80 : 0) | (n == chunks.count - 1 ? 0x40 : 0) | 12
+                payloads.append(([0x1C, fuHeader] + chunk, n == chunks.count - 1, packet))
+            }
+        }
+        var records: [(nanoseconds: UInt64, frame: [UInt8])] = []
+        for (n, p) in payloads.enumerated() {
+            // The original header, renumbered, its marker moved to the last filler fragment.
+            var header = Array(p.from[0..<12])
+            header[1] = header[1] & 0x7F | (p.marker ? 0x80 : 0)
+            header[2] = UInt8(n >> 8 & 0xFF)
+            header[3] = UInt8(n & 0xFF)
+            records.append((UInt64(1_700_000_000_000_000_000) + UInt64(n) * 100_000, TestPcap.udpFrame(header + p.payload, ethernet: true)))
+        }
+        let pcap = Harness.temporaryFile("huge-idr.pcap"), flv = Harness.temporaryFile("huge-idr.flv")
+        let h264 = Harness.temporaryFile("huge-idr.h264")
+        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        defer { try? FileManager.default.removeItem(at: pcap) }
+        let r = try Harness.rtprecv(["--pcap", pcap.path, "--flv", flv.path, "--out", h264.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "larger than an FLV tag holds").count - 1, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("1 too large for a tag (16 MiB) dropped"), r.stderr)
+        // The Annex-B output keeps it, and decodes whole.
+        XCTAssertEqual(try Harness.frameMD5(h264), try Harness.frameMD5(capture("gst-stapa-fua.h264")))
+        // The FLV has every frame from the next keyframe on, and ffprobe reads it to its end.
+        let all = try Harness.frameMD5(capture("gst-stapa-fua.h264"))
+        let probe = try Harness.run("ffprobe", ["-v", "error", "-show_entries", "packet=size", "-of", "csv=p=0", flv.path])
+        XCTAssertEqual(probe.stderr, "")
+        let flvFrames = try Harness.frameMD5(flv)
+        XCTAssertEqual(flvFrames, Array(all.suffix(flvFrames.count)))
+        XCTAssertEqual(flvFrames.count, all.count - 30)
+        XCTAssertEqual(try Harness.decodeErrors(flv), "")
+    }
 }

@@ -41,7 +41,28 @@ final class RealCaptureTests: XCTestCase {
     func testStr0mKeepsBothResolutions() throws {
         let out = try replay("str0m_h264.pcap", ["--wait-keyframe"])
         let widths = try Harness.run("ffprobe", ["-v", "error", "-show_entries", "frame=width", "-of", "csv=p=0", out.path])
-        let seen = Set(String(decoding: widths.stdout, as: UTF8.self).split(separator: "\n"))
-        XCTAssertEqual(seen, ["640", "494"])
+        let seen = String(decoding: widths.stdout, as: UTF8.self).split(separator: "\n").map { $0.filter(\.isNumber) }
+        XCTAssertEqual(Set(seen), ["640", "494"])
+        // Once the new resolution's SPS came, every frame has it.
+        XCTAssertEqual(seen, seen.sorted { $0 == "494" && $1 == "640" })
+    }
+
+    func testStr0mOverrunningSTAPAKeepsItsSPSAndCountsAsReceived() throws {
+        // seq 19388: STAP-A with SPS (640x480), PPS and an IDR whose size runs 27 bytes past the packet.
+        let ledger = Harness.temporaryFile("str0m.jsonl"), stats = Harness.temporaryFile("str0m.json")
+        _ = try replay("str0m_h264.pcap", ["--frames-json", ledger.path, "--stats-json", stats.path])
+        let records = try Harness.ledger(ledger)
+        let overrun = try XCTUnwrap(records.first { $0.reason == "aggregation_overrun" })
+        XCTAssertEqual(overrun.seq_first, 19388)
+        XCTAssertEqual(overrun.status, "dropped")
+        XCTAssertTrue(overrun.keyframe)
+        let stream = ((try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any])["streams"]
+                      as! [[String: Any]])[0]
+        XCTAssertEqual(stream["lost"] as? Int, 3, "the three packets missing from the capture, not the STAP-A")
+        XCTAssertEqual(stream["aggregation_units_overrun"] as? Int, 1)
+        // Written without --wait-keyframe, the frames that followed refer to the lost IDR, and say so.
+        let after = records.drop { $0.seq_first <= 19388 }.prefix { !$0.keyframe }
+        XCTAssertFalse(after.isEmpty)
+        XCTAssertTrue(after.allSatisfy { !$0.refs_intact })
     }
 }
