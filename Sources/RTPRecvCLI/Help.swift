@@ -10,8 +10,9 @@ public enum Help {
     order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
     NAL unit, non-interleaved, and interleaved with STAP-B, MTAP16/24 and FU-B reordered by DON),
     and writes every complete access unit as an Annex-B elementary stream. A frame with any
-    missing piece is never written; every intact one is, bit-exact. The statistics at the end
-    account for every packet and frame.
+    missing piece of its picture is never written; every intact one is, bit-exact; one that lost
+    only SPS, PPS or SEI before its slices is repaired from cached parameter sets. The statistics
+    at the end, and the frame ledger (--frames-json), account for every packet and frame.
 
     USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
@@ -64,32 +65,53 @@ public enum Help {
       -o, --out FILE          Annex-B H.264 with 4-byte start codes; '-' for standard output.
                               Output starts at the first keyframe (IDR or recovery point), with
                               its SPS and PPS put in front when the stream did not carry them.
-      --wait-keyframe         After a lost packet or a dropped frame, also drop frames until the
-                              next keyframe, so that nothing written refers to a lost picture.
+      --wait-keyframe         After a lost reference picture, also drop frames until the next
+                              keyframe, so that nothing written refers to a lost picture. A lost
+                              non-reference picture (nal_ref_idc 0, such as most B-frames) costs
+                              only itself; frame_num tells when whole pictures went with lost
+                              packets.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
+      --frames-json FILE      The frame ledger: one JSON object per line for every access unit
+                              from the first keyframe on, in decoding order, written or not:
+                              ssrc, ts (RTP), seq_first, seq_last, packets, bytes, keyframe,
+                              status (written, repaired, dropped), reason (missing_packets,
+                              missing_fragment_start, aggregation_overrun, don_gap,
+                              over_max_frame_bytes, incomplete_at_end, unfinished_fragment,
+                              no_parameter_sets, waiting_for_keyframe), missing_packets,
+                              refs_intact, pts_ms. '-' for standard output; live, line by line.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, AVC sequence headers (again when SPS/PPS change)
                               and one tag per frame, timed by decode time. Duration and size are
                               rewritten at the end when FILE is a regular file; '-' streams it.
-                              After a loss, frames wait for the next keyframe, as players smear
-                              until then.
+                              After a lost reference picture, frames wait for the next keyframe,
+                              as players smear until then. A frame over 16 MiB, more than a tag
+                              holds, is left out (with a warning), and so are those after it.
       --flv-keep-after-loss   Write the frames between a loss and the next keyframe anyway.
 
     DECODED OUTPUT (libavcodec; any of these turns decoding on; one pass feeds every output):
       --decode                Decode, for the statistics alone.
       --yuv FILE              Raw planes, frame after frame, in presentation order. Each frame
                               keeps its own size when the stream changes resolution.
-      --y4m FILE              YUV4MPEG2 with size, rate (from the RTP timestamps), aspect and
-                              chroma in its header. Frames are scaled to the first frame's size.
+      --y4m FILE              YUV4MPEG2 with size, rate (from the SPS VUI, else the RTP
+                              timestamps), aspect and chroma in its header. Frames are scaled to
+                              the first frame's size.
       --frame-md5 FILE        One MD5 per written frame, in the form of ffmpeg's framemd5.
       --pix-fmt NAME          Output pixel format (default yuv420p): any libswscale format, such as
                               nv12, yuv444p, yuv420p10le, rgb24, gray. Converted only when needed.
       --scale WxH             Scale every frame to this size.
       --threads N             Decoder threads (default 0: as many as libavcodec sees fit).
-      --skip-corrupt          Drop frames the decoder flags as damaged, and frames decoded from
-                              pictures damaged by loss. Without it every decoded frame is written.
+      --skip-corrupt          Drop frames the decoder flags as damaged, and frames whose reference
+                              pictures were lost. Without it every decoded frame is written.
       '-' writes any of these to standard output: rtprecv --port 5004 --y4m - | ffplay -
+
+    SENDERS' QUIRKS (worked around, each said once as it is first seen):
+      - RTP timestamps that never advance (FFmpeg -c copy from a raw .h264, some cameras): frames
+        are timed from the SPS VUI, else from arrival, in display order.
+      - An STAP-A/STAP-B/MTAP unit whose size runs past its packet: that unit is lost, its frame
+        dropped; the units before it (often a new SPS and PPS) are kept.
+      - MTAP unit sizes that count DOND and the TS offset: read that way when only that fits.
+      - An SDP that understates sprop-interleaving-depth: the depth grows to what units show.
 
     BOUNDS:
       --reorder-packets N     Packets held while waiting for a missing one (default 512).
@@ -118,6 +140,7 @@ public enum Help {
       rtprecv --pcap call.pcap --list
       rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -
       rtprecv --pcap ffmpeg.pcap --sdp ffmpeg.sdp --out video.h264 --stats-json stats.json
+      rtprecv --pcap call.pcap --frames-json - -q | jq -c 'select(.status != "written")'
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
     1 when the input cannot be read, the port cannot be bound or the output cannot be written,
