@@ -123,6 +123,23 @@ enum Harness {
         XCTAssertEqual(actual.count, expected.count, "\(what): records", file: file, line: line)
     }
 
+    /// An FLV's tag times, read by ffprobe, are `frames` times 33 or 34 ms apart (30 frames/s).
+    static func assertTagTimesStepByAFrame(_ flv: URL, frames: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let times = String(decoding: try run("ffprobe", ["-v", "error", "-show_entries", "packet=dts", "-of", "csv=p=0",
+                                                         flv.path]).stdout, as: UTF8.self)
+            .split(separator: "\n").compactMap { Int($0) }
+        XCTAssertEqual(times.count, frames, file: file, line: line)
+        for (a, b) in zip(times, times.dropFirst()) {
+            XCTAssertTrue(b - a == 33 || b - a == 34, "tag times \(a) then \(b)", file: file, line: line)
+        }
+    }
+
+    /// The first line of a YUV4MPEG2 file.
+    static func y4mHeader(_ url: URL) throws -> String {
+        let start = try FileHandle(forReadingFrom: url).read(upToCount: 128) ?? Data()
+        return String(decoding: start.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
     /// The source's decoded frames at `places` (frames of the reference's output).
     static func frames(_ places: [Int], of source: [String]) -> [String] { places.map { source[$0] } }
 

@@ -45,10 +45,9 @@ public final class AccessUnitAssembler {
         /// The highest nal_ref_idc among the slices that arrived, or were lost with their header
         /// known; nil when none was seen.
         public var nalRefIdc: UInt8?
-        /// The first slice's §7.4.1.2.4 fields (frame_num, field, reference), and the SPS they were
-        /// read with, when its parameter sets are cached.
-        public var picture: PictureIdentity?
-        public var sps: SequenceParameterSet?
+        /// The first slice's frame_num, when its parameter sets are cached (`firstSlicePicture()`
+        /// reads the rest of its header, on demand).
+        public var frameNum: FrameNum?
         /// Packets were lost after the previous access unit was handed on and before this one ended:
         /// whole pictures may have gone with them.
         public var followsLoss: Bool
@@ -79,22 +78,27 @@ public final class AccessUnitAssembler {
             default: return words.3 & bit != 0
             }
         }
-        /// Whether `body` holds for every id in the set.
-        public func allSatisfy(_ body: (UInt32) -> Bool) -> Bool {
-            for (w, word) in [words.0, words.1, words.2, words.3].enumerated() {
-                var bits = word
+        /// Calls `body` with every id in the set, in order.
+        public func forEach(_ body: (UInt32) throws -> Void) rethrows {
+            for w in 0..<4 {
+                var bits = w == 0 ? words.0 : w == 1 ? words.1 : w == 2 ? words.2 : words.3
                 while bits != 0 {
-                    guard body(UInt32(w * 64 + bits.trailingZeroBitCount)) else { return false }
+                    try body(UInt32(w * 64 + bits.trailingZeroBitCount))
                     bits &= bits - 1
                 }
             }
-            return true
+        }
+        /// Whether `body` holds for every id in the set.
+        public func allSatisfy(_ body: (UInt32) -> Bool) -> Bool {
+            var all = true
+            forEach { if all && !body($0) { all = false } }
+            return all
         }
     }
 
     public let maxAccessUnitBytes: Int
     public let maxNALUnits: Int
-    public var parameterSets = ParameterSetCache()
+    public let parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
 
     private var buffer: AccessUnitBuffer
@@ -113,6 +117,10 @@ public final class AccessUnitAssembler {
     private var slicePPSIds = PPSIdSet()
     private var slicesParsed = true
     private var startsAtFirstMacroblock = false
+    private var frameNum: FrameNum?
+    /// The first slice's header byte and the start of its body: enough for its slice header, kept
+    /// so that reading it later reads nothing of the access unit's pieces.
+    private var firstSliceHead: [UInt8] = []
     private var lossSinceLastAccessUnit = false
     /// A piece of an IDR slice was lost: the damaged access unit was a keyframe.
     private var lostIDRSlice = false
@@ -193,7 +201,14 @@ public final class AccessUnitAssembler {
         if NALUnitType.isVCL(type) {
             let isSlice = type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice
             if isSlice {
-                if firstSlicePPSId == nil { firstSlicePPSId = slice?.picParameterSetId }
+                if firstSlicePPSId == nil, let slice {
+                    firstSlicePPSId = slice.picParameterSetId
+                    frameNum = parameterSets.frameNumbering(forPPS: slice.picParameterSetId)
+                        .flatMap { FrameNum(body: body, numbering: $0) }
+                    firstSliceHead.removeAll(keepingCapacity: true)
+                    firstSliceHead.append(header)
+                    firstSliceHead.append(contentsOf: body.view(0..<min(body.count, 64)))
+                }
                 if let slice { slicePPSIds.insert(slice.picParameterSetId) } else { slicesParsed = false }
             }
             if !hasVCL { startsAtFirstMacroblock = atFirstMacroblock }
@@ -265,23 +280,27 @@ public final class AccessUnitAssembler {
     /// picture (arbitrary slice order): its §7.4.1.2.4 fields equal the first slice's. Without the
     /// parameter sets to read them, it starts a new picture.
     private func samePicture(header: UInt8, body: UnsafeRawBufferPointer) -> Bool {
-        guard let first = nals.first(where: { $0.type == NALUnitType.idrSlice || $0.type == NALUnitType.nonIDRSlice }),
-              let ppsId = firstSlicePPSId, let sets = parameterSets.parameterSets(forPPS: ppsId) else { return false }
-        guard let earlier = firstSliceIdentity(first, sps: sets.parsedSPS, pps: sets.pps.bytes) else { return false }
-        let later = sets.pps.bytes.withUnsafeBytes {
-            PictureIdentity(header: header, body: body, sps: sets.parsedSPS, pps: $0)
-        }
+        guard let (earlier, sps, pps) = firstSliceIdentity() else { return false }
+        let later = pps.withUnsafeBytes { PictureIdentity(header: header, body: body, sps: sps, pps: $0) }
         return later == earlier
     }
 
-    /// The §7.4.1.2.4 fields of a slice already in the access unit, read from its first bytes.
-    private func firstSliceIdentity(_ record: NALRecord, sps: SequenceParameterSet, pps: [UInt8]) -> PictureIdentity? {
-        let head = record.offset + 4..<record.offset + min(record.length, 4 + 65)
-        return pps.withUnsafeBytes { ppsBytes in
-            buffer.withBytes(head) { nal in
+    /// The §7.4.1.2.4 fields (frame_num, field, POC, reference) of the access unit's first slice,
+    /// with the SPS they were read with; during `onAccessUnit`, of the access unit handed on. Nil
+    /// without its parameter sets.
+    public func firstSlicePicture() -> (picture: PictureIdentity, sps: SequenceParameterSet)? {
+        firstSliceIdentity().map { ($0.0, $0.1) }
+    }
+
+    private func firstSliceIdentity() -> (PictureIdentity, SequenceParameterSet, [UInt8])? {
+        guard let ppsId = firstSlicePPSId, let spsId = parameterSets.spsId(forPPS: ppsId),
+              let sps = parameterSets.parsedSPS(id: spsId), let pps = parameterSets.pps(id: ppsId) else { return nil }
+        let identity = pps.withUnsafeBytes { ppsBytes in
+            firstSliceHead.withUnsafeBytes { nal in
                 PictureIdentity(header: nal[0], body: nal.view(1..<nal.count), sps: sps, pps: ppsBytes)
             }
         }
+        return identity.map { ($0, sps, pps) }
     }
 
     /// Drops the NAL unit begun last: a piece of it is missing.
@@ -483,13 +502,8 @@ public final class AccessUnitAssembler {
             nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: damage, isIDR: false,
             hasRecoveryPoint: false, firstSlicePPSId: firstSlicePPSId, spsIds: 0, ppsIds: PPSIdSet(),
             slicePPSIds: slicePPSIds, slicesParsed: slicesParsed, startsAtFirstMacroblock: startsAtFirstMacroblock,
-            nalRefIdc: nalRefIdc, picture: nil, sps: nil, followsLoss: lossSinceLastAccessUnit, packets: span)
+            nalRefIdc: nalRefIdc, frameNum: frameNum, followsLoss: lossSinceLastAccessUnit, packets: span)
         a.isIDR = lostIDRSlice
-        if let first = records.first(where: { $0.type == NALUnitType.idrSlice || $0.type == NALUnitType.nonIDRSlice }),
-           let ppsId = firstSlicePPSId, let sets = parameterSets.parameterSets(forPPS: ppsId) {
-            a.sps = sets.parsedSPS
-            a.picture = firstSliceIdentity(first, sps: sets.parsedSPS, pps: sets.pps.bytes)
-        }
         for record in records {
             let nal = record.offset + 4..<record.offset + record.length
             switch record.type {
@@ -518,6 +532,7 @@ public final class AccessUnitAssembler {
         slicePPSIds = PPSIdSet()
         slicesParsed = true
         startsAtFirstMacroblock = false
+        frameNum = nil
         spanBeforeBoundary = nil
         lostIDRSlice = false
     }

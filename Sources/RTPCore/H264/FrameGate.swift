@@ -35,7 +35,6 @@ public final class FrameGate {
     private var seenKeyframe = false
     private var waitingForKeyframe = true
     private var origin: Int64 = 0
-    private var lastPicture: PictureIdentity?
     /// The generation (`ParameterSetCache`) of the SPS and PPS last written under each id.
     private var writtenSPS = [UInt32](repeating: 0, count: 32)
     private var writtenPPS = [UInt32](repeating: 0, count: 256)
@@ -48,27 +47,27 @@ public final class FrameGate {
         clock = PresentationClock(clockRate: configuration.clockRate)
     }
 
-    /// `arrival`: when the packet that completed it arrived, on the packet clock.
-    public func admit(_ au: AccessUnitAssembler.Assembled, cache: ParameterSetCache, arrival: Int64) throws {
+    /// `arrival`: when the packet that completed it arrived, on the packet clock. `assembler` is the
+    /// one handing `au` on, for its parameter sets and, where needed, its first slice's header.
+    public func admit(_ au: AccessUnitAssembler.Assembled, from assembler: AccessUnitAssembler, arrival: Int64) throws {
+        let cache = assembler.parameterSets
         let extended = timestamps.extend(au.timestamp)
-        let newPicture = au.startsAtFirstMacroblock && !(au.picture?.fieldPicFlag ?? false)
-            && (au.picture == nil || au.picture != lastPicture)
-        lastPicture = au.picture
+        let newPicture = au.startsAtFirstMacroblock && !(au.frameNum?.fieldPicture ?? false)
         let wasRetimed = clock.retimed
-        let picture = au.picture.map { p in
-            PresentationClock.Picture(
-                isIDR: p.idrPicFlag, isReference: p.isReference,
-                picOrderCntLsb: au.sps?.picOrderCntType == 0 ? p.picOrderCntLsb : nil,
-                maxPicOrderCntLsb: 1 << ((au.sps?.log2MaxPicOrderCntLsbMinus4 ?? 0) + 4))
+        let pts = clock.presentationTime(extended: extended, arrival: arrival, isIDR: au.isIDR, newPicture: newPicture) {
+            assembler.firstSlicePicture().map { p, sps in
+                (PresentationClock.Picture(
+                    isIDR: p.idrPicFlag, isReference: p.isReference,
+                    picOrderCntLsb: sps.picOrderCntType == 0 ? p.picOrderCntLsb : nil,
+                    maxPicOrderCntLsb: 1 << (sps.log2MaxPicOrderCntLsbMinus4 + 4)), sps)
+            }
         }
-        let pts = clock.presentationTime(extended: extended, arrival: arrival, newPicture: newPicture, picture: picture,
-                                         sps: au.sps)
         if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
 
-        let sets = au.firstSlicePPSId.flatMap { cache.parameterSets(forPPS: $0) }
+        let spsId = au.firstSlicePPSId.flatMap { cache.spsId(forPPS: $0) }
+        let slicesHaveParameterSets = spsId != nil && au.slicePPSIds.allSatisfy { cache.hasParameterSets(forPPS: $0) }
         let repairable = au.damage.map { damage in
-            damage.onlyBeforeFirstSlice && au.startsAtFirstMacroblock && au.slicesParsed && sets != nil
-                && au.slicePPSIds.allSatisfy { cache.parameterSets(forPPS: $0) != nil }
+            damage.onlyBeforeFirstSlice && au.startsAtFirstMacroblock && au.slicesParsed && slicesHaveParameterSets
         } ?? true
         let referencesIntact = continuity.referencesIntact(au)
         if !seenKeyframe {
@@ -103,22 +102,20 @@ public final class FrameGate {
         }
         // Slices that name a PPS never seen cannot be decoded. (Without a slice header that parses,
         // only a keyframe must have its parameter sets known.)
-        if au.firstSlicePPSId != nil || au.isKeyframe {
-            guard sets != nil, au.slicePPSIds.allSatisfy({ cache.parameterSets(forPPS: $0) != nil }) else {
-                return try drop(.noParameterSets)
-            }
+        if (au.firstSlicePPSId != nil || au.isKeyframe) && !slicesHaveParameterSets {
+            return try drop(.noParameterSets)
         }
 
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIDR,
-                                    frameRate: au.sps?.frameRateFraction, arrival: arrival)
+                                    frameRate: au.firstSlicePPSId.flatMap { cache.frameRate(forPPS: $0) }, arrival: arrival)
         let taken: Bool
-        if let sets, let ppsId = au.firstSlicePPSId, let spsId = cache.pps(id: ppsId)?.spsId {
+        if let spsId, let ppsId = au.firstSlicePPSId {
             // A keyframe or a repaired unit must carry its parameter sets; any unit, those that
             // changed since they were last written.
             let mustCarry = au.isKeyframe || record.status == .repaired
-            let needSPS = au.spsIds & (1 << spsId) == 0 && (mustCarry || writtenSPS[Int(spsId)] != sets.sps.generation)
-            let needPPS = !au.ppsIds.contains(ppsId) && (mustCarry || writtenPPS[Int(ppsId)] != sets.pps.generation)
-            taken = try write(&accessUnit, au, sps: needSPS ? sets.sps.bytes : nil, pps: needPPS ? sets.pps.bytes : nil)
+            let needSPS = au.spsIds & (1 << spsId) == 0 && (mustCarry || writtenSPS[Int(spsId)] != cache.spsGeneration(id: spsId))
+            let needPPS = !au.ppsIds.contains(ppsId) && (mustCarry || writtenPPS[Int(ppsId)] != cache.ppsGeneration(id: ppsId))
+            taken = try write(&accessUnit, au, sps: needSPS ? cache.sps(id: spsId) : nil, pps: needPPS ? cache.pps(id: ppsId) : nil)
         } else {
             taken = try write(&accessUnit, au, sps: nil, pps: nil)
         }
@@ -126,15 +123,24 @@ public final class FrameGate {
         guard taken else { return }
         tally.count(accessUnit.record)
         if au.isKeyframe { waitingForKeyframe = false }
-        for id in 0..<32 where au.spsIds & (1 << id) != 0 { writtenSPS[id] = cache.sps(id: UInt32(id))?.generation ?? 0 }
-        _ = au.ppsIds.allSatisfy { id in
-            writtenPPS[Int(id)] = cache.pps(id: id)?.entry.generation ?? 0
-            return true
+        // What the output now has: the sets the unit carried, and those put in front of it.
+        for id in 0..<32 where au.spsIds & (1 << id) != 0 { noteWritten(sps: UInt32(id), cache) }
+        au.ppsIds.forEach { noteWritten(pps: $0, cache) }
+        if let spsId, let ppsId = au.firstSlicePPSId {
+            noteWritten(sps: spsId, cache)
+            noteWritten(pps: ppsId, cache)
         }
-        if let sets, let ppsId = au.firstSlicePPSId, let spsId = cache.pps(id: ppsId)?.spsId {
-            writtenSPS[Int(spsId)] = sets.sps.generation
-            writtenPPS[Int(ppsId)] = sets.pps.generation
-        }
+    }
+
+    // Written only when changed: most access units change nothing, and a write costs a uniqueness check.
+    private func noteWritten(sps id: UInt32, _ cache: ParameterSetCache) {
+        let generation = cache.spsGeneration(id: id)
+        if writtenSPS[Int(id)] != generation { writtenSPS[Int(id)] = generation }
+    }
+
+    private func noteWritten(pps id: UInt32, _ cache: ParameterSetCache) {
+        let generation = cache.ppsGeneration(id: id)
+        if writtenPPS[Int(id)] != generation { writtenPPS[Int(id)] = generation }
     }
 
     /// Hands `accessUnit` on, with `sps` and `pps` put in front of its slices when given.
@@ -187,6 +193,5 @@ public final class FrameGate {
         continuity = ReferenceContinuity()
         timestamps.reset()
         clock.reset()
-        lastPicture = nil
     }
 }

@@ -2,18 +2,31 @@
 /// access unit that arrives without them. Ids bound the cache: 32 SPS and 256 PPS (§7.4.2.1.1, §7.4.2.2).
 ///
 /// Each set carries a generation, bumped whenever its content changes, so that an output can tell
-/// whether what it last wrote under an id is still what the stream uses.
-public struct ParameterSetCache: Sendable {
+/// whether what it last wrote under an id is still what the stream uses. What every access unit
+/// asks (is its PPS here, which SPS does it name, how is frame_num coded) is kept in plain arrays
+/// beside the bytes, so that asking copies nothing; and it is a class, so that handing it around
+/// copies none of its arrays.
+public final class ParameterSetCache {
     public static let maxParameterSetBytes = 65536
 
-    public struct Entry: Sendable {
-        public var bytes: [UInt8]
-        public var generation: UInt32
+    /// What a slice header's frame_num needs of its SPS, and how it counts (§7.4.3).
+    public struct FrameNumbering: Sendable, Equatable {
+        public var log2MaxFrameNum: Int
+        public var separateColourPlane: Bool
+        public var frameMbsOnly: Bool
+        public var gapsAllowed: Bool
+        public var maxFrameNum: UInt32 { 1 << log2MaxFrameNum }
     }
 
-    private var sps: [Entry?] = Array(repeating: nil, count: 32)
-    private var parsed: [SequenceParameterSet?] = Array(repeating: nil, count: 32)
-    private var pps: [(spsId: UInt32, entry: Entry)?] = Array(repeating: nil, count: 256)
+    private var spsBytes: [[UInt8]?] = Array(repeating: nil, count: 32)
+    private var spsParsed: [SequenceParameterSet?] = Array(repeating: nil, count: 32)
+    private var spsNumbering: [FrameNumbering?] = Array(repeating: nil, count: 32)
+    private var spsFrameRate: [(numerator: Int, denominator: Int)?] = Array(repeating: nil, count: 32)
+    private var spsGeneration = [UInt32](repeating: 0, count: 32)
+    private var ppsBytes: [[UInt8]?] = Array(repeating: nil, count: 256)
+    /// The SPS each PPS names; 0xFF where there is no PPS.
+    private var ppsSPS = [UInt8](repeating: 0xFF, count: 256)
+    private var ppsGeneration = [UInt32](repeating: 0, count: 256)
     private var generation: UInt32 = 0
     /// The SPS most recently stored, for reporting the resolution.
     public private(set) var latestSPS: SequenceParameterSet?
@@ -23,39 +36,61 @@ public struct ParameterSetCache: Sendable {
     /// Stores `nal` (header byte included) when it is a well-formed SPS or PPS.
     /// Returns true when it replaced a different set with the same id.
     @discardableResult
-    public mutating func store(nal: UnsafeRawBufferPointer) -> Bool {
+    public func store(nal: UnsafeRawBufferPointer) -> Bool {
         guard !nal.isEmpty, nal.count <= Self.maxParameterSetBytes else { return false }
         switch nalUnitType(nal[0]) {
         case NALUnitType.sps:
             guard let set = SequenceParameterSet(nal: nal) else { return false }
             let id = Int(set.seqParameterSetId)
             latestSPS = set
-            if let old = sps[id], old.bytes.elementsEqual(nal) { return false }
-            let replaced = sps[id] != nil
+            if let old = spsBytes[id], old.elementsEqual(nal) { return false }
+            let replaced = spsBytes[id] != nil
             generation &+= 1
-            sps[id] = Entry(bytes: Array(nal), generation: generation)
-            parsed[id] = set
+            spsBytes[id] = Array(nal)
+            spsParsed[id] = set
+            spsNumbering[id] = FrameNumbering(
+                log2MaxFrameNum: Int(set.log2MaxFrameNumMinus4) + 4, separateColourPlane: set.separateColourPlaneFlag,
+                frameMbsOnly: set.frameMbsOnlyFlag, gapsAllowed: set.gapsInFrameNumValueAllowedFlag)
+            spsFrameRate[id] = set.frameRateFraction
+            spsGeneration[id] = generation
             return replaced
         case NALUnitType.pps:
             guard let ids = PictureParameterSetIds(nal: nal) else { return false }
             let id = Int(ids.picParameterSetId)
-            if let old = pps[id], old.entry.bytes.elementsEqual(nal) { return false }
-            let replaced = pps[id] != nil
+            if let old = ppsBytes[id], old.elementsEqual(nal) { return false }
+            let replaced = ppsBytes[id] != nil
             generation &+= 1
-            pps[id] = (ids.seqParameterSetId, Entry(bytes: Array(nal), generation: generation))
+            ppsBytes[id] = Array(nal)
+            ppsSPS[id] = UInt8(ids.seqParameterSetId)
+            ppsGeneration[id] = generation
             return replaced
         default:
             return false
         }
     }
 
-    public func sps(id: UInt32) -> Entry? { id < 32 ? sps[Int(id)] : nil }
-    public func pps(id: UInt32) -> (spsId: UInt32, entry: Entry)? { id < 256 ? pps[Int(id)] : nil }
-    public func parsedSPS(id: UInt32) -> SequenceParameterSet? { id < 32 ? parsed[Int(id)] : nil }
+    public func sps(id: UInt32) -> [UInt8]? { id < 32 ? spsBytes[Int(id)] : nil }
+    public func pps(id: UInt32) -> [UInt8]? { id < 256 ? ppsBytes[Int(id)] : nil }
+    public func parsedSPS(id: UInt32) -> SequenceParameterSet? { id < 32 ? spsParsed[Int(id)] : nil }
 
-    /// The PPS `ppsId` and the SPS it names, when both are cached.
-    public func parameterSets(forPPS ppsId: UInt32) -> (sps: Entry, pps: Entry, parsedSPS: SequenceParameterSet)? {
-        guard let p = pps(id: ppsId), let s = sps(id: p.spsId), let parsed = parsedSPS(id: p.spsId) else { return nil }
-        return (s, p.entry, parsed)
+    /// The SPS that PPS `ppsId` names, when the PPS and that SPS are both cached.
+    public func spsId(forPPS ppsId: UInt32) -> UInt32? {
+        guard ppsId < 256, ppsSPS[Int(ppsId)] != 0xFF, spsBytes[Int(ppsSPS[Int(ppsId)])] != nil else { return nil }
+        return UInt32(ppsSPS[Int(ppsId)])
+    }
+
+    public func hasParameterSets(forPPS ppsId: UInt32) -> Bool { spsId(forPPS: ppsId) != nil }
+
+    public func spsGeneration(id: UInt32) -> UInt32 { id < 32 ? spsGeneration[Int(id)] : 0 }
+    public func ppsGeneration(id: UInt32) -> UInt32 { id < 256 ? ppsGeneration[Int(id)] : 0 }
+
+    /// How the slices that use PPS `ppsId` code frame_num, when its parameter sets are cached.
+    public func frameNumbering(forPPS ppsId: UInt32) -> FrameNumbering? {
+        spsId(forPPS: ppsId).flatMap { spsNumbering[Int($0)] }
+    }
+
+    /// The VUI frame rate of the SPS that PPS `ppsId` names, when signalled.
+    public func frameRate(forPPS ppsId: UInt32) -> (numerator: Int, denominator: Int)? {
+        spsId(forPPS: ppsId).flatMap { spsFrameRate[Int($0)] }
     }
 }

@@ -48,6 +48,32 @@ public struct SliceHeaderPrefix: Equatable, Sendable {
     }
 }
 
+/// A slice's frame_num and how its stream counts frame_num: what tells whether a reference picture
+/// was lost (§7.4.3). Read at the first slice of every access unit, so it costs a few bit reads.
+public struct FrameNum: Sendable, Equatable {
+    public var value: UInt32
+    public var maxFrameNum: UInt32
+    public var gapsAllowed: Bool
+    /// field_pic_flag: a field, whose pair shares its frame_num.
+    public var fieldPicture: Bool
+
+    /// `body` is what follows the slice's NAL header byte.
+    public init?(body: UnsafeRawBufferPointer, numbering: ParameterSetCache.FrameNumbering) {
+        var r = RBSPBitReader(body)
+        guard SliceHeaderPrefix(reading: &r) != nil else { return nil }
+        if numbering.separateColourPlane { guard r.skipBits(2) else { return nil } }  // colour_plane_id
+        guard let frameNum = r.readBits(numbering.log2MaxFrameNum) else { return nil }
+        value = frameNum
+        maxFrameNum = numbering.maxFrameNum
+        gapsAllowed = numbering.gapsAllowed
+        fieldPicture = false
+        if !numbering.frameMbsOnly {
+            guard let field = r.readFlag() else { return nil }
+            fieldPicture = field
+        }
+    }
+}
+
 /// The slice_header() fields by which H.264 §7.4.1.2.4 tells the first slice of a new primary coded
 /// picture: two slices whose identities differ belong to different pictures.
 public struct PictureIdentity: Equatable, Sendable {

@@ -18,7 +18,7 @@ struct ReferenceContinuity {
     /// Whether `au`'s references are intact. Call once per access unit, before `record`.
     mutating func referencesIntact(_ au: AccessUnitAssembler.Assembled) -> Bool {
         if au.followsLoss || unknownLoss {
-            if au.isDamaged && au.picture == nil && !au.isIDR {
+            if au.isDamaged && au.frameNum == nil && !au.isIDR {
                 // None of its slices came to tell frame_num: the next picture's will.
                 unknownLoss = true
             } else {
@@ -35,7 +35,7 @@ struct ReferenceContinuity {
         let isReference = au.nalRefIdc.map { $0 != 0 }
         if written {
             if au.isKeyframe { intact = true }
-            if isReference == true, let picture = au.picture { lastReferenceFrameNum = picture.frameNum }
+            if isReference == true, let frameNum = au.frameNum { lastReferenceFrameNum = frameNum.value }
         } else if let isReference {
             if isReference { intact = false }
         } else {
@@ -45,12 +45,10 @@ struct ReferenceContinuity {
 
     /// Whether no reference picture is missing between the last one written and `au`.
     private func continuesFrameNumbering(_ au: AccessUnitAssembler.Assembled) -> Bool {
-        guard let picture = au.picture, let sps = au.sps else { return false }
         // An IDR refers to nothing before it.
-        if picture.idrPicFlag { return true }
-        guard let last = lastReferenceFrameNum, !sps.gapsInFrameNumValueAllowedFlag, !picture.fieldPicFlag else {
-            return false
-        }
-        return picture.frameNum == (last + 1) % sps.maxFrameNum
+        if au.isIDR { return true }
+        guard let frameNum = au.frameNum, let last = lastReferenceFrameNum, !frameNum.gapsAllowed,
+              !frameNum.fieldPicture else { return false }
+        return frameNum.value == (last + 1) % frameNum.maxFrameNum
     }
 }

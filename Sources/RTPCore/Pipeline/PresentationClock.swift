@@ -6,7 +6,8 @@
 /// are made anew, a frame duration apart: the duration comes from the SPS VUI's timing_info when
 /// present, else from arrival times. Pictures go in display order, not decoding order, where
 /// pic_order_cnt_type 0 tells it (H.264 §8.2.1.1: two counts per frame from the last IDR), so that
-/// B-frames keep their place; otherwise in decoding order.
+/// B-frames keep their place; otherwise, and until an IDR when the stream started before one, in
+/// decoding order.
 public struct PresentationClock: Sendable {
     /// Where the times of pictures that did not advance the timestamp came from.
     public enum Source: Sendable, Equatable {
@@ -59,34 +60,30 @@ public struct PresentationClock: Sendable {
 
     /// The time of the next access unit in decoding order. `extended` is its RTP timestamp extended,
     /// `arrival` on the packet clock (nanoseconds), `newPicture` whether its slices say it is a
-    /// picture of its own (and not the second field of a frame); `picture` and `sps` what its first
-    /// slice and SPS say, when known.
-    public mutating func presentationTime(extended: Int64, arrival: Int64, newPicture: Bool, picture: Picture?,
-                                          sps: SequenceParameterSet?) -> Int64 {
+    /// picture of its own (and not the second field of a frame). `details` gives what its first
+    /// slice and SPS say; it is asked only for times made anew.
+    public mutating func presentationTime(extended: Int64, arrival: Int64, isIDR: Bool, newPicture: Bool,
+                                          details: () -> (Picture, SequenceParameterSet)?) -> Int64 {
         defer {
             lastExtended = extended
             lastArrival = arrival
         }
-        var poc: Int64?
-        if let picture { poc = pictureOrderCount(picture) }
-        let made: Bool
-        if source != nil {
-            made = true
-        } else if let previous = lastExtended, extended == previous, newPicture {
-            source = sps?.frameRateFraction.map { .vui(numerator: $0.numerator, denominator: $0.denominator) } ?? .arrival
-            made = true
-        } else {
-            made = false
-        }
-        guard made else {
+        let repeated = lastExtended == extended && newPicture
+        guard source != nil || repeated else {
             lastTime = extended
             latestTime = max(latestTime, lastTime)
-            if picture?.isIDR == true { idrTime = lastTime }
+            // Times made anew will follow the last IDR's place, if they start right after it.
+            idrTime = isIDR ? lastTime : nil
             return lastTime
+        }
+        let (picture, sps) = details().map { ($0.0, Optional($0.1)) } ?? (nil, nil)
+        if source == nil {
+            source = sps?.frameRateFraction.map { .vui(numerator: $0.numerator, denominator: $0.denominator) } ?? .arrival
         }
         retimed += 1
         let step = frameDuration(sps: sps, arrival: arrival)
-        if picture?.isIDR == true {
+        let poc = picture.flatMap { pictureOrderCount($0) }
+        if isIDR {
             idrTime = latestTime + step
             lastTime = idrTime!
         } else if let poc, let idrTime {
@@ -105,7 +102,8 @@ public struct PresentationClock: Sendable {
         return max(1, (arrival &- lastArrival) / 1000 * Int64(clockRate) / 1_000_000)
     }
 
-    /// TopFieldOrderCnt for pic_order_cnt_type 0 (§8.2.1.1), from the last IDR.
+    /// TopFieldOrderCnt for pic_order_cnt_type 0 (§8.2.1.1), from the last IDR; counted only while
+    /// times are made anew, right after an IDR (or from the next one).
     private mutating func pictureOrderCount(_ picture: Picture) -> Int64? {
         guard let lsb = picture.picOrderCntLsb.map(Int64.init) else { return nil }
         if picture.isIDR {

@@ -145,7 +145,8 @@ public final class Receiver {
                                     configuration: configuration.stream)
         stream.setEndpoints(source: source, destination: destination)
         stream.addParameterSets(configuration.parameterSets)
-        stream.output = { [unowned self] stream, record, accessUnit in
+        // The receiver owns its streams, and this runs once per access unit: no reference counting.
+        stream.output = { [unowned(unsafe) self] stream, record, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }
             guard stream === self.selected else { return false }
             if let accessUnit, try !self.sink.write(accessUnit) { return false }

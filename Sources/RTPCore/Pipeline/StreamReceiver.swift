@@ -56,10 +56,11 @@ public final class StreamReceiver {
         gateConfiguration.waitForKeyframeAfterLoss = configuration.waitForKeyframeAfterLoss
         gateConfiguration.clockRate = configuration.clockRate
         gate = FrameGate(ssrc: ssrc, configuration: gateConfiguration)
-        assembler.onAccessUnit = { [unowned self] in
-            try self.gate.admit($0, cache: self.assembler.parameterSets, arrival: self.deliveringArrival)
+        // The stream owns both, and they call back once per access unit: no reference counting.
+        assembler.onAccessUnit = { [unowned(unsafe) self] in
+            try self.gate.admit($0, from: self.assembler, arrival: self.deliveringArrival)
         }
-        gate.emit = { [unowned self] record, accessUnit in try self.output(self, record, accessUnit) }
+        gate.emit = { [unowned(unsafe) self] record, accessUnit in try self.output(self, record, accessUnit) }
         gate.onNotice = { [unowned self] in self.notice($0) }
         depacketizer.onNotice = { [unowned self] in self.notice($0) }
     }

@@ -8,6 +8,7 @@ public struct PacketSpan: Sendable, Equatable {
 
     public init() {}
 
+    @inline(__always)
     public mutating func add(_ packet: Int64) {
         guard packet != previous else { return }
         if count == 0 {
