@@ -161,9 +161,6 @@ public struct SequenceParameterSet: Equatable, Sendable {
         return (n / a, d / a)
     }
 
-    /// MaxFrameNum (§7.4.2.1.1): frame_num counts modulo this.
-    public var maxFrameNum: UInt32 { 1 << (log2MaxFrameNumMinus4 + 4) }
-
     private static func skipScalingList(_ r: inout RBSPBitReader, size: Int) -> Bool {
         var last: Int32 = 8, next: Int32 = 8
         for _ in 0..<size where next != 0 {

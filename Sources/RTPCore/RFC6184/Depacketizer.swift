@@ -50,10 +50,12 @@ public final class Depacketizer {
         self.assembler = assembler
         interleavingParameters = interleaving ?? DeinterleavingBuffer.Parameters()
         self.latencyNanoseconds = latencyNanoseconds
-        if let interleaving {
-            deinterleaver = DeinterleavingBuffer(parameters: interleaving, latencyNanoseconds: latencyNanoseconds,
-                                                 startsAtKeyframe: true)
-        }
+        if interleaving != nil { deinterleaver = makeDeinterleaver() }
+    }
+
+    /// Output starts at a keyframe, so the buffer's start may wait for one.
+    private func makeDeinterleaver() -> DeinterleavingBuffer {
+        DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds, startsAtKeyframe: true)
     }
 
     public var isInterleaved: Bool { deinterleaver != nil }
@@ -67,8 +69,7 @@ public final class Depacketizer {
         assembler.packet = sequenceNumber
         if deinterleaver == nil && H264Payload.isInterleavedType(type) {
             // The SDP said otherwise, or nothing: the packets decide.
-            deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds,
-                                                 startsAtKeyframe: true)
+            deinterleaver = makeDeinterleaver()
         }
         if let deinterleaver {
             try processInterleaved(payload, type: type, timestamp: timestamp, lostBefore: lostBefore, arrival: arrival,
@@ -266,8 +267,7 @@ public final class Depacketizer {
         fragmentOpen = false
         lastReleasedDON = nil
         if deinterleaver != nil {
-            deinterleaver = DeinterleavingBuffer(parameters: interleavingParameters, latencyNanoseconds: latencyNanoseconds,
-                                                 startsAtKeyframe: true)
+            deinterleaver = makeDeinterleaver()
         }
         assembler.restart()
     }
