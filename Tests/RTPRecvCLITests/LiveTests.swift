@@ -133,7 +133,9 @@ final class LiveTests: XCTestCase {
     func testFFmpegCopyOfARawH264WithoutTimestampsIsTimedFromTheVUI() throws {
         let source = Harness.captures.appendingPathComponent("ffmpeg-bframes.h264")
         let flv = Harness.temporaryFile("stuck.flv"), y4m = Harness.temporaryFile("stuck.y4m")
-        let listener = try Listener(["--port", "0", "--bind", "127.0.0.1", "--flv", flv.path, "--y4m", y4m.path], name: "stuck")
+        let ledger = Harness.temporaryFile("stuck.jsonl")
+        let listener = try Listener(["--port", "0", "--bind", "127.0.0.1", "--flv", flv.path, "--y4m", y4m.path,
+                                     "--frames-json", ledger.path], name: "stuck")
         let r = try Harness.run("ffmpeg", ["-v", "error", "-re", "-i", source.path, "-c", "copy", "-f", "rtp",
                                            "rtp://127.0.0.1:\(listener.port)"])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -143,6 +145,10 @@ final class LiveTests: XCTestCase {
         try Harness.assertTagTimesStepByAFrame(flv, frames: 120)
         XCTAssertEqual(try Harness.frameMD5(flv), try Harness.frameMD5(source))
         XCTAssertTrue(try Harness.y4mHeader(y4m).hasPrefix("YUV4MPEG2 W320 H240 F30:1 "))
+        // The ledger, written line by line live: every frame, in display order a frame apart.
+        let records = try Harness.ledger(ledger)
+        XCTAssertEqual(records.map(\.status), Array(repeating: "written", count: 120))
+        XCTAssertEqual(records.map(\.pts_ms).sorted(), (0..<120).map { $0 * 100 / 3 })
     }
 
     /// FFmpeg sending its RTCP to the RTP port (rtcp-mux, RFC 5761): counted apart, the video intact.
