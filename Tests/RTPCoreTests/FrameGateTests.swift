@@ -103,4 +103,18 @@ final class FrameGateTests: XCTestCase {
         XCTAssertTrue(feeder.sink.records[1].isKeyframe, "the lost unit's header said IDR")
         XCTAssertEqual(feeder.sink.accessUnits[1], Fixture.annexB([newSPS, p]))
     }
+
+    func testAnIDRWhoseLastFragmentIsLostIsStillAKeyframeInTheLedger() throws {
+        // SPS and PPS, then the IDR in three fragments, the last (with the marker) lost.
+        let fragments = Fixture.fuA(Fixture.slice(idr: true, bytes: 240, tag: 0x11, frameNum: 0), size: 90)
+        XCTAssertEqual(fragments.count, 3)
+        let packets = [Fixture.rtp(seq: 1, ts: 3000, payload: Fixture.stapA([Fixture.sps, Fixture.pps]))]
+            + fragments.prefix(2).enumerated().map { i, f in Fixture.rtp(seq: UInt16(2 + i), ts: 3000, payload: f) }
+            + [Fixture.rtp(seq: 5, ts: 6000, marker: true, payload: Fixture.slice(idr: false, tag: 0x22, frameNum: 1))]
+        let feeder = try run(packets)
+        XCTAssertEqual(feeder.sink.records.map(\.isKeyframe), [true, false])
+        XCTAssertEqual(feeder.sink.records.map(\.status), [.dropped, .dropped])
+        XCTAssertEqual(feeder.sink.records.map(\.reason), [.missingPackets, .waitingForKeyframe])
+        XCTAssertEqual(feeder.stream.frames.beforeFirstKeyframe, 0)
+    }
 }

@@ -122,7 +122,8 @@ public final class AccessUnitAssembler {
     /// so that reading it later reads nothing of the access unit's pieces.
     private var firstSliceHead: [UInt8] = []
     private var lossSinceLastAccessUnit = false
-    /// A piece of an IDR slice was lost: the damaged access unit was a keyframe.
+    /// A piece of an IDR slice was lost (or dropped, unfinished or too large): the damaged access
+    /// unit was a keyframe.
     private var lostIDRSlice = false
     /// Where a run of SEI/SPS/PPS after the slices began: the next picture starts there if a slice
     /// with first_mb_in_slice 0 follows, while more slices of this picture mean it belongs here
@@ -308,12 +309,14 @@ public final class AccessUnitAssembler {
         guard let start = nalStart else { return }
         buffer.remove(start..<buffer.count)
         nalStart = nil
+        if nalType == NALUnitType.idrSlice { lostIDRSlice = true }
         addDamage(.unfinishedFragment, beforeFirstSlice: !hasVCL)
     }
 
     private func oversize() {
         if let start = nalStart { buffer.remove(start..<buffer.count) }
         nalStart = nil
+        if nalType == NALUnitType.idrSlice { lostIDRSlice = true }
         addDamage(.overMaxFrameBytes, beforeFirstSlice: false)
     }
 
