@@ -14,7 +14,6 @@ final class FrameLedger {
     private let flushEachLine: Bool
     private var line: [UInt8] = []
     private var pending: [UInt8] = []
-    private(set) var records = 0
 
     init(file: OutputFile, flushEachLine: Bool) {
         self.file = file
@@ -39,7 +38,6 @@ final class FrameLedger {
         line.append(UInt8(ascii: "}"))
         line.append(UInt8(ascii: "\n"))
         pending.append(contentsOf: line)
-        records += 1
         if flushEachLine || pending.count >= 1 << 16 { try flush() }
     }
 

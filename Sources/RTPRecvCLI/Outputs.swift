@@ -84,8 +84,6 @@ public final class DecodingOutput {
     private var y4m: Y4MWriter?
     /// Presentation times of access units that may refer to a lost picture.
     private var suspect: Set<Int64> = []
-    /// The SPS VUI's frame rate, for the Y4M header.
-    private var frameRate: (numerator: Int, denominator: Int)?
     private var firstPTS: Int64?
     private var gathered: [UInt8] = []
 
@@ -128,10 +126,8 @@ public final class DecodingOutput {
 
     public func decode(_ accessUnit: AccessUnit) throws {
         if firstPTS == nil { firstPTS = accessUnit.pts }
-        if frameRate == nil, let rate = accessUnit.frameRate {
-            frameRate = rate
-            y4m?.frameRate = rate
-        }
+        // The first SPS VUI rate is the Y4M header's.
+        if let y4m, y4m.frameRate == nil { y4m.frameRate = accessUnit.frameRate }
         if accessUnit.followsLoss { suspect.insert(accessUnit.pts) }
         try accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
             try decoder.decode(bytes, pts: accessUnit.pts) { try take($0) }
