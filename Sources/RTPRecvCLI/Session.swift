@@ -43,15 +43,20 @@ final class Session {
         } catch let error as SystemError {
             throw RunError(description: "cannot read SDP \(error)")
         }
+        let sdp: SessionDescription
         do {
-            let sdp = try SessionDescription(parsing: text)
-            if !quiet {
-                for warning in sdp.warnings { Terminal.printError("warning: \(path): \(warning)\n") }
-            }
-            return sdp
+            sdp = try SessionDescription(parsing: text)
         } catch {
             throw RunError(description: "\(path): not a usable SDP: \(error)")
         }
+        guard sdp.video != nil else {
+            let lines = sdp.media.map { "m=\($0.media) \($0.port)" }.joined(separator: ", ")
+            throw RunError(description: "\(path): not a usable SDP: no m=video line" + (lines.isEmpty ? "" : " (it has \(lines))"))
+        }
+        if !quiet {
+            for warning in sdp.warnings { Terminal.printError("warning: \(path): \(warning)\n") }
+        }
+        return sdp
     }
 
     /// Runs `body`, turning a failed write into a message a user can act on.

@@ -70,8 +70,69 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertEqual(sdp.warnings.count, 1)
     }
 
-    func testNoVideoLineIsAnError() {
-        XCTAssertThrowsError(try SessionDescription(parsing: "m=audio 5000 RTP/AVP 0\n"))
+    func testEveryMediaLineIsReadWithItsFormatsAndRTCP() throws {
+        // A camera's session: H.264 and AAC (mpeg4-generic), RTCP muxed on the video, on its own
+        // port for the audio; controls and SSRCs as RTSP servers and WebRTC stacks give them.
+        let sdp = try SessionDescription(parsing: """
+            v=0\r
+            o=- 1 1 IN IP4 192.0.2.1\r
+            s=camera\r
+            c=IN IP4 192.0.2.1\r
+            t=0 0\r
+            m=video 5004 RTP/AVPF 96 97\r
+            a=rtpmap:96 H264/90000\r
+            a=fmtp:96 packetization-mode=1;sprop-parameter-sets=Z0LAHtkBQfsBEAAAAwAQAAADA8DxYuSA,aM48gA==\r
+            a=rtpmap:97 rtx/90000\r
+            a=fmtp:97 apt=96\r
+            a=rtcp-mux\r
+            a=control:trackID=1\r
+            a=ssrc:287454020 cname:camera@example\r
+            m=audio 5006/2 RTP/AVP 98 0\r
+            c=IN IP4 239.1.2.3/16\r
+            a=rtpmap:98 mpeg4-generic/48000/2\r
+            a=fmtp:98 streamtype=5; profile-level-id=1; mode=AAC-hbr; sizelength=13; indexlength=3; indexdeltalength=3; config=1190\r
+            a=rtcp:5009\r
+            a=control:rtsp://192.0.2.1/stream/trackID=2\r
+            m=application 0 RTP/AVP 100\r
+
+            """)
+        XCTAssertEqual(sdp.media.map(\.media), ["video", "audio", "application"])
+        let video = sdp.media[0], audio = sdp.media[1]
+        XCTAssertEqual(video.proto, "RTP/AVPF")
+        XCTAssertEqual(video.payloadTypes, [96, 97])
+        XCTAssertEqual(video.formats[97]?.encodingName, "rtx")
+        XCTAssertEqual(video.formats[97]?.parameter("apt"), "96")
+        XCTAssertTrue(video.rtcpMux)
+        XCTAssertEqual(video.expectedRTCPPort, 5004)
+        XCTAssertEqual(video.control, "trackID=1")
+        XCTAssertEqual(video.ssrcs.first?.ssrc, 287454020)
+        XCTAssertEqual(video.ssrcs.first?.attribute, "cname")
+        XCTAssertEqual(video.ssrcs.first?.value, "camera@example")
+        XCTAssertEqual(video.connectionAddress, "192.0.2.1")
+        XCTAssertEqual(audio.port, 5006)
+        XCTAssertEqual(audio.portCount, 2)
+        XCTAssertEqual(audio.connectionAddress, "239.1.2.3")
+        XCTAssertEqual(audio.expectedRTCPPort, 5009)
+        XCTAssertEqual(audio.formats[98]?.encodingName, "mpeg4-generic")
+        XCTAssertEqual(audio.formats[98]?.clockRate, 48000)
+        XCTAssertEqual(audio.formats[98]?.channels, 2)
+        XCTAssertEqual(audio.formats[98]?.parameter("sizelength"), "13")
+        XCTAssertEqual(audio.formats[98]?.parameter("config"), "1190")
+        XCTAssertEqual(audio.formats[0]?.encodingName, "PCMU", "a static payload type needs no rtpmap")
+        XCTAssertEqual(audio.formats[0]?.clockRate, 8000)
+        XCTAssertEqual(sdp.media[2].port, 0)
+        // The video fields come from the H.264 line.
+        XCTAssertEqual(sdp.port, 5004)
+        XCTAssertEqual(sdp.payloadType, 96)
+        XCTAssertEqual(sdp.parameterSets, [Fixture.sps, Fixture.pps])
+        XCTAssertTrue(sdp.warnings.isEmpty, "\(sdp.warnings)")
+    }
+
+    func testAudioOnlySessionHasNoVideo() throws {
+        let sdp = try SessionDescription(parsing: "m=audio 5000 RTP/AVP 0\n")
+        XCTAssertNil(sdp.video)
+        XCTAssertNil(sdp.payloadType)
+        XCTAssertEqual(sdp.media.first?.formats[0]?.encodingName, "PCMU")
     }
 }
 

@@ -1,0 +1,104 @@
+/// One `m=` section of an SDP (RFC 8866 §5.14) and the attributes of it a receiver needs.
+///
+///     m=<media> <port>[/<number of ports>] <proto> <fmt> ...
+public struct MediaDescription: Sendable {
+    /// A payload type's `a=rtpmap` (RFC 8866 §6.6) and `a=fmtp` (§6.15).
+    public struct Format: Sendable {
+        public var encodingName: String
+        public var clockRate: Int
+        /// Audio channels, when the rtpmap gives them.
+        public var channels: Int?
+        /// The fmtp's `key=value` items, keys in lower case, in order.
+        public var parameters: [(key: String, value: String)] = []
+
+        public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
+    }
+
+    /// "video", "audio", "application"...
+    public var media: String
+    /// 0 for a media line that is turned off.
+    public var port: UInt16
+    public var portCount = 1
+    /// RTP/AVP, RTP/AVPF, RTP/SAVP, UDP/TLS/RTP/SAVPF...
+    public var proto: String
+    public var payloadTypes: [UInt8]
+    /// The line's own `c=`, else the session's.
+    public var connectionAddress: String?
+    /// The line's own inclusive source filter, else the session's.
+    public var sourceFilter: String?
+    /// `a=rtcp` (RFC 3605): RTCP's port, when not the RTP port plus one.
+    public var rtcpPort: UInt16?
+    /// `a=rtcp-mux` (RFC 5761): RTCP shares the RTP port.
+    public var rtcpMux = false
+    /// `a=control` (RFC 2326 §C.1.1): the URL to SETUP this media with.
+    public var control: String?
+    /// `a=ssrc` (RFC 5576): the SSRCs the sender announces, with their attributes (cname, msid...).
+    public var ssrcs: [(ssrc: UInt32, attribute: String, value: String?)] = []
+    public var formats: [UInt8: Format] = [:]
+
+    /// The port RTCP is expected on.
+    public var expectedRTCPPort: UInt16 { rtcpMux ? port : rtcpPort ?? port &+ 1 }
+
+    init(mLine value: Substring, line: Int) throws(SessionDescription.ParseError) {
+        let fields = value.split(separator: " ")
+        let ports = fields.count >= 2 ? fields[1].split(separator: "/", omittingEmptySubsequences: false) : []
+        guard fields.count >= 4, let port = ports.first.flatMap({ UInt16($0) }) else {
+            throw SessionDescription.ParseError(line: line, message: "malformed m= line 'm=\(value)'")
+        }
+        media = String(fields[0])
+        self.port = port
+        if ports.count > 1, let count = Int(ports[1]), count > 0 { portCount = count }
+        proto = String(fields[2])
+        payloadTypes = fields.dropFirst(3).compactMap { UInt8($0) }.filter { $0 < 128 }
+        // Static payload types have a format without an rtpmap (RFC 3551 §6).
+        for pt in payloadTypes { if let known = StaticPayloadType(rawValue: pt) { formats[pt] = known.format } }
+    }
+
+    mutating func addAttribute(_ value: Substring, line: Int, warnings: inout [String]) throws(SessionDescription.ParseError) {
+        if value.hasPrefix("rtpmap:") {
+            // a=rtpmap:<payload type> <encoding name>/<clock rate>[/<encoding parameters>]
+            let parts = value.dropFirst("rtpmap:".count).split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, let pt = UInt8(parts[0]) else {
+                throw SessionDescription.ParseError(line: line, message: "malformed rtpmap 'a=\(value)'")
+            }
+            let encoding = parts[1].trimmingWhitespace().split(separator: "/", omittingEmptySubsequences: false)
+            var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
+            format.encodingName = String(encoding[0])
+            format.clockRate = encoding.count > 1 ? Int(encoding[1]) ?? 90000 : 90000
+            format.channels = encoding.count > 2 ? Int(encoding[2]) : nil
+            formats[pt] = format
+        } else if value.hasPrefix("fmtp:") {
+            // a=fmtp:<payload type> <key>=<value>; <key>=<value>...
+            let body = value.dropFirst("fmtp:".count)
+            guard let space = body.firstIndex(of: " "), let pt = UInt8(body[..<space]) else {
+                throw SessionDescription.ParseError(line: line, message: "malformed fmtp 'a=\(value)'")
+            }
+            var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
+            for item in body[body.index(after: space)...].split(separator: ";") {
+                let pair = item.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2 else { continue }
+                format.parameters.append((String(pair[0].trimmingWhitespace()).lowercased(), String(pair[1].trimmingWhitespace())))
+            }
+            formats[pt] = format
+        } else if value.hasPrefix("rtcp:") {
+            // a=rtcp:<port> [<nettype> <addrtype> <address>]
+            let port = value.dropFirst("rtcp:".count).split(separator: " ").first.flatMap { UInt16($0) }
+            if port == nil { warnings.append("line \(line): 'a=\(value)' names no port; ignored") }
+            rtcpPort = port ?? rtcpPort
+        } else if value == "rtcp-mux" {
+            rtcpMux = true
+        } else if value.hasPrefix("control:") {
+            control = String(value.dropFirst("control:".count).trimmingWhitespace())
+        } else if value.hasPrefix("ssrc:") {
+            // a=ssrc:<ssrc-id> <attribute>[:<value>]
+            let body = value.dropFirst("ssrc:".count)
+            let parts = body.split(separator: " ", maxSplits: 1)
+            guard let ssrc = parts.first.flatMap({ UInt32($0) }) else {
+                warnings.append("line \(line): 'a=\(value)' names no SSRC; ignored")
+                return
+            }
+            let attribute = parts.count > 1 ? parts[1].split(separator: ":", maxSplits: 1) : []
+            ssrcs.append((ssrc, attribute.first.map(String.init) ?? "", attribute.count > 1 ? String(attribute[1]) : nil))
+        }
+    }
+}
