@@ -46,6 +46,13 @@ struct Report {
                 lines.append(line)
             }
             if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
+            if s.senderReports > 0 || s.cname != nil || s.goodbye {
+                var parts: [String] = []
+                if s.senderReports > 0 { parts.append("\(s.senderReports) sender reports") }
+                if let cname = s.cname { parts.append("CNAME \(cname)") }
+                if s.goodbye { parts.append("BYE") }
+                lines.append("  RTCP       " + parts.joined(separator: ", "))
+            }
             lines.append("  frames     " + Report.frames(s.frames))
             if s.fragmentedUnitsDropped + s.strayFragments > 0 {
                 lines.append("  fragments  \(s.fragmentedUnitsDropped) fragmented NAL units dropped incomplete, "
@@ -84,7 +91,10 @@ struct Report {
         var notes: [String] = []
         if c.otherPort > 0 { notes.append("\(c.otherPort) to other ports") }
         if c.foreignPayloadType > 0 { notes.append("\(c.foreignPayloadType) with a foreign payload type") }
-        if c.rtcp > 0 { notes.append("\(c.rtcp) RTCP") }
+        if c.rtcp > 0 {
+            let kinds = RTCPPacket.Kind.allCases.compactMap { kind in c.rtcpPackets[kind].map { "\($0) \(kind.rawValue)" } }
+            notes.append("\(c.rtcp) RTCP (" + kinds.joined(separator: ", ") + ")")
+        }
         if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
@@ -125,6 +135,7 @@ struct Report {
             ("other_port", .int(c.otherPort)),
             ("foreign_payload_type", .int(c.foreignPayloadType)),
             ("rtcp", .int(c.rtcp)),
+            ("rtcp_packets", .object(RTCPPacket.Kind.allCases.map { ($0.rawValue, .int(c.rtcpPackets[$0] ?? 0)) })),
             ("streams_over_limit", .int(c.streamsOverLimit)),
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(outputs.bytesWritten)),
@@ -197,6 +208,9 @@ struct Report {
             ("interleaving_depth", s.interleavingDepth.map { .object([("declared", .int($0.declared)), ("needed", .int($0.needed))]) } ?? .null),
             ("notices", .array(s.notices.map { .string($0.description) })),
             ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
+            ("sender_reports", .int(s.senderReports)),
+            ("cname", s.cname.map(JSON.string) ?? .null),
+            ("bye", .bool(s.goodbye)),
         ]
         if let sps = s.sps {
             fields.append(("width", .int(sps.width)))

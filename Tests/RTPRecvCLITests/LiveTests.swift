@@ -166,6 +166,10 @@ final class LiveTests: XCTestCase {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
         XCTAssertGreaterThanOrEqual(json["rtcp"] as! Int, 1, listener.stderr)
         XCTAssertFalse(listener.stderr.contains("other streams"), listener.stderr)
+        // FFmpeg sends a sender report with the first packet: it reaches the stream.
+        XCTAssertGreaterThanOrEqual((json["rtcp_packets"] as! [String: Int])["sender reports"]!, 1)
+        let stream = (json["streams"] as! [[String: Any]])[0]
+        XCTAssertGreaterThanOrEqual(stream["sender_reports"] as! Int, 1, listener.stderr)
     }
 
     func testSenderRestartMidStreamContinuesWithTheNewSender() throws {

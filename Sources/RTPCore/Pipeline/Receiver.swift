@@ -27,8 +27,10 @@ public final class Receiver {
         public var streamsOverLimit = 0
         /// Packets of the selected SSRC with another payload type.
         public var foreignPayloadType = 0
-        /// RTCP on the same port or in the same capture (RFC 5761 demultiplexing).
+        /// RTCP datagrams on the same port or in the same capture (RFC 5761 demultiplexing).
         public var rtcp = 0
+        /// The RTCP packets in them, by kind (a compound datagram holds several).
+        public var rtcpPackets: [RTCPPacket.Kind: Int] = [:]
         public var ssrcChanges = 0
     }
 
@@ -46,6 +48,9 @@ public final class Receiver {
     /// Finished streams that were selected before a change of SSRC.
     public private(set) var previousStreams: [StreamStatistics] = []
     private let sink: AccessUnitSink
+    /// Sender reports for SSRCs with no stream yet (FFmpeg sends one before its first RTP packet),
+    /// the latest of each, given to the stream when it comes; at most `maxStreams` × 4 of them.
+    private var unclaimedReports: [UInt32: (report: RTCPPacket.SenderReport, arrival: Int64)] = [:]
     /// What the selected stream does that is worked around, said once each as it happens.
     public var onNotice: (UInt32, StreamNotice) -> Void = { _, _ in }
 
@@ -73,7 +78,7 @@ public final class Receiver {
             return
         }
         if RTCP.isPacket(datagram) {
-            counters.rtcp += 1
+            receiveRTCP(datagram, arrival: arrival)
             return
         }
         let packet: RTPPacket
@@ -107,6 +112,39 @@ public final class Receiver {
         }
         try candidate.receive(packet, payload: payload, arrival: arrival)
         if selected !== candidate { try considerSelecting(candidate) }
+    }
+
+    /// Counts what a compound RTCP datagram holds, and gives each stream its sender reports,
+    /// CNAME and BYE.
+    private func receiveRTCP(_ datagram: UnsafeRawBufferPointer, arrival: Int64) {
+        counters.rtcp += 1
+        do {
+            try RTCPPacket.forEach(in: datagram) { packet in
+                counters.rtcpPackets[packet.kind, default: 0] += 1
+                switch packet {
+                case .senderReport(let report):
+                    if let stream = stream(ssrc: report.ssrc) {
+                        stream.noteSenderReport(report, arrival: arrival)
+                    } else if unclaimedReports.count < 4 * configuration.maxStreams || unclaimedReports[report.ssrc] != nil {
+                        unclaimedReports[report.ssrc] = (report, arrival)
+                    }
+                case .sourceDescription(let names):
+                    for name in names { stream(ssrc: name.ssrc)?.noteCNAME(name.cname) }
+                case .goodbye(let sources):
+                    for ssrc in sources { stream(ssrc: ssrc)?.noteGoodbye() }
+                case .receiverReport, .other:
+                    break
+                }
+            }
+        } catch {
+            counters.rtcpPackets[.invalid, default: 0] += 1
+        }
+    }
+
+    /// The stream followed under `ssrc`: the selected one, or a candidate.
+    private func stream(ssrc: UInt32) -> StreamReceiver? {
+        if let selected, selected.ssrc == ssrc { return selected }
+        return candidates.values.first { $0.ssrc == ssrc }
     }
 
     private func accepts(_ packet: RTPPacket) -> Bool {
@@ -145,6 +183,9 @@ public final class Receiver {
                                     configuration: configuration.stream)
         stream.setEndpoints(source: source, destination: destination)
         stream.addParameterSets(configuration.parameterSets)
+        if let early = unclaimedReports.removeValue(forKey: packet.ssrc) {
+            stream.noteSenderReport(early.report, arrival: early.arrival)
+        }
         // The receiver owns its streams, and this runs once per access unit: no reference counting.
         stream.output = { [unowned(unsafe) self] stream, record, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }

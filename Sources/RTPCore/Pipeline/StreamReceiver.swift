@@ -65,6 +65,20 @@ public final class StreamReceiver {
         depacketizer.onNotice = { [unowned self] in self.notice($0) }
     }
 
+    /// A sender report from this stream's source (RFC 3550 §6.4.1): NTP time beside RTP time.
+    public func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64) {
+        statistics.senderReports += 1
+        statistics.lastSenderReport = report
+        statistics.lastSenderReportArrival = arrival
+        if statistics.firstSenderReportArrival == nil { statistics.firstSenderReportArrival = arrival }
+    }
+
+    public func noteCNAME(_ cname: String) {
+        if statistics.cname == nil { statistics.cname = String(cname.prefix(255)) }
+    }
+
+    public func noteGoodbye() { statistics.goodbye = true }
+
     private func notice(_ notice: StreamNotice) {
         guard statistics.notices.count < 8 else { return }
         statistics.notices.append(notice)

@@ -45,6 +45,17 @@ public struct StreamStatistics: Sendable {
     /// What the stream does that was worked around, as said when first seen.
     public var notices: [StreamNotice] = []
 
+    // RTCP from the stream's sender (RFC 3550 §6).
+    public var senderReports = 0
+    /// The latest sender report, and when it arrived on the packet clock.
+    public var lastSenderReport: RTCPPacket.SenderReport?
+    public var lastSenderReportArrival: Int64?
+    /// When the first one arrived: before it, the stream's times can only be anchored on arrival.
+    public var firstSenderReportArrival: Int64?
+    public var cname: String?
+    /// The sender said BYE.
+    public var goodbye = false
+
     /// Bit n set when NAL unit type n was seen.
     public var nalTypesSeen: UInt32 = 0
     public var sps: SequenceParameterSet?
