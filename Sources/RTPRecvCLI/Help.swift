@@ -44,7 +44,10 @@ public enum Help {
                               reads standard input as it comes, as from tcpdump -U -w -.
                               Ctrl-C stops cleanly, as live.
                               Link types: Ethernet (VLAN), Linux SLL/SLL2, loopback, raw IP.
-      --list                  List the RTP streams in the capture and exit.
+      --list                  List the RTP streams in the capture and exit: per SSRC, the
+                              packets, the losses and the codec (H.264 with its resolution
+                              and NAL unit types; others by name and packet duration). With
+                              --sdp, dynamic payload types are named from its rtpmap lines.
 
     BOTH:
       --sdp FILE              Session description: port, address, source filter, payload type,

@@ -8,7 +8,7 @@ struct ListStreams {
 
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
-        var survey = StreamSurvey()
+        var survey = StreamSurvey(media: try options.sdp.map { try Session.loadSDP($0, quiet: options.quiet, needsVideo: false) }?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
         let truncated = try forEachDatagram(in: capture, skipped: &skipped) { record, datagram in
             if let port = options.port, datagram.destination.port != port { return }
@@ -16,9 +16,27 @@ struct ListStreams {
                        destination: datagram.destination, time: record.time)
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
-                     + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + pad("Resolution", 11) + "NAL types"]
+                     + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + "Codec"]
         for key in survey.order {
             let e = survey.entries[key]!
+            lines.append(pad(e.key.source?.description ?? "-", 22) + pad(e.key.destination?.description ?? "-", 22)
+                         + pad(hex(e.key.ssrc), 11) + pad("\(e.key.payloadType)", 4)
+                         + pad("\(e.packets)", 8, right: true) + pad("\(max(0, e.lost))", 6, right: true) + "  "
+                         + Self.describe(e))
+        }
+        if survey.order.isEmpty { lines.append("(no RTP streams)") }
+        if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
+        let out = try OutputFile(path: "-")
+        try out.write(lines.joined(separator: "\n") + "\n")
+        if let truncated { Terminal.printError("warning: \(capture.path): \(truncated)\n") }
+        return 0
+    }
+
+    /// What a stream carries: H.264 with its resolution and NAL unit types; another codec by name,
+    /// clock rate, channels and packet duration, and that rtprecv does not take it.
+    static func describe(_ e: StreamSurvey.Entry) -> String {
+        switch e.codec {
+        case .h264:
             let types = (0..<32).filter { e.nalTypes & (1 << $0) != 0 }.map { t -> String in
                 switch t {
                 case 24: "STAP-A"
@@ -30,18 +48,17 @@ struct ListStreams {
                 default: NALUnitType.name(UInt8(t))
                 }
             }
-            let resolution = e.sps.map { "\($0.width)x\($0.height)" } ?? "-"
-            lines.append(pad(e.key.source?.description ?? "-", 22) + pad(e.key.destination?.description ?? "-", 22)
-                         + pad(hex(e.key.ssrc), 11) + pad("\(e.key.payloadType)", 4)
-                         + pad("\(e.packets)", 8, right: true) + pad("\(max(0, e.lost))", 6, right: true) + "  "
-                         + pad(resolution, 11) + types.joined(separator: ","))
+            return "H264 " + (e.sps.map { "\($0.width)x\($0.height)" } ?? "-") + "  " + types.joined(separator: ",")
+        case .named(let name, let rate, let channels):
+            var text = "\(name)/\(rate)" + (channels.map { "/\($0)" } ?? "")
+            if let step = e.typicalTimestampStep, rate > 0, rate != 90000 {
+                let tenths = Int((Double(step) * 10000 / Double(rate)).rounded())
+                text += ", " + (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + " ms packets"
+            }
+            return text + " (not supported)"
+        case .unknown:
+            return "unknown: a dynamic payload type, not H.264; an SDP (--sdp) would name it"
         }
-        if survey.order.isEmpty { lines.append("(no RTP streams)") }
-        if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
-        let out = try OutputFile(path: "-")
-        try out.write(lines.joined(separator: "\n") + "\n")
-        if let truncated { Terminal.printError("warning: \(capture.path): \(truncated)\n") }
-        return 0
     }
 
     private func pad(_ s: String, _ width: Int, right: Bool = false) -> String {

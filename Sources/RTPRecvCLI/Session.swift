@@ -36,7 +36,8 @@ final class Session {
         }
     }
 
-    private static func loadSDP(_ path: String, quiet: Bool) throws -> SessionDescription {
+    /// `needsVideo`: an SDP without a video line is an error (the runs still receive video only).
+    static func loadSDP(_ path: String, quiet: Bool, needsVideo: Bool = true) throws -> SessionDescription {
         let text: String
         do {
             text = try Terminal.readFile(path)
@@ -49,7 +50,7 @@ final class Session {
         } catch {
             throw RunError(description: "\(path): not a usable SDP: \(error)")
         }
-        guard sdp.video != nil else {
+        guard sdp.video != nil || !needsVideo else {
             let lines = sdp.media.map { "m=\($0.media) \($0.port)" }.joined(separator: ", ")
             throw RunError(description: "\(path): not a usable SDP: no m=video line" + (lines.isEmpty ? "" : " (it has \(lines))"))
         }

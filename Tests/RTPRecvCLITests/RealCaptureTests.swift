@@ -65,4 +65,25 @@ final class RealCaptureTests: XCTestCase {
         XCTAssertFalse(after.isEmpty)
         XCTAssertTrue(after.allSatisfy { !$0.refs_intact })
     }
+
+    func testListNamesAudioAndNeverReadsItAsH264() throws {
+        // G.722 (static payload type 9) beside H.264 from two Cisco video phones.
+        let listed = String(decoding: try Harness.rtprecv(["--pcap", try capture("videosnarf_cisco7985.pcap").path, "--list"]).stdout,
+                            as: UTF8.self).split(separator: "\n")
+        let g722 = listed.filter { $0.contains(" 9 ") }
+        XCTAssertEqual(g722.count, 2, "\(listed)")
+        for line in g722 {
+            XCTAssertTrue(line.contains("G722/8000/1, 20 ms packets (not supported)"), String(line))
+            XCTAssertFalse(line.contains("H264") || line.contains("FU-A") || line.contains("STAP"), String(line))
+        }
+        XCTAssertEqual(listed.filter { $0.contains("H264 352x240") }.count, 2)
+        // Opus on a dynamic payload type: unknown without an SDP, named with one.
+        let opus = try capture("asterisk_opus_fec.pcapng")
+        let bare = String(decoding: try Harness.rtprecv(["--pcap", opus.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(bare.contains("unknown: a dynamic payload type, not H.264"), bare)
+        let sdp = Harness.temporaryFile("opus.sdp")
+        try "v=0\nm=audio 16596 RTP/AVP 107\na=rtpmap:107 opus/48000/2\n".write(to: sdp, atomically: true, encoding: .utf8)
+        let named = String(decoding: try Harness.rtprecv(["--pcap", opus.path, "--list", "--sdp", sdp.path]).stdout, as: UTF8.self)
+        XCTAssertTrue(named.contains("opus/48000/2, 20 ms packets (not supported)"), named)
+    }
 }

@@ -1,11 +1,25 @@
 /// Lists the RTP streams in a capture, as a packet analyser's stream list does: per SSRC, payload
-/// type and address pair, the packets, the sequence gaps, the NAL unit types and the resolution.
+/// type and address pair, the packets, the sequence gaps, the codec and what it shows (an H.264
+/// stream's NAL unit types and resolution; an audio stream's packet duration).
+///
+/// The codec comes from the SDP when one is given, from the static payload types of RFC 3551,
+/// else from the payloads: a dynamic payload type is taken for H.264 only on evidence (an SPS
+/// that parses, or slices that do in payloads that are valid H.264), so that an audio stream never
+/// shows NAL types or a resolution read out of its samples.
 public struct StreamSurvey {
     public struct Key: Hashable, Sendable {
         public var source: Endpoint?
         public var destination: Endpoint?
         public var ssrc: UInt32
         public var payloadType: UInt8
+    }
+
+    public enum Codec: Equatable, Sendable {
+        case h264
+        /// Named by an rtpmap or a static payload type.
+        case named(encodingName: String, clockRate: Int, channels: Int?)
+        /// A dynamic payload type with no SDP to name it, and no sign of H.264.
+        case unknown
     }
 
     public struct Entry: Sendable {
@@ -15,14 +29,36 @@ public struct StreamSurvey {
         public var firstExtended: Int64 = 0
         public var highestExtended: Int64 = 0
         fileprivate var sequence: RTPSourceState?
+        /// The rtpmap the SDP or RFC 3551 gives the payload type.
+        public var format: MediaDescription.Format?
         /// Bit n set when NAL unit type n (or payload structure type 24-31) was seen.
         public var nalTypes: UInt32 = 0
         public var sps: SequenceParameterSet?
+        /// Evidence of H.264 for a dynamic payload type with no format: slices whose headers parse,
+        /// and payloads that are no valid H.264.
+        fileprivate var slices = 0
+        fileprivate var invalidH264 = 0
+        fileprivate var lastTimestamp: UInt32?
+        /// How often each step between successive packets' timestamps came (a few kept).
+        fileprivate var steps: [Int64: Int] = [:]
         public var firstTime: Int64 = 0
         public var lastTime: Int64 = 0
 
         /// RFC 3550 A.3: expected minus received; duplicates can make it negative.
         public var lost: Int { Int(highestExtended - firstExtended + 1) - packets }
+
+        public var codec: Codec {
+            if let format, !format.encodingName.isEmpty {
+                if format.encodingName.uppercased() == "H264" { return .h264 }
+                return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
+            }
+            if sps != nil || (slices >= 3 && invalidH264 * 10 <= packets) { return .h264 }
+            return .unknown
+        }
+
+        /// The most common step between the timestamps of successive packets: for audio, the
+        /// packet duration in clock ticks.
+        public var typicalTimestampStep: Int64? { steps.max { $0.value < $1.value }?.key }
     }
 
     public private(set) var entries: [Key: Entry] = [:]
@@ -30,8 +66,12 @@ public struct StreamSurvey {
     public private(set) var invalidRTP = 0
     public private(set) var rtcp = 0
     public static let maxStreams = 4096
+    /// The SDP's media lines, for the formats of dynamic payload types.
+    private let media: [MediaDescription]
 
-    public init() {}
+    public init(media: [MediaDescription] = []) {
+        self.media = media
+    }
 
     public mutating func add(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, time: Int64) {
         if RTCP.isPacket(datagram) {
@@ -50,10 +90,18 @@ public struct StreamSurvey {
             entry.firstExtended = entry.sequence!.extendedHighestSequenceNumber
             entry.highestExtended = entry.firstExtended
             entry.firstTime = time
+            entry.format = format(payloadType: packet.payloadType, port: destination?.port)
             entries[key] = entry
             order.append(key)
         }
         entries[key]!.record(packet, payload: datagram.view(packet.payloadRange), time: time)
+    }
+
+    /// The SDP's format for `payloadType`, on the media line of `port` first; else RFC 3551's.
+    private func format(payloadType: UInt8, port: UInt16?) -> MediaDescription.Format? {
+        let lines = media.filter { $0.port == port } + media.filter { $0.port != port }
+        for line in lines { if let format = line.formats[payloadType], !format.encodingName.isEmpty { return format } }
+        return StaticPayloadType(rawValue: payloadType)?.format
     }
 }
 
@@ -66,11 +114,19 @@ extension StreamSurvey.Entry {
             firstExtended = min(firstExtended, e)
             highestExtended = max(highestExtended, e)
         }
-        guard let first = payload.first else { return }
+        if let last = lastTimestamp {
+            let step = timestampDistance(packet.timestamp, last)
+            if step > 0 && (steps[step] != nil || steps.count < 8) { steps[step, default: 0] += 1 }
+        }
+        lastTimestamp = packet.timestamp
+        // NAL units only where the payload type may be H.264.
+        guard format == nil || codec == .h264, let first = payload.first else { return }
+        if H264Payload.validate(payload) != nil { invalidH264 += 1 }
         nalTypes |= 1 << nalUnitType(first)
         H264Payload.forEachNALUnit(payload) { type, nal in
             nalTypes |= 1 << type
             if type == NALUnitType.sps, let nal, let parsed = SequenceParameterSet(nal: nal) { sps = parsed }
+            if NALUnitType.isVCL(type), let nal, SliceHeaderPrefix(nal: nal) != nil { slices += 1 }
         }
     }
 }
