@@ -6,11 +6,11 @@ struct Live {
     let options: Options
 
     func run() throws -> Int32 {
-        let session = try Session(options: options)
-        let receiver = session.receiver
+        let run = try Run(options: options)
+        let receiver = run.receiver
         // The SDP names the port and, for multicast, the group; flags override it.
-        let port = options.port ?? session.sdp?.port.flatMap { $0 == 0 ? nil : $0 } ?? 5004
-        let groupFromSDP = session.sdp?.connectionAddress.flatMap { address in
+        let port = options.port ?? run.sdp?.port.flatMap { $0 == 0 ? nil : $0 } ?? 5004
+        let groupFromSDP = run.sdp?.connectionAddress.flatMap { address in
             SocketAddress.parse(address)?.isMulticast == true ? address : nil
         }
         let bindAddress = options.bind ?? groupFromSDP
@@ -21,7 +21,7 @@ struct Live {
         }
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
         // source-specific when the address is a multicast group.
-        let sourceText = options.sourceFilter ?? session.sdp?.sourceFilter
+        let sourceText = options.sourceFilter ?? run.sdp?.sourceFilter
         let flag = options.sourceFilter != nil ? "--source" : "the SDP's source-filter"
         var sourceFilter: Endpoint.Address?
         if let sourceText {
@@ -71,13 +71,13 @@ struct Live {
         let duration = options.duration.map { Int64($0 * 1e9) }
         let timeout = options.timeout.map { Int64($0 * 1e9) }
 
-        try session.writing {
+        try run.writing {
             while true {
                 if StopSignal.received != 0 {
                     stopReason = "stopped by \(StopSignal.name)"
                     break
                 }
-                if session.sink.isFull {
+                if run.sink.isFull {
                     stopReason = "stopped after \(options.frames!) frames"
                     break
                 }
@@ -116,12 +116,12 @@ struct Live {
             }
         }
         progress.clear()
-        try session.finish()
+        try run.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }
         var summary = "udp \(socket.boundDescription): \(receiver.counters.datagrams) datagrams"
         if filtered > 0 { summary += ", \(filtered) from other senders dropped (\(flag))" }
         summary += "; kernel dropped \(socket.kernelDrops) (receive buffer \(socket.grantedReceiveBufferBytes) bytes)"
-        try session.report(Report.Input(
+        try run.report(Report.Input(
             summary: summary, warning: nil,
             json: [("input", .string("udp \(socket.boundDescription)")),
                    ("kernel_drops", .int(Int(socket.kernelDrops))),

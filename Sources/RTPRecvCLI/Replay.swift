@@ -8,8 +8,8 @@ struct Replay {
 
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
-        let session = try Session(options: options, borrowsPayloads: capture.canKeepRecords)
-        let receiver = session.receiver
+        let run = try Run(options: options, borrowsPayloads: capture.canKeepRecords)
+        let receiver = run.receiver
         if capture.canKeepRecords {
             capture.keepRecords(while: { receiver.refers(to: $0) }, stopReferring: { receiver.stopReferring(to: $0) })
         }
@@ -21,20 +21,20 @@ struct Replay {
         // (From a pipe, `tcpdump ... | rtprecv --pcap -`, the writer's end of the input ends it too.)
         StopSignal.install()
 
-        try session.writing {
+        try run.writing {
             damage = try forEachDatagram(in: capture, skipped: &skipped,
-                                         while: { !session.sink.isFull && StopSignal.received == 0 }) { record, datagram in
+                                         while: { !run.sink.isFull && StopSignal.received == 0 }) { record, datagram in
                 datagramsRead += 1
                 try receiver.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
                                      destination: datagram.destination, arrival: record.time)
                 if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
                     let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
-                    progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(session.sink.accessUnitsWritten) frames written")
+                    progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.sink.accessUnitsWritten) frames written")
                 }
             }
         }
         progress.clear()
-        try session.finish()
+        try run.finish()
         if StopSignal.received != 0 && !options.quiet { Terminal.printError("stopped by \(StopSignal.name)\n") }
         let skippedTotal = skipped.values.reduce(0, +)
         let records = datagramsRead + skippedTotal
@@ -42,7 +42,7 @@ struct Replay {
         if skippedTotal > 0 {
             summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped.map { ($0.key.rawValue, $0.value) })
         }
-        try session.report(Report.Input(
+        try run.report(Report.Input(
             summary: summary, warning: damage.map { "\(capture.path): \($0); kept everything before it" },
             json: [("capture", .string(capture.path)), ("records", .int(records)),
                    ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),

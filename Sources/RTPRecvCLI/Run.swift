@@ -8,7 +8,7 @@ public struct RunError: Error, CustomStringConvertible {
 
 /// What replay and live input share: the receiver configured from the options and the SDP, the
 /// output, and the report at the end.
-final class Session {
+final class Run {
     let options: Options
     let sdp: SessionDescription?
     let receiver: Receiver
@@ -19,7 +19,7 @@ final class Session {
         self.options = options
         var configuration = options.receiverConfiguration
         configuration.stream.borrowsPayloads = borrowsPayloads
-        sdp = try options.sdp.map { try Session.loadSDP($0, quiet: options.quiet) }
+        sdp = try options.sdp.map { try Run.loadSDP($0, quiet: options.quiet) }
         if let sdp {
             configuration.parameterSets = sdp.parameterSets
             configuration.payloadType = configuration.payloadType ?? sdp.payloadType
