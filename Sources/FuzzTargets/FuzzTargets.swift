@@ -31,7 +31,7 @@ func datagrams(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer)
 func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool) {
     var configuration = Receiver.Configuration()
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
-    configuration.stream.maxAccessUnitBytes = 1 << 16
+    configuration.video.maxAccessUnitBytes = 1 << 16
     configuration.maxStreams = 4
     // The input outlives the receiver, so access units may refer into it: half the inputs do.
     configuration.stream.borrowsPayloads = bytes.count & 1 == 1
@@ -39,7 +39,7 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool) {
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 4
         p.bufferBytes = 1 << 16
-        configuration.stream.interleaving = p
+        configuration.video.interleaving = p
     }
     let receiver = Receiver(configuration: configuration, sink: NullSink())
     var clock: Int64 = 0

@@ -140,14 +140,14 @@ final class LiveStatus {
     private var lastFrames = 0
 
     func line(now: Int64, start: Int64, receiver: Receiver) -> String {
-        let s = receiver.selected?.statistics
+        let s = receiver.selected?.snapshot()
         let packets = s?.packets ?? 0, bytes = s?.bytes ?? 0, frames = s?.frames.written ?? 0
         let seconds = Double(now - (lastTime == 0 ? start : lastTime)) / 1e9
         defer { (lastTime, lastPackets, lastBytes, lastFrames) = (now, packets, bytes, frames) }
         guard seconds > 0 else { return "" }
         let lossPercent = packets + (s?.lost ?? 0) > 0 ? Double(s?.lost ?? 0) * 100 / Double(packets + (s?.lost ?? 0)) : 0
         let elapsed = Int((now - start) / 1_000_000_000)
-        let resolution = receiver.selected?.snapshot().sps.map { "\($0.width)x\($0.height)" } ?? "-"
+        let resolution = s?.sps.map { "\($0.width)x\($0.height)" } ?? "-"
         return "\(Int(Double(packets - lastPackets) / seconds)) pkt/s  "
             + "\(fixed(Double(bytes - lastBytes) * 8 / seconds / 1e6)) Mbit/s  "
             + "\(fixed(Double(frames - lastFrames) / seconds)) fps  loss \(fixed(lossPercent))%  \(resolution)  "

@@ -165,8 +165,8 @@ public struct Options {
         c.stream.reorder = ReorderBuffer.Configuration(
             packets: reorderPackets, latencyNanoseconds: Int64(latencyMilliseconds) * 1_000_000,
             maxPacketBytes: maxPacketBytes)
-        c.stream.maxAccessUnitBytes = maxFrameBytes
-        c.stream.waitForKeyframeAfterLoss = waitKeyframe
+        c.video.maxAccessUnitBytes = maxFrameBytes
+        c.video.waitForKeyframeAfterLoss = waitKeyframe
         return c
     }
 }

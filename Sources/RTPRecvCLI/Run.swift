@@ -24,8 +24,8 @@ final class Run {
             configuration.parameterSets = sdp.parameterSets
             configuration.payloadType = configuration.payloadType ?? sdp.payloadType
             if !options.isLive { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
-            configuration.stream.clockRate = sdp.clockRate
-            configuration.stream.interleaving = sdp.interleaving
+            configuration.video.clockRate = sdp.clockRate
+            configuration.video.interleaving = sdp.interleaving
         }
         sink = try Outputs(options: options)
         receiver = Receiver(configuration: configuration, sink: sink)

@@ -173,7 +173,7 @@ final class DepacketizerTests: XCTestCase {
     }
 
     func testWaitKeyframeDropsUntilTheNextKeyframeWhenFrameNumShowsALostReference() throws {
-        let feeder = Feeder { $0.stream.waitForKeyframeAfterLoss = true }
+        let feeder = Feeder { $0.video.waitForKeyframeAfterLoss = true }
         // Packet 2 is missing and the next picture has frame_num 2, not 1: a reference picture went with it.
         for p in gapThenPictures(frameNums: [2, 3]) { try feeder.send(p) }
         XCTAssertEqual(try feeder.finish().count, 1)
@@ -181,7 +181,7 @@ final class DepacketizerTests: XCTestCase {
     }
 
     func testWaitKeyframeKeepsFramesWhenFrameNumShowsNoReferenceWasLost() throws {
-        let feeder = Feeder { $0.stream.waitForKeyframeAfterLoss = true }
+        let feeder = Feeder { $0.video.waitForKeyframeAfterLoss = true }
         // Packet 2 is missing, but frame_num continues from the IDR: what it held was no reference picture.
         for p in gapThenPictures(frameNums: [1, 2]) { try feeder.send(p) }
         XCTAssertEqual(try feeder.finish().count, 3)

@@ -18,7 +18,7 @@ final class FrameGateTests: XCTestCase {
     }
 
     private func run(_ packets: [[UInt8]], wait: Bool = false) throws -> Feeder {
-        let feeder = Feeder { $0.stream.waitForKeyframeAfterLoss = wait }
+        let feeder = Feeder { $0.video.waitForKeyframeAfterLoss = wait }
         for p in packets { try feeder.send(p) }
         _ = try feeder.finish()
         return feeder

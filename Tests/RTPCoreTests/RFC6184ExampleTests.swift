@@ -111,7 +111,7 @@ final class RFC6184ExampleTests: XCTestCase {
         var parameters = DeinterleavingBuffer.Parameters()
         parameters.interleavingDepth = 4
         let feeder = Feeder {
-            $0.stream.interleaving = parameters
+            $0.video.interleaving = parameters
             $0.parameterSets = [Fixture.sps, Fixture.pps]
             $0.payloadType = 96
         }
@@ -161,7 +161,7 @@ final class RFC6184ExampleTests: XCTestCase {
         ]
         var parameters = DeinterleavingBuffer.Parameters()
         parameters.interleavingDepth = 1
-        let feeder = Feeder { $0.stream.interleaving = parameters }
+        let feeder = Feeder { $0.video.interleaving = parameters }
         for (i, p) in packets.enumerated() {
             p.payload.withUnsafeBytes { XCTAssertNil(H264Payload.validate($0), "packet \(i)") }
             try feeder.send(Fixture.rtp(seq: 7 + UInt16(i), ts: p.ts, marker: p.marker, payload: p.payload))

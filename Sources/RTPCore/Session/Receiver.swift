@@ -9,7 +9,8 @@ public final class Receiver {
         public var ssrc: UInt32?
         public var payloadType: UInt8?
         public var destinationPort: UInt16?
-        public var stream = StreamReceiver.Configuration()
+        public var stream = RTPStreamConfiguration()
+        public var video = H264PayloadFormat.Configuration()
         /// Candidate streams followed at once; more SSRCs are counted and ignored.
         public var maxStreams = 16
         /// Parameter sets from the SDP.
@@ -36,13 +37,13 @@ public final class Receiver {
 
     public let configuration: Configuration
     public private(set) var counters = Counters()
-    public private(set) var selected: StreamReceiver? {
+    public private(set) var selected: VideoStream? {
         didSet { selectedReference = selected.map(Unmanaged.passUnretained) }
     }
     /// `selected` without the retain and release of every use: the packet path's hottest branch.
-    private var selectedReference: Unmanaged<StreamReceiver>?
+    private var selectedReference: Unmanaged<VideoStream>?
     /// Keyed by SSRC and payload type, so that a foreign payload type on an SSRC cannot pose as it.
-    private var candidates: [UInt64: StreamReceiver] = [:]
+    private var candidates: [UInt64: VideoStream] = [:]
     /// Every SSRC seen but not selected, with its packet count and addresses.
     public private(set) var otherStreams: [UInt32: StreamStatistics] = [:]
     /// Finished streams that were selected before a change of SSRC.
@@ -142,7 +143,7 @@ public final class Receiver {
     }
 
     /// The stream followed under `ssrc`: the selected one, or a candidate.
-    private func stream(ssrc: UInt32) -> StreamReceiver? {
+    private func stream(ssrc: UInt32) -> VideoStream? {
         if let selected, selected.ssrc == ssrc { return selected }
         return candidates.values.first { $0.ssrc == ssrc }
     }
@@ -169,7 +170,7 @@ public final class Receiver {
         otherStreams[packet.ssrc]!.bytes += payload.count
     }
 
-    private func candidate(for packet: RTPPacket, source: Endpoint?, destination: Endpoint?, arrival: Int64) -> StreamReceiver? {
+    private func candidate(for packet: RTPPacket, source: Endpoint?, destination: Endpoint?, arrival: Int64) -> VideoStream? {
         let key = UInt64(packet.ssrc) << 8 | UInt64(packet.payloadType)
         if let existing = candidates[key] { return existing }
         if candidates.count >= configuration.maxStreams {
@@ -179,15 +180,19 @@ public final class Receiver {
             retire(stalest)
             candidates[stalestKey] = nil
         }
-        let stream = StreamReceiver(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival,
-                                    configuration: configuration.stream)
+        var video = configuration.video
+        // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
+        video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
+        let format = H264PayloadFormat(ssrc: packet.ssrc, configuration: video)
+        format.addParameterSets(configuration.parameterSets)
+        let stream = VideoStream(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival, format: format,
+                                 configuration: configuration.stream)
         stream.setEndpoints(source: source, destination: destination)
-        stream.addParameterSets(configuration.parameterSets)
         if let early = unclaimedReports.removeValue(forKey: packet.ssrc) {
             stream.noteSenderReport(early.report, arrival: early.arrival)
         }
         // The receiver owns its streams, and this runs once per access unit: no reference counting.
-        stream.output = { [unowned(unsafe) self] stream, record, accessUnit in
+        format.output = { [unowned(unsafe) self, unowned(unsafe) stream] record, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }
             guard stream === self.selected else { return false }
             if let accessUnit, try !self.sink.write(accessUnit) { return false }
@@ -200,13 +205,13 @@ public final class Receiver {
         return stream
     }
 
-    private func isConvincing(_ stream: StreamReceiver) -> Bool {
-        if stream.parsedSPSCount > 0 { return true }
-        if configuration.payloadType != nil || configuration.ssrc != nil { return stream.parsedSliceCount > 0 }
-        return stream.parsedSliceCount >= 3
+    private func isConvincing(_ stream: VideoStream) -> Bool {
+        if stream.format.parsedSPSCount > 0 { return true }
+        if configuration.payloadType != nil || configuration.ssrc != nil { return stream.format.parsedSliceCount > 0 }
+        return stream.format.parsedSliceCount >= 3
     }
 
-    private func considerSelecting(_ stream: StreamReceiver) throws {
+    private func considerSelecting(_ stream: VideoStream) throws {
         guard isConvincing(stream) else { return }
         if let current = selected {
             // Another sender while the selected one still talks is not a restart.
@@ -221,7 +226,7 @@ public final class Receiver {
         for notice in stream.statistics.notices { onNotice(stream.ssrc, notice) }
     }
 
-    private func retire(_ stream: StreamReceiver) {
+    private func retire(_ stream: VideoStream) {
         var s = stream.snapshot()
         s.packets = stream.statistics.packets
         if otherStreams.count < 1024 { otherStreams[s.ssrc] = s }

@@ -1,0 +1,113 @@
+/// RFC 6184 behind `PayloadFormat`: depacketizer → access-unit assembler → frame gate (repair,
+/// keyframes, parameter sets) → `output`.
+public final class H264PayloadFormat: PayloadFormat {
+    public struct Configuration: Sendable {
+        public var maxAccessUnitBytes = 32 << 20
+        /// After a dropped access unit, also drop until the next keyframe.
+        public var waitForKeyframeAfterLoss = false
+        public var clockRate = 90000
+        /// Packetization mode 2 from the SDP, with its sprop-* parameters; nil until packets say so.
+        public var interleaving: DeinterleavingBuffer.Parameters?
+        /// How long the de-interleaving buffer waits for a missing unit (the receiver sets the reorder latency).
+        public var latencyNanoseconds: Int64 = 500_000_000
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    /// Receives the verdict on every access unit from the first keyframe on, with its bytes when it
+    /// is to be written; returns false when it was not taken (a stream not selected for output).
+    public var output: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
+    public var onNotice: (StreamNotice) -> Void = { _ in }
+    public var clockRate: Int { configuration.clockRate }
+
+    private let assembler: AccessUnitAssembler
+    private let depacketizer: Depacketizer
+    private let gate: FrameGate
+    /// Arrival of the packet being depacketized: an access unit it completes carries it.
+    private var deliveringArrival: Int64 = 0
+    private var invalidPayload: [H264Payload.Invalid: Int] = [:]
+    /// Bit n set when NAL unit type n was seen.
+    private var nalTypesSeen: UInt32 = 0
+
+    public init(ssrc: UInt32, configuration: Configuration) {
+        self.configuration = configuration
+        assembler = AccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
+        depacketizer = Depacketizer(assembler: assembler, interleaving: configuration.interleaving,
+                                    latencyNanoseconds: configuration.latencyNanoseconds)
+        var gateConfiguration = FrameGate.Configuration()
+        gateConfiguration.waitForKeyframeAfterLoss = configuration.waitForKeyframeAfterLoss
+        gateConfiguration.clockRate = configuration.clockRate
+        gate = FrameGate(ssrc: ssrc, configuration: gateConfiguration)
+        // The format owns both, and they call back once per access unit: no reference counting.
+        assembler.onAccessUnit = { [unowned(unsafe) self] in
+            try self.gate.admit($0, from: self.assembler, arrival: self.deliveringArrival)
+        }
+        gate.emit = { [unowned(unsafe) self] record, accessUnit in try self.output(record, accessUnit) }
+        gate.onNotice = { [unowned self] in self.onNotice($0) }
+        depacketizer.onNotice = { [unowned self] in self.onNotice($0) }
+    }
+
+    /// Parameter sets known before any packet (the SDP's sprop-parameter-sets).
+    public func addParameterSets(_ nalUnits: [[UInt8]]) {
+        for nal in nalUnits { nal.withUnsafeBytes { _ = assembler.parameterSets.store(nal: $0) } }
+    }
+
+    /// Evidence that the stream carries H.264: an SPS that parses, or slices whose headers do.
+    public var parsedSPSCount: Int { assembler.spsSeen }
+    public var parsedSliceCount: Int { assembler.slicesSeen }
+
+    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
+        if let invalid = H264Payload.validate(payload) {
+            invalidPayload[invalid, default: 0] += 1
+            return false
+        }
+        nalTypesSeen |= 1 << nalUnitType(payload[0])
+        H264Payload.forEachNALUnit(payload) { type, _ in nalTypesSeen |= 1 << type }
+        return true
+    }
+
+    public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                        arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+        deliveringArrival = arrival
+        try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+                                 arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
+    }
+
+    public func tick(now: Int64) throws { try depacketizer.tick(now: now) }
+
+    public func flush() throws { try depacketizer.flush() }
+
+    /// Waits for parameter sets and a keyframe again.
+    public func restart() {
+        depacketizer.restart()
+        gate.restart()
+    }
+
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { assembler.refers(to: memory) }
+
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { assembler.stopReferring(to: memory) }
+
+    public func fold(into s: inout StreamStatistics) {
+        s.invalidPayload = invalidPayload
+        s.nalTypesSeen = nalTypesSeen
+        s.frames = gate.tally
+        s.droppedTimestamps = gate.droppedTimestamps
+        s.retimedFrames = gate.clock.retimed
+        s.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
+        s.strayFragments = depacketizer.strayFragments
+        s.repeatedParameterSetsRemoved = assembler.repeatedParameterSetsRemoved
+        s.parameterSetChanges = assembler.parameterSetChanges
+        s.sps = assembler.parameterSets.latestSPS
+        s.interleaved = depacketizer.isInterleaved
+        s.decodingOrderGaps = depacketizer.decodingOrderGaps
+        s.lateInterleavedUnits = depacketizer.deinterleaver?.lateUnits ?? 0
+        s.notAllowedInInterleavedMode = depacketizer.notAllowedInInterleavedMode
+        s.aggregationUnitsOverrun = depacketizer.aggregationUnitsOverrun
+        s.mtapPacketsWithPrefixInSize = depacketizer.mtapPacketsWithPrefixInSize
+        if let deinterleaver = depacketizer.deinterleaver {
+            s.interleavingDepth = (deinterleaver.parameters.interleavingDepth,
+                                   max(deinterleaver.parameters.interleavingDepth, deinterleaver.neededDepth))
+        }
+    }
+}

@@ -1,0 +1,202 @@
+/// What every RTP stream does before its payload format (RFC 3550): the structural check, sequence
+/// bookkeeping (A.1), the reorder buffer, loss (A.3), jitter (A.8) and the sender's RTCP.
+public struct RTPStreamConfiguration: Sendable {
+    public var reorder = ReorderBuffer.Configuration()
+    /// The caller keeps each packet's memory valid for as long as `refers(to:)` says it is in use
+    /// (a capture read into buffers that are not reused until then): payloads of packets that
+    /// arrive in order are then referenced by what the format gives, not copied.
+    public var borrowsPayloads = false
+
+    public init() {}
+}
+
+/// One SSRC's stream: packets in, in sequence order with their losses, to its `Format`.
+public final class RTPStream<Format: PayloadFormat> {
+    public let configuration: RTPStreamConfiguration
+    public let format: Format
+    public private(set) var statistics: StreamStatistics
+    public let firstArrival: Int64
+    public private(set) var lastArrival: Int64
+    /// Says what the stream does that is worked around, once each.
+    public var onNotice: (RTPStream, StreamNotice) -> Void = { _, _ in }
+
+    private var source: RTPSourceState?
+    private let reorder: ReorderBuffer
+    private var lastDelivered: Int64?
+    private var highestArrived: Int64 = -1
+
+    /// The packet that opened a possible new sequence, held until the next one confirms it.
+    private var held: [UInt8] = []
+    private var heldHeader: (timestamp: UInt32, marker: Bool)?
+
+    public init(ssrc: UInt32, payloadType: UInt8, arrival: Int64, format: Format, configuration: RTPStreamConfiguration) {
+        self.configuration = configuration
+        self.format = format
+        statistics = StreamStatistics(ssrc: ssrc, payloadType: payloadType)
+        statistics.clockRate = format.clockRate
+        firstArrival = arrival
+        lastArrival = arrival
+        reorder = ReorderBuffer(configuration.reorder)
+        format.onNotice = { [unowned self] in self.notice($0) }
+    }
+
+    public var ssrc: UInt32 { statistics.ssrc }
+    public var payloadType: UInt8 { statistics.payloadType }
+
+    public func setEndpoints(source: Endpoint?, destination: Endpoint?) {
+        statistics.source = source
+        statistics.destination = destination
+    }
+
+    /// A sender report from this stream's source (RFC 3550 §6.4.1): NTP time beside RTP time.
+    public func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64) {
+        statistics.senderReports += 1
+        statistics.lastSenderReport = report
+        statistics.lastSenderReportArrival = arrival
+        if statistics.firstSenderReportArrival == nil { statistics.firstSenderReportArrival = arrival }
+    }
+
+    public func noteCNAME(_ cname: String) {
+        if statistics.cname == nil { statistics.cname = String(cname.prefix(255)) }
+    }
+
+    public func noteGoodbye() { statistics.goodbye = true }
+
+    private func notice(_ notice: StreamNotice) {
+        guard statistics.notices.count < 8 else { return }
+        statistics.notices.append(notice)
+        onNotice(self, notice)
+    }
+
+    /// Whether what the format has in progress refers to bytes in `memory`.
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { format.refers(to: memory) }
+
+    /// Copies what the format has in progress of `memory`, which may then be reused.
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { format.stopReferring(to: memory) }
+
+    // MARK: Packets
+
+    /// `payload` is the RTP payload of `packet`, a view into the caller's buffer.
+    public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+        statistics.packets += 1
+        statistics.bytes += payload.count
+        lastArrival = arrival
+        guard format.accepts(payload) else { return }
+
+        let extended: Int64
+        if source == nil {
+            source = RTPSourceState(firstSequenceNumber: packet.sequenceNumber)
+            extended = source!.extendedHighestSequenceNumber
+        } else {
+            switch source!.update(packet.sequenceNumber) {
+            case .accepted(let e):
+                extended = e
+            case .jumped:
+                held.removeAll(keepingCapacity: true)
+                held.append(contentsOf: payload)
+                heldHeader = (packet.timestamp, packet.marker)
+                return
+            case .restarted(let e):
+                try restart()
+                if let header = heldHeader {
+                    heldHeader = nil
+                    try held.withUnsafeBytes { heldPayload in
+                        try arrive(extended: e - 1, timestamp: header.timestamp, marker: header.marker,
+                                   payload: heldPayload, arrival: arrival, borrowing: false)
+                    }
+                }
+                extended = e
+            }
+        }
+        // A.8 jitter, with arrival on the RTP clock relative to the first packet.
+        // Capture times can be anything: wrapping arithmetic, microsecond steps.
+        let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(statistics.clockRate) / 1_000_000
+        source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
+        try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
+                   payload: payload, arrival: arrival, borrowing: configuration.borrowsPayloads)
+    }
+
+    /// `borrowing`: `payload` outlives the stream, so what the format gives may reference it.
+    private func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
+                        payload: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool) throws {
+        if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
+        while true {
+            switch reorder.arrive(extended: extended, timestamp: timestamp, marker: marker,
+                                  payload: payload, arrival: arrival) {
+            case .deliverNow:
+                reorder.markDelivered(extended)
+                try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
+                            arrival: arrival, borrowing: borrowing)
+            case .buffered:
+                break
+            case .duplicate:
+                statistics.duplicates += 1
+                if extended < highestArrived { statistics.reordered -= 1 }
+            case .late:
+                statistics.late += 1
+                statistics.lost -= 1
+            case .tooLarge:
+                statistics.tooLarge += 1
+            case .needsRoom(let limit):
+                while reorder.next.map({ $0 < limit }) ?? false, let p = reorder.pop(now: arrival, through: limit) {
+                    try deliver(p)
+                }
+                continue
+            }
+            break
+        }
+        try drain(now: arrival)
+    }
+
+    /// Releases what the reorder buffer may release at `now` on the packet clock.
+    public func drain(now: Int64, flushing: Bool = false) throws {
+        while let p = reorder.pop(now: now, flushing: flushing) { try deliver(p) }
+        if !flushing { try format.tick(now: now) }
+    }
+
+    private func deliver(_ p: ReorderBuffer.Released) throws {
+        // The reorder buffer's copy is reused once released: never borrowed.
+        try deliver(extended: p.extendedSequenceNumber, timestamp: p.timestamp, marker: p.marker, payload: p.payload,
+                    arrival: p.arrival, borrowing: false)
+    }
+
+    private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
+                         arrival: Int64, borrowing: Bool) throws {
+        let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
+        lastDelivered = extended
+        statistics.lost += lostBefore
+        try format.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+                           arrival: arrival, borrowing: borrowing, sequenceNumber: extended)
+    }
+
+    // MARK: Restart and end
+
+    /// The source restarted: finish what was in flight, then start the format over.
+    private func restart() throws {
+        try drain(now: lastArrival, flushing: true)
+        try format.flush()
+        reorder.reset()
+        format.restart()
+        lastDelivered = nil
+        highestArrived = -1
+        statistics.restarts += 1
+    }
+
+    /// Ends the stream: releases every waiting packet and what the format has in progress.
+    public func finish() throws {
+        try drain(now: lastArrival, flushing: true)
+        try format.flush()
+        statistics = snapshot()
+    }
+
+    /// The statistics with the counters kept by the format folded in.
+    public func snapshot() -> StreamStatistics {
+        var s = statistics
+        s.jitter = source?.jitter ?? 0
+        format.fold(into: &s)
+        return s
+    }
+}
+
+/// An H.264 stream.
+public typealias VideoStream = RTPStream<H264PayloadFormat>
