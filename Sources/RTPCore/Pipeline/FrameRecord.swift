@@ -82,6 +82,8 @@ public struct FrameRecord: Sendable, Equatable {
     public var referencesIntact: Bool
     /// Presentation time in milliseconds from the stream's first keyframe.
     public var presentationMilliseconds: Int64
+    /// An audio frame (every one is a keyframe, with no references).
+    public var isAudio = false
 
     public init(ssrc: UInt32, timestamp: UInt32, firstSequenceNumber: UInt16, lastSequenceNumber: UInt16, packets: Int,
                 bytes: Int, isKeyframe: Bool, status: Status, reason: Reason? = nil, missingPackets: Int = 0,

@@ -11,6 +11,13 @@ public struct MediaDescription: Sendable {
         /// The fmtp's `key=value` items, keys in lower case, in order.
         public var parameters: [(key: String, value: String)] = []
 
+        public init(encodingName: String, clockRate: Int, channels: Int? = nil, parameters: [(key: String, value: String)] = []) {
+            self.encodingName = encodingName
+            self.clockRate = clockRate
+            self.channels = channels
+            self.parameters = parameters
+        }
+
         public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
     }
 

@@ -56,6 +56,9 @@ public struct StreamStatistics: Sendable {
     /// The sender said BYE.
     public var goodbye = false
 
+    /// An audio stream's codec, gaps and invalid payloads.
+    public var audio: AudioStreamStatistics?
+
     /// Bit n set when NAL unit type n was seen.
     public var nalTypesSeen: UInt32 = 0
     public var sps: SequenceParameterSet?

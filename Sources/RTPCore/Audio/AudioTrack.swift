@@ -1,0 +1,86 @@
+/// The audio codecs rtprecv receives, each from the payload format of its RFC.
+public enum AudioCodec: Sendable, Equatable {
+    /// MPEG-4 AAC from RFC 3640 (mpeg4-generic) or RFC 6416 (MP4A-LATM), with its config.
+    case aac(AudioSpecificConfig)
+    /// MPEG-1/2 audio layers I-III (RFC 2250 MPA): rate and channels come from the frame headers.
+    case mpegAudio
+    /// G.711 μ-law and A-law (RFC 3551 PCMU, PCMA).
+    case pcmu
+    case pcma
+    /// G.722 (RFC 3551): 16 kHz audio on an 8 kHz RTP clock.
+    case g722
+    /// Opus (RFC 7587), on a 48 kHz clock whatever it codes.
+    case opus
+
+    public var name: String {
+        switch self {
+        case .aac: "AAC"
+        case .mpegAudio: "MPEG audio"
+        case .pcmu: "G.711 μ-law"
+        case .pcma: "G.711 A-law"
+        case .g722: "G.722"
+        case .opus: "Opus"
+        }
+    }
+}
+
+/// What an audio stream carries, as far as it is known: from the SDP or static payload type, and
+/// for MPEG audio from its frame headers.
+public struct AudioTrack: Sendable, Equatable {
+    public var codec: AudioCodec
+    public var clockRate: Int
+    /// Decoded samples per second, per channel; 0 until known.
+    public var sampleRate: Int
+    public var channels: Int
+    /// MPEG audio: the layer (1-3), from the first frame.
+    public var layer: Int?
+
+    public init(codec: AudioCodec, clockRate: Int, sampleRate: Int, channels: Int) {
+        self.codec = codec
+        self.clockRate = clockRate
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+
+    public var config: AudioSpecificConfig? {
+        if case .aac(let config) = codec { return config }
+        return nil
+    }
+
+    /// "AAC 48000 Hz stereo", for reports.
+    public var description: String {
+        var text = codec.name
+        if let layer { text = "MPEG audio layer \(layer == 3 ? "III" : layer == 2 ? "II" : "I")" }
+        if sampleRate > 0 { text += " \(sampleRate) Hz" }
+        text += channels == 1 ? " mono" : channels == 2 ? " stereo" : " \(channels) channels"
+        return text
+    }
+}
+
+/// One audio frame as it leaves the receiver: one AAC access unit, one MPEG audio frame, one Opus
+/// packet, or the G.711/G.722 samples of one packet.
+public struct AudioFrame {
+    public var track: AudioTrack
+    public var record: FrameRecord
+    /// The RTP timestamp extended to 64 bits, on the stream's clock.
+    public var pts: Int64
+    /// Clock ticks it lasts.
+    public var duration: Int64
+    /// Clock ticks missing just before it (lost packets), not concealed.
+    public var gapBefore: Int64
+    /// The bytes: valid only during the sink's call.
+    public var bytes: UnsafeRawBufferPointer
+    /// When the packet that completed it arrived, on the packet clock.
+    public var arrival: Int64
+
+    public init(track: AudioTrack, record: FrameRecord, pts: Int64, duration: Int64, gapBefore: Int64,
+                bytes: UnsafeRawBufferPointer, arrival: Int64) {
+        self.track = track
+        self.record = record
+        self.pts = pts
+        self.duration = duration
+        self.gapBefore = gapBefore
+        self.bytes = bytes
+        self.arrival = arrival
+    }
+}

@@ -1,0 +1,115 @@
+/// MPEG audio over RTP (RFC 2250 §3.5, payload type 14 "MPA", 90 kHz clock). After a 4-byte header,
+/// a payload holds whole frames, or one fragment of a frame larger than a packet:
+///
+/// ```
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |             MBZ               |          Frag_offset          |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// ```
+///
+/// Frag_offset is where the payload starts within its frame. The fragments of one frame share its
+/// timestamp; a frame is written only when every byte came, with no gap.
+public struct MPEGAudioPayload: AudioDepacketizer {
+    public private(set) var track: AudioTrack
+    public let maxFrameBytes: Int
+    private var fragment: [UInt8] = []
+    private var fragmentLength = 0
+    private var fragmentTimestamp: Int64 = 0
+    private var fragmentFirstPacket: Int64 = 0
+    private var fragmentLastPacket: Int64 = 0
+    private var fragmentOpen = false
+
+    public init(track: AudioTrack, maxFrameBytes: Int = 1 << 16) {
+        self.track = track
+        self.maxFrameBytes = maxFrameBytes
+    }
+
+    public mutating func process(payload: UnsafeRawBufferPointer, timestamp: Int64, marker: Bool, lostBefore: Int,
+                                 sequenceNumber: Int64, into output: AudioUnitOutput) throws {
+        guard payload.count > 4 else {
+            output.invalid(.shortHeader)
+            return
+        }
+        let offset = Int(payload[2]) << 8 | Int(payload[3])
+        let data = payload.view(4..<payload.count)
+        if fragmentOpen {
+            if offset > 0 && offset == fragment.count && timestamp == fragmentTimestamp && lostBefore == 0 {
+                fragment.append(contentsOf: data.prefix(fragmentLength - fragment.count))
+                fragmentLastPacket = sequenceNumber
+                if fragment.count == fragmentLength { try finishFragment(into: output) }
+                return
+            }
+            try dropFragment(into: output, missing: lostBefore, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment)
+        }
+        guard offset == 0 else {
+            // A fragment whose frame's start was lost.
+            try output.dropped(timestamp: timestamp, reason: .missingFragmentStart, bytes: data.count,
+                               firstSequenceNumber: sequenceNumber, lastSequenceNumber: sequenceNumber,
+                               missingPackets: lostBefore)
+            return
+        }
+        var rest = data
+        var time = timestamp
+        while !rest.isEmpty {
+            guard let header = MPEGAudioFrameHeader(rest) else {
+                output.invalid(.mpegAudioHeader)
+                return
+            }
+            learn(header)
+            let duration = Int64(header.samples * track.clockRate / header.sampleRate)
+            // The free format gives no length: the frame is the rest of the payload.
+            let length = header.frameLength ?? rest.count
+            if length <= rest.count {
+                try output.unit(track, timestamp: time, duration: duration, bytes: rest.view(0..<length),
+                                firstSequenceNumber: sequenceNumber, lastSequenceNumber: sequenceNumber)
+                rest = rest.view(length..<rest.count)
+                time += duration
+                continue
+            }
+            guard length <= maxFrameBytes else {
+                output.invalid(.oversize)
+                return
+            }
+            // The frame goes on in the next packets.
+            fragment.removeAll(keepingCapacity: true)
+            fragment.append(contentsOf: rest)
+            fragmentLength = length
+            fragmentTimestamp = time
+            fragmentFirstPacket = sequenceNumber
+            fragmentLastPacket = sequenceNumber
+            fragmentOpen = true
+            return
+        }
+    }
+
+    public mutating func flush(into output: AudioUnitOutput) throws {
+        if fragmentOpen { try dropFragment(into: output, missing: 0, reason: .incompleteAtEnd) }
+    }
+
+    private mutating func learn(_ header: MPEGAudioFrameHeader) {
+        if track.sampleRate == 0 || track.layer == nil {
+            track.sampleRate = header.sampleRate
+            track.channels = header.channels
+            track.layer = header.layer
+        }
+    }
+
+    private mutating func finishFragment(into output: AudioUnitOutput) throws {
+        fragmentOpen = false
+        let header = fragment.withUnsafeBytes { MPEGAudioFrameHeader($0) }!
+        let duration = Int64(header.samples * track.clockRate / header.sampleRate)
+        try fragment.withUnsafeBytes {
+            try output.unit(track, timestamp: fragmentTimestamp, duration: duration, bytes: $0,
+                            firstSequenceNumber: fragmentFirstPacket, lastSequenceNumber: fragmentLastPacket)
+        }
+    }
+
+    private mutating func dropFragment(into output: AudioUnitOutput, missing: Int, reason: FrameRecord.Reason) throws {
+        fragmentOpen = false
+        try output.dropped(timestamp: fragmentTimestamp, reason: reason, bytes: fragment.count,
+                           firstSequenceNumber: fragmentFirstPacket, lastSequenceNumber: fragmentLastPacket,
+                           missingPackets: missing)
+    }
+}

@@ -1,0 +1,220 @@
+/// MPEG-4 elementary streams over RTP (RFC 3640), as AAC uses them (AAC-hbr, AAC-lbr):
+///
+/// ```
+/// +---------+-----------+-----------+---------------+
+/// | RTP     | AU Header | Auxiliary | Access Unit   |
+/// | Header  | Section   | Section   | Data Section  |
+/// +---------+-----------+-----------+---------------+
+///
+/// AU-headers-length (16 bits, in bits) | AU-header(1) ... AU-header(n) | padding to a byte
+/// AU-header: AU-size | AU-Index or AU-Index-delta | CTS-flag, CTS-delta | DTS-flag, DTS-delta |
+///            RAP-flag | Stream-state          (each as long as the fmtp says, possibly 0)
+/// ```
+///
+/// The RTP timestamp is the first AU's; each later AU is `AU-Index-delta + 1` frames after the one
+/// before (§3.2.1.1), so a packet of consecutive AUs steps one frame each, and interleaved AUs
+/// (deltas above 0) are put back in order here. An AU larger than a packet comes in fragments that
+/// share its timestamp, each with an AU header giving the whole AU's size (§3.2.3); one that lost a
+/// fragment is dropped whole.
+public struct MPEG4GenericPayload: AudioDepacketizer {
+    public let track: AudioTrack
+    public let parameters: MPEG4GenericParameters
+    public let maxFrameBytes: Int
+    /// Ticks between consecutive AUs.
+    public let frameDuration: Int64
+
+    /// The AU headers of the packet at hand (kept to reuse its storage).
+    private var headers: [AUHeader] = []
+    private var fragment: [UInt8] = []
+    private var fragmentSize = 0
+    private var fragmentTimestamp: Int64 = 0
+    private var fragmentFirstPacket: Int64 = 0
+    private var fragmentLastPacket: Int64 = 0
+    private var fragmentOpen = false
+
+    /// Interleaved AUs waiting for their turn, in timestamp order; their number is bounded by the
+    /// widest span a packet showed.
+    private var waiting: [(timestamp: Int64, bytes: [UInt8], packet: Int64)] = []
+    private var span = 0
+    private var nextTimestamp: Int64?
+    public private(set) var interleaved = false
+
+    /// At most this many AUs in one packet; more are a broken header section.
+    public static let maxAUsPerPacket = 512
+
+    public init(track: AudioTrack, parameters: MPEG4GenericParameters, maxFrameBytes: Int = 1 << 16) {
+        self.track = track
+        self.parameters = parameters
+        self.maxFrameBytes = maxFrameBytes
+        let config = parameters.config
+        frameDuration = Int64(parameters.constantDuration
+                              ?? config.samplesPerFrame * track.clockRate / max(1, config.samplingFrequency))
+    }
+
+    private struct AUHeader {
+        var size: Int
+        var timestamp: Int64
+    }
+
+    public mutating func process(payload: UnsafeRawBufferPointer, timestamp: Int64, marker: Bool, lostBefore: Int,
+                                 sequenceNumber: Int64, into output: AudioUnitOutput) throws {
+        if fragmentOpen && (lostBefore > 0 || timestamp != fragmentTimestamp) {
+            try dropFragment(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment, missing: lostBefore)
+        }
+        headers.removeAll(keepingCapacity: true)
+        var dataStart = 0
+        let p = parameters
+        if p.hasAUHeaders {
+            guard payload.count >= 2 else {
+                output.invalid(.shortHeader)
+                return
+            }
+            let headersBits = Int(payload[0]) << 8 | Int(payload[1])
+            let headersEnd = 2 + (headersBits + 7) / 8
+            guard headersEnd <= payload.count else {
+                output.invalid(.auHeadersOverrun)
+                return
+            }
+            var bits = BitReader(payload.view(2..<headersEnd))
+            var time = timestamp
+            while bits.position < headersBits {
+                let first = headers.isEmpty
+                guard headers.count < MPEG4GenericPayload.maxAUsPerPacket,
+                      let size = bits.read(p.sizeLength),
+                      let index = bits.read(first ? p.indexLength : p.indexDeltaLength) else {
+                    output.invalid(.auHeadersOverrun)
+                    return
+                }
+                if !first {
+                    time += Int64(index + 1) * frameDuration
+                    if index > 0 { interleaved = true }
+                }
+                var auTime = time
+                if p.ctsDeltaLength > 0, let flag = bits.readFlag(), flag {
+                    guard let delta = bits.read(p.ctsDeltaLength) else { output.invalid(.auHeadersOverrun); return }
+                    if !first { auTime = timestamp + signExtended(delta, bits: p.ctsDeltaLength) }
+                }
+                if p.dtsDeltaLength > 0, let flag = bits.readFlag(), flag {
+                    guard bits.skip(p.dtsDeltaLength) else { output.invalid(.auHeadersOverrun); return }
+                }
+                if p.randomAccessIndication { _ = bits.skip(1) }
+                if p.streamStateIndication > 0 { _ = bits.skip(p.streamStateIndication) }
+                guard bits.position <= headersBits else {
+                    output.invalid(.auHeadersOverrun)
+                    return
+                }
+                headers.append(AUHeader(size: Int(size), timestamp: auTime))
+            }
+            dataStart = headersEnd
+            if p.auxiliaryDataSizeLength > 0 {
+                var aux = BitReader(payload.view(dataStart..<payload.count))
+                guard let auxBits = aux.read(p.auxiliaryDataSizeLength) else {
+                    output.invalid(.auHeadersOverrun)
+                    return
+                }
+                dataStart += (p.auxiliaryDataSizeLength + Int(auxBits) + 7) / 8
+                guard dataStart <= payload.count else {
+                    output.invalid(.auHeadersOverrun)
+                    return
+                }
+            }
+        } else {
+            // No AU headers: the payload is one AU (§3.2.1, a constant-size stream needs constantSize).
+            headers.append(AUHeader(size: payload.count, timestamp: timestamp))
+        }
+        let data = payload.view(dataStart..<payload.count)
+
+        if fragmentOpen {
+            // A continuation: one header with the whole AU's size.
+            guard headers.count == 1, headers[0].size == fragmentSize else {
+                output.invalid(.fragmentMismatch)
+                try dropFragment(into: output, reason: .unfinishedFragment, missing: 0)
+                return
+            }
+            fragment.append(contentsOf: data.prefix(fragmentSize - fragment.count))
+            fragmentLastPacket = sequenceNumber
+            if fragment.count == fragmentSize {
+                fragmentOpen = false
+                let (time, first, last) = (fragmentTimestamp, fragmentFirstPacket, fragmentLastPacket)
+                let whole = fragment
+                try whole.withUnsafeBytes { try emit($0, timestamp: time, first: first, last: last, into: output) }
+            } else if marker {
+                try dropFragment(into: output, reason: .unfinishedFragment, missing: 0)
+            }
+            return
+        }
+        var offset = 0
+        for (i, header) in headers.enumerated() {
+            let rest = data.count - offset
+            if header.size <= rest {
+                try emit(data.view(offset..<offset + header.size), timestamp: header.timestamp,
+                         first: sequenceNumber, last: sequenceNumber, into: output)
+                offset += header.size
+                continue
+            }
+            guard i == 0, headers.count == 1, !marker, header.size <= maxFrameBytes else {
+                output.invalid(header.size > maxFrameBytes ? .oversize : .accessUnitOverrun)
+                return
+            }
+            // The first fragment of an AU larger than the packet.
+            fragment.removeAll(keepingCapacity: true)
+            fragment.append(contentsOf: data)
+            fragmentSize = header.size
+            fragmentTimestamp = header.timestamp
+            fragmentFirstPacket = sequenceNumber
+            fragmentLastPacket = sequenceNumber
+            fragmentOpen = true
+        }
+        if interleaved { span = max(span, Int((headers.last!.timestamp - headers[0].timestamp) / max(1, frameDuration)) + 1) }
+        try releaseWaiting(into: output, all: false)
+    }
+
+    public mutating func flush(into output: AudioUnitOutput) throws {
+        if fragmentOpen { try dropFragment(into: output, reason: .incompleteAtEnd, missing: 0) }
+        try releaseWaiting(into: output, all: true)
+    }
+
+    /// In order, an AU goes straight out; interleaved, it waits for the ones due before it.
+    private mutating func emit(_ bytes: UnsafeRawBufferPointer, timestamp: Int64, first: Int64, last: Int64,
+                               into output: AudioUnitOutput) throws {
+        if !interleaved {
+            try output.unit(track, timestamp: timestamp, duration: frameDuration, bytes: bytes,
+                            firstSequenceNumber: first, lastSequenceNumber: last)
+            nextTimestamp = timestamp + frameDuration
+            return
+        }
+        if let next = nextTimestamp, timestamp < next {
+            // Its turn has passed: written late it would go back in time.
+            try output.dropped(timestamp: timestamp, reason: .missingPackets, bytes: bytes.count,
+                               firstSequenceNumber: first, lastSequenceNumber: last, missingPackets: 0)
+            return
+        }
+        let position = waiting.firstIndex { $0.timestamp > timestamp } ?? waiting.count
+        waiting.insert((timestamp, Array(bytes), first), at: position)
+    }
+
+    private mutating func releaseWaiting(into output: AudioUnitOutput, all: Bool) throws {
+        while let head = waiting.first {
+            let due = head.timestamp == nextTimestamp || nextTimestamp == nil && waiting.count > span
+            guard all || due || waiting.count > span else { return }
+            waiting.removeFirst()
+            try head.bytes.withUnsafeBytes {
+                try output.unit(track, timestamp: head.timestamp, duration: frameDuration, bytes: $0,
+                                firstSequenceNumber: head.packet, lastSequenceNumber: head.packet)
+            }
+            nextTimestamp = head.timestamp + frameDuration
+        }
+    }
+
+    private mutating func dropFragment(into output: AudioUnitOutput, reason: FrameRecord.Reason, missing: Int) throws {
+        fragmentOpen = false
+        try output.dropped(timestamp: fragmentTimestamp, reason: reason, bytes: fragment.count,
+                           firstSequenceNumber: fragmentFirstPacket, lastSequenceNumber: fragmentLastPacket,
+                           missingPackets: missing)
+    }
+}
+
+private func signExtended(_ value: UInt32, bits: Int) -> Int64 {
+    let shift = 64 - bits
+    return (Int64(value) << shift) >> shift
+}
