@@ -7,7 +7,8 @@ import SystemIO
 ///     {"ssrc":…,"ts":…,"seq_first":…,"seq_last":…,"packets":…,"bytes":…,"keyframe":…,"status":"written",
 ///      "refs_intact":…,"pts_ms":…}
 ///
-/// with `"reason"` for dropped and repaired ones and `"missing_packets"` where packets were missing.
+/// with `"reason"` for dropped and repaired ones, `"missing_packets"` where packets were missing, and
+/// `"media":"audio"` on the lines of the audio stream's frames.
 /// Lines are gathered and written in batches; live, each line goes out as it is made, for `tail -f`.
 final class FrameLedger {
     private let file: OutputFile
@@ -35,6 +36,7 @@ final class FrameLedger {
         if r.missingPackets > 0 { field("missing_packets", Int64(r.missingPackets)) }
         field("refs_intact", r.referencesIntact)
         field("pts_ms", r.presentationMilliseconds)
+        if r.isAudio { field("media", "audio") }
         line.append(UInt8(ascii: "}"))
         line.append(UInt8(ascii: "\n"))
         pending.append(contentsOf: line)

@@ -4,7 +4,8 @@ public enum Help {
     public static let usage = "rtprecv (--pcap FILE | --port N) [--sdp FILE] [--out FILE|-] [options]"
 
     public static let text = """
-    OVERVIEW: Receive H.264 video carried over RTP (RFC 3550, RFC 6184) and write it out.
+    OVERVIEW: Receive H.264 video and its audio carried over RTP (RFC 3550, RFC 6184) and write
+    them out.
 
     rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
     order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
@@ -13,6 +14,10 @@ public enum Help {
     missing piece of its picture is never written; every intact one is, bit-exact; one that lost
     only SPS, PPS or SEI before its slices is repaired from cached parameter sets. The statistics
     at the end, and the frame ledger (--frames-json), account for every packet and frame.
+
+    Beside the video it takes one audio stream: AAC (RFC 3640 mpeg4-generic and RFC 6416
+    MP4A-LATM, which need the SDP), G.711 (PCMU, PCMA), G.722, MPEG audio (RFC 2250 MPA) and
+    Opus (RFC 7587). Static payload types (0, 8, 9, 14) are taken without an SDP.
 
     USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
@@ -63,6 +68,10 @@ public enum Help {
       --port N                With --pcap: only datagrams to this UDP port (default: from
                               --sdp, else any).
       --max-streams N         Candidate streams followed at once (default 16).
+      --audio-ssrc N          The audio stream: only this SSRC.
+      --audio-payload-type N  The audio stream: only this payload type (default: the SDP's audio
+                              line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).
+      --no-audio              Leave audio out: count it as another stream.
 
     OUTPUT:
       -o, --out FILE          Annex-B H.264 with 4-byte start codes; '-' for standard output.
@@ -82,6 +91,13 @@ public enum Help {
                               over_max_frame_bytes, incomplete_at_end, unfinished_fragment,
                               no_parameter_sets, waiting_for_keyframe), missing_packets,
                               refs_intact, pts_ms. '-' for standard output; live, line by line.
+
+    AUDIO OUTPUT:
+      --audio FILE            The audio stream's frames, bit-exact, in the file its codec plays
+                              from: AAC as ADTS (.aac), MPEG audio as .mp3, G.711 as WAV with
+                              the A-law or mu-law format tag. '-' for standard output. A lost
+                              frame leaves a gap, counted in the statistics, never filled in.
+                              G.722 and Opus have no such file here.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, AVC sequence headers (again when SPS/PPS change)
@@ -144,6 +160,8 @@ public enum Help {
       rtprecv --pcap call.pcap --ssrc 0x1234abcd --out - | ffplay -f h264 -
       rtprecv --pcap ffmpeg.pcap --sdp ffmpeg.sdp --out video.h264 --stats-json stats.json
       rtprecv --pcap call.pcap --frames-json - -q | jq -c 'select(.status != "written")'
+      rtprecv --pcap camera.pcap --sdp camera.sdp --out video.h264 --audio audio.aac
+      rtprecv --pcap phone.pcap --audio call.wav          G.711 from a SIP call, no SDP needed
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
     1 when the input cannot be read, the port cannot be bound or the output cannot be written,

@@ -8,7 +8,7 @@ struct ListStreams {
 
     func run() throws -> Int32 {
         let capture = try openCapture(options.pcap!)
-        var survey = StreamSurvey(media: try options.sdp.map { try Run.loadSDP($0, quiet: options.quiet, needsVideo: false) }?.media ?? [])
+        var survey = StreamSurvey(media: try options.sdp.map { try Run.loadSDP($0, quiet: options.quiet, needsMedia: false) }?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
         let truncated = try forEachDatagram(in: capture, skipped: &skipped) { record, datagram in
             if let port = options.port, datagram.destination.port != port { return }

@@ -42,6 +42,11 @@ public struct Options {
     public var skipCorrupt = false
     public var flv: String?
     public var flvKeepAfterLoss = false
+    /// The audio stream's frames as a file of its codec (ADTS, MP3, G.711 WAV).
+    public var audio: String?
+    public var noAudio = false
+    public var audioSSRC: UInt32?
+    public var audioPayloadType: UInt8?
     public var quiet = false
     public var verbose = false
 
@@ -118,6 +123,10 @@ public struct Options {
             case "--skip-corrupt": skipCorrupt = true
             case "--flv": flv = try value()
             case "--flv-keep-after-loss": flvKeepAfterLoss = true
+            case "--audio": audio = try value()
+            case "--no-audio": noAudio = true
+            case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)
+            case "--audio-payload-type": audioPayloadType = try number(UInt8.self, 0...127)
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -138,8 +147,19 @@ public struct Options {
         if exitOnTimeout && timeout == nil {
             throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
+        if noAudio, let flag = [("--audio", audio != nil), ("--audio-ssrc", audioSSRC != nil),
+                                ("--audio-payload-type", audioPayloadType != nil)].first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' selects audio, which '--no-audio' leaves out")
+        }
+        if sdp == nil, let pt = audioPayloadType, pt >= 96 {
+            throw UsageError(description: "'--audio-payload-type \(pt)' is a dynamic type: its codec comes only from an SDP (--sdp FILE)")
+        }
+        if sdp == nil, let pt = audioPayloadType, !AudioSelection.staticTypes.contains(where: { $0.rawValue == pt }) {
+            throw UsageError(description: "'--audio-payload-type \(pt)' is no audio type rtprecv takes without an SDP "
+                             + "(0 PCMU, 8 PCMA, 9 G.722, 14 MPA)")
+        }
         let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
-                        ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
+                        ("--audio", audio), ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
             .filter { $0.1 == "-" }.map(\.0)
         if toStdout.count > 1 {
             throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")
@@ -166,6 +186,9 @@ public struct Options {
             packets: reorderPackets, latencyNanoseconds: Int64(latencyMilliseconds) * 1_000_000,
             maxPacketBytes: maxPacketBytes)
         c.video.maxAccessUnitBytes = maxFrameBytes
+        c.audio.enabled = !noAudio
+        c.audio.ssrc = audioSSRC
+        c.audio.payloadType = audioPayloadType
         c.video.waitForKeyframeAfterLoss = waitKeyframe
         return c
     }

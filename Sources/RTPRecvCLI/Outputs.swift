@@ -10,6 +10,7 @@ final class Outputs: AccessUnitSink {
     let decoding: DecodingOutput?
     let flv: FLVOutput?
     let ledger: FrameLedger?
+    let audio: AudioFileOutput?
     private let limit: Int
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
     private let measuresLatency: Bool
@@ -24,6 +25,7 @@ final class Outputs: AccessUnitSink {
             try FLVOutput(file: open($0), keepAfterLoss: options.flvKeepAfterLoss, quiet: options.quiet)
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
+        audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         limit = options.frames ?? Int.max
         measuresLatency = options.isLive
     }
@@ -55,8 +57,13 @@ final class Outputs: AccessUnitSink {
         return true
     }
 
+    func write(audio frame: AudioFrame) throws {
+        try audio?.write(frame)
+    }
+
     /// Drains the decoder and closes the files.
     func finish() throws {
+        try audio?.finish()
         try decoding?.finish()
         try flv?.finish()
         try annexB?.close()

@@ -17,6 +17,10 @@ struct Report {
         receiver.previousStreams + (receiver.selected.map { [$0.statistics] } ?? [])
     }
 
+    private var audioStreams: [StreamStatistics] {
+        receiver.previousAudioStreams + (receiver.audio.map { [$0.statistics] } ?? [])
+    }
+
     func text(verbose: Bool) -> String {
         var lines: [String] = [input.summary]
         let c = receiver.counters
@@ -27,8 +31,8 @@ struct Report {
         if streams.isEmpty {
             lines.append("  no H.264 stream found")
         }
-        for s in streams {
-            lines.append("stream \(hex(s.ssrc)) PT \(s.payloadType)"
+        for s in streams + audioStreams {
+            lines.append("stream \(hex(s.ssrc)) PT \(s.payloadType)" + (s.audio != nil ? " (audio)" : "")
                          + (s.source.map { ", \($0) -> \(s.destination?.description ?? "?")" } ?? ""))
             lines.append("  packets    \(s.packets) (\(s.bytes) payload bytes), \(s.lost) lost, \(s.duplicates) duplicate, "
                          + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
@@ -52,6 +56,18 @@ struct Report {
                 if let cname = s.cname { parts.append("CNAME \(cname)") }
                 if s.goodbye { parts.append("BYE") }
                 lines.append("  RTCP       " + parts.joined(separator: ", "))
+            }
+            if let audio = s.audio {
+                lines.append("  frames     " + Report.audioFrames(s.frames))
+                var line = "  audio      \(audio.track.description)"
+                if audio.gaps > 0 { line += "; \(audio.gaps) gaps (\(audio.gapMilliseconds) ms in all) where frames were lost, left as gaps" }
+                if audio.timestampJumps > 0 { line += "; \(audio.timestampJumps) timestamp jumps" }
+                lines.append(line)
+                if !audio.invalid.isEmpty {
+                    lines.append("  invalid    \(audio.invalid.values.reduce(0, +)): "
+                                 + Report.describe(audio.invalid.map { ($0.key.rawValue, $0.value) }))
+                }
+                continue
             }
             lines.append("  frames     " + Report.frames(s.frames))
             if s.fragmentedUnitsDropped + s.strayFragments > 0 {
@@ -98,7 +114,16 @@ struct Report {
         if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
+        for (ssrc, reason) in receiver.unusableAudio.sorted(by: { $0.key < $1.key }) {
+            lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
+        }
         lines.append("wrote \(outputs.bytesWritten) bytes of H.264")
+        if let a = outputs.audio {
+            var line = "audio file \(a.framesWritten) frames (\(a.bytesWritten) bytes)"
+            if let track = a.track { line += " of \(track.description)" }
+            if a.framesSkipped > 0 { line += ", \(a.framesSkipped) frames it cannot hold skipped" }
+            lines.append(line)
+        }
         let l = outputs.latency
         if l.count > 0 {
             lines.append("latency    last packet to written: p50 \(l.percentile(0.5)) µs, p99 \(l.percentile(0.99)) µs, "
@@ -167,6 +192,11 @@ struct Report {
             ])))
         }
         root.append(("streams", .array(streams.map(streamJSON))))
+        root.append(("audio_streams", .array(audioStreams.map(streamJSON))))
+        if let a = outputs.audio {
+            root.append(("audio_file", .object([("frames_written", .int(a.framesWritten)), ("bytes", .int(a.bytesWritten)),
+                                                 ("frames_skipped", .int(a.framesSkipped))])))
+        }
         root.append(("other_streams", .array(receiver.otherStreams.values.sorted { $0.ssrc < $1.ssrc }.map {
             .object([("ssrc", .int(Int($0.ssrc))), ("payload_type", .int(Int($0.payloadType))), ("packets", .int($0.packets))])
         })))
@@ -212,6 +242,15 @@ struct Report {
             ("cname", s.cname.map(JSON.string) ?? .null),
             ("bye", .bool(s.goodbye)),
         ]
+        if let audio = s.audio {
+            fields.append(("codec", .string(audio.track.codec.name)))
+            fields.append(("sample_rate", .int(audio.track.sampleRate)))
+            fields.append(("channels", .int(audio.track.channels)))
+            fields.append(("gaps", .int(audio.gaps)))
+            fields.append(("gap_ms", .int(Int(audio.gapMilliseconds))))
+            fields.append(("timestamp_jumps", .int(audio.timestampJumps)))
+            fields.append(("invalid_audio", .object(audio.invalid.map { ($0.key.rawValue, .int($0.value)) })))
+        }
         if let sps = s.sps {
             fields.append(("width", .int(sps.width)))
             fields.append(("height", .int(sps.height)))
@@ -230,6 +269,14 @@ struct Report {
         let reasons = FrameRecord.Reason.allCases.filter { t.dropped($0) > 0 }
         if !reasons.isEmpty { line += ": " + reasons.map { "\(t.dropped($0)) \($0.description)" }.joined(separator: ", ") }
         if t.beforeFirstKeyframe > 0 { line += "; \(t.beforeFirstKeyframe) before the first keyframe" }
+        return line
+    }
+
+    /// Audio frames: written, and dropped by reason (no keyframes, no repair).
+    static func audioFrames(_ t: FrameTally) -> String {
+        var line = "\(t.written) written, \(t.droppedTotal) dropped"
+        let reasons = FrameRecord.Reason.allCases.filter { t.dropped($0) > 0 }
+        if !reasons.isEmpty { line += ": " + reasons.map { "\(t.dropped($0)) \($0.description)" }.joined(separator: ", ") }
         return line
     }
 

@@ -26,6 +26,9 @@ final class Run {
             if !options.isLive { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
             configuration.video.clockRate = sdp.clockRate
             configuration.video.interleaving = sdp.interleaving
+            configuration.audio.media = sdp.media.filter { $0.media == "audio" }
+            configuration.rtcpPorts = sdp.media.compactMap(\.rtcpPort)
+            if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdp!) }
         }
         sink = try Outputs(options: options)
         receiver = Receiver(configuration: configuration, sink: sink)
@@ -36,8 +39,8 @@ final class Run {
         }
     }
 
-    /// `needsVideo`: an SDP without a video line is an error (the runs still receive video only).
-    static func loadSDP(_ path: String, quiet: Bool, needsVideo: Bool = true) throws -> SessionDescription {
+    /// `needsMedia`: an SDP with neither a video nor an audio line is an error.
+    static func loadSDP(_ path: String, quiet: Bool, needsMedia: Bool = true) throws -> SessionDescription {
         let text: String
         do {
             text = try Terminal.readFile(path)
@@ -50,14 +53,32 @@ final class Run {
         } catch {
             throw RunError(description: "\(path): not a usable SDP: \(error)")
         }
-        guard sdp.video != nil || !needsVideo else {
+        guard !needsMedia || sdp.video != nil || sdp.media.contains(where: { $0.media == "audio" }) else {
             let lines = sdp.media.map { "m=\($0.media) \($0.port)" }.joined(separator: ", ")
-            throw RunError(description: "\(path): not a usable SDP: no m=video line" + (lines.isEmpty ? "" : " (it has \(lines))"))
+            throw RunError(description: "\(path): not a usable SDP: no m=video or m=audio line" + (lines.isEmpty ? "" : " (it has \(lines))"))
         }
         if !quiet {
             for warning in sdp.warnings { Terminal.printError("warning: \(path): \(warning)\n") }
         }
         return sdp
+    }
+
+    /// An audio line rtprecv cannot take is said once, up front: its packets are then left out.
+    static func warnAboutAudio(in sdp: SessionDescription, path: String) {
+        for line in sdp.media where line.media == "audio" {
+            let formats = line.payloadTypes.compactMap { line.formats[$0] }
+            guard let format = formats.first(where: AudioFormats.isSupported) else {
+                let names = formats.map { $0.encodingName.isEmpty ? "?" : $0.encodingName }.joined(separator: ", ")
+                Terminal.printError("warning: \(path): m=audio \(line.port): \(names.isEmpty ? "no format" : names) "
+                                    + "is not an audio codec rtprecv takes (\(AudioFormats.names.joined(separator: ", "))); left out\n")
+                continue
+            }
+            do {
+                _ = try AudioFormats.depacketizer(for: format)
+            } catch {
+                Terminal.printError("warning: \(path): m=audio \(line.port): \(error); its audio is left out\n")
+            }
+        }
     }
 
     /// Runs `body`, turning a failed write into a message a user can act on.

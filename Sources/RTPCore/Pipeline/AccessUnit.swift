@@ -57,8 +57,11 @@ public protocol AccessUnitSink: AnyObject {
     /// What became of an access unit: called for every one from the stream's first keyframe on, in
     /// decoding order, after `write` for those written. Returns false when the sink takes no more.
     func account(_ record: FrameRecord) throws -> Bool
+    /// An audio frame of the session's audio stream, with its ledger record passed to `account`.
+    func write(audio frame: AudioFrame) throws
 }
 
 extension AccessUnitSink {
     public func account(_ record: FrameRecord) throws -> Bool { true }
+    public func write(audio frame: AudioFrame) throws {}
 }

@@ -200,3 +200,14 @@ public final class RTPStream<Format: PayloadFormat> {
 
 /// An H.264 stream.
 public typealias VideoStream = RTPStream<H264PayloadFormat>
+/// An audio stream, of any of the audio payload formats.
+public typealias AudioStream = RTPStream<AudioPayloadFormat>
+
+/// What RTCP from a stream's sender updates.
+protocol RTCPReceiving: AnyObject {
+    func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64)
+    func noteCNAME(_ cname: String)
+    func noteGoodbye()
+}
+
+extension RTPStream: RTCPReceiving {}

@@ -1,4 +1,8 @@
-/// Chooses the RTP stream to receive among everything that arrives, and feeds it.
+/// The RTP session: demultiplexes what arrives into the video stream, the audio stream and RTCP,
+/// and feeds each.
+///
+/// Audio is what `AudioSelection` names (the SDP's audio lines, else RFC 3551 static types); one
+/// SSRC of it is followed, and another takes over only once it has been silent for a second.
 ///
 /// Without `--ssrc`, every SSRC with a dynamic payload type is a candidate with a pipeline of its
 /// own; the first that proves to carry H.264 (an SPS that parses, a slice when the payload type was
@@ -15,6 +19,9 @@ public final class Receiver {
         public var maxStreams = 16
         /// Parameter sets from the SDP.
         public var parameterSets: [[UInt8]] = []
+        public var audio = AudioSelection()
+        /// RTCP ports beside the RTP ones (the SDP's a=rtcp); RTP port + 1 is taken anyway.
+        public var rtcpPorts: [UInt16] = []
 
         public init() {}
     }
@@ -33,6 +40,8 @@ public final class Receiver {
         /// The RTCP packets in them, by kind (a compound datagram holds several).
         public var rtcpPackets: [RTCPPacket.Kind: Int] = [:]
         public var ssrcChanges = 0
+        /// Audio SSRCs after the first that took over from a silent one.
+        public var audioSSRCChanges = 0
     }
 
     public let configuration: Configuration
@@ -48,6 +57,13 @@ public final class Receiver {
     public private(set) var otherStreams: [UInt32: StreamStatistics] = [:]
     /// Finished streams that were selected before a change of SSRC.
     public private(set) var previousStreams: [StreamStatistics] = []
+    /// The audio stream followed, and those it took over from.
+    public private(set) var audio: AudioStream?
+    public private(set) var previousAudioStreams: [StreamStatistics] = []
+    /// Audio streams whose payload format could not be set up (an fmtp without its config), said once each.
+    public private(set) var unusableAudio: [UInt32: String] = [:]
+    /// Ports other than `destinationPort` that belong to the session: audio, and RTCP.
+    private let sessionPorts: Set<UInt16>
     private let sink: AccessUnitSink
     /// Sender reports for SSRCs with no stream yet (FFmpeg sends one before its first RTP packet),
     /// the latest of each, given to the stream when it comes; at most `maxStreams` × 4 of them.
@@ -58,12 +74,20 @@ public final class Receiver {
     public init(configuration: Configuration, sink: AccessUnitSink) {
         self.configuration = configuration
         self.sink = sink
+        var ports = Set(configuration.rtcpPorts)
+        if let port = configuration.destinationPort { ports.insert(port &+ 1) }
+        for line in configuration.audio.media where line.port != 0 {
+            ports.insert(line.port)
+            ports.insert(line.rtcpPort ?? line.port &+ 1)
+        }
+        sessionPorts = ports
     }
 
     /// Whether an access unit in progress, in any stream, refers to bytes in `memory`.
     public func refers(to memory: UnsafeRawBufferPointer) -> Bool {
         candidates.values.contains { $0.refers(to: memory) }
     }
+
 
     /// Copies what access units in progress hold of `memory`, which may then be reused.
     public func stopReferring(to memory: UnsafeRawBufferPointer) {
@@ -74,7 +98,8 @@ public final class Receiver {
     public func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
                         arrival: Int64) throws {
         counters.datagrams += 1
-        if let port = configuration.destinationPort, let destination, destination.port != port {
+        if let port = configuration.destinationPort, let destination, destination.port != port,
+           !sessionPorts.contains(destination.port) {
             counters.otherPort += 1
             return
         }
@@ -103,6 +128,7 @@ public final class Receiver {
             }
             if handled { return }
         }
+        if try receiveAudio(packet, payload: payload, source: source, destination: destination, arrival: arrival) { return }
         guard accepts(packet) else {
             noteOther(packet, payload: payload, source: source, destination: destination)
             return
@@ -142,10 +168,66 @@ public final class Receiver {
         }
     }
 
-    /// The stream followed under `ssrc`: the selected one, or a candidate.
-    private func stream(ssrc: UInt32) -> VideoStream? {
+    /// The stream followed under `ssrc`: the selected one, a candidate, or the audio stream.
+    private func stream(ssrc: UInt32) -> RTCPReceiving? {
         if let selected, selected.ssrc == ssrc { return selected }
+        if let audio, audio.ssrc == ssrc { return audio }
         return candidates.values.first { $0.ssrc == ssrc }
+    }
+
+    // MARK: Audio
+
+    /// Feeds the audio stream; true when the packet was audio (taken or counted).
+    private func receiveAudio(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, source: Endpoint?,
+                              destination: Endpoint?, arrival: Int64) throws -> Bool {
+        if let audio, audio.ssrc == packet.ssrc {
+            if packet.payloadType == audio.payloadType {
+                try audio.receive(packet, payload: payload, arrival: arrival)
+            } else {
+                counters.foreignPayloadType += 1
+            }
+            return true
+        }
+        guard let rtpmap = configuration.audio.format(payloadType: packet.payloadType, ssrc: packet.ssrc,
+                                                      port: destination?.port) else { return false }
+        if let current = audio {
+            // Another sender while this one talks is not a restart.
+            guard arrival &- current.lastArrival > 1_000_000_000 else {
+                noteOther(packet, payload: payload, source: source, destination: destination)
+                return true
+            }
+            try current.finish()
+            previousAudioStreams.append(current.statistics)
+            counters.audioSSRCChanges += 1
+            audio = nil
+        }
+        let depacketizer: (any AudioDepacketizer)?
+        do {
+            depacketizer = try AudioFormats.depacketizer(for: rtpmap, maxFrameBytes: configuration.audio.maxFrameBytes)
+        } catch {
+            if unusableAudio[packet.ssrc] == nil && unusableAudio.count < 16 { unusableAudio[packet.ssrc] = "\(error)" }
+            noteOther(packet, payload: payload, source: source, destination: destination)
+            return true
+        }
+        guard let depacketizer else { return false }
+        let format = AudioPayloadFormat(ssrc: packet.ssrc, depacketizer: depacketizer)
+        var streamConfiguration = configuration.stream
+        // Audio frames are copied out of their packets: nothing is borrowed.
+        streamConfiguration.borrowsPayloads = false
+        let stream = AudioStream(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival, format: format,
+                                 configuration: streamConfiguration)
+        stream.setEndpoints(source: source, destination: destination)
+        if let early = unclaimedReports.removeValue(forKey: packet.ssrc) {
+            stream.noteSenderReport(early.report, arrival: early.arrival)
+        }
+        format.output = { [unowned(unsafe) self] record, frame in
+            if let frame { try self.sink.write(audio: frame) }
+            _ = try self.sink.account(record)
+        }
+        stream.onNotice = { [unowned self] stream, notice in self.onNotice(stream.ssrc, notice) }
+        audio = stream
+        try stream.receive(packet, payload: payload, arrival: arrival)
+        return true
     }
 
     private func accepts(_ packet: RTPPacket) -> Bool {
@@ -242,6 +324,7 @@ public final class Receiver {
             }
         }
         try selected?.finish()
+        try audio?.finish()
         for stream in candidates.values where stream !== selected {
             otherStreams[stream.ssrc] = stream.snapshot()
         }
@@ -251,5 +334,6 @@ public final class Receiver {
     /// Time passes with no packet (live input): lets the reorder buffer give up on gaps.
     public func tick(now: Int64) throws {
         try selected?.drain(now: now)
+        try audio?.drain(now: now)
     }
 }

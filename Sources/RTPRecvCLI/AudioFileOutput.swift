@@ -1,0 +1,85 @@
+import RTPCore
+import SystemIO
+
+/// `--audio`: the audio stream's frames in the file its codec plays from as it is: AAC as ADTS,
+/// MPEG audio as its own frames (.mp3), G.711 as WAV with the A-law or μ-law format tag. Frames are
+/// written bit-exact; a lost one leaves a gap (counted in the statistics), never invented samples.
+final class AudioFileOutput {
+    private let file: OutputFile
+    private let quiet: Bool
+    /// The track of the first frame: the file holds that codec only.
+    private(set) var track: AudioTrack?
+    private var wav: WAVHeader?
+    private(set) var framesWritten = 0
+    private(set) var bytesWritten = 0
+    /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
+    private(set) var framesSkipped = 0
+
+    init(file: OutputFile, quiet: Bool) {
+        self.file = file
+        self.quiet = quiet
+    }
+
+    /// Why `track` cannot go into an audio file, if it cannot.
+    static func unsupported(_ track: AudioTrack) -> String? {
+        switch track.codec {
+        case .aac(let config): ADTSHeader.unsupported(config)
+        case .mpegAudio, .pcmu, .pcma: nil
+        case .g722, .opus: "\(track.codec.name) has no file it plays from as it is here; --wav decodes it"
+        }
+    }
+
+    func write(_ frame: AudioFrame) throws {
+        if track == nil {
+            if let reason = AudioFileOutput.unsupported(frame.track) {
+                framesSkipped += 1
+                if framesSkipped == 1 && !quiet { Terminal.printError("warning: \(file.displayName): \(reason); nothing written\n") }
+                return
+            }
+            track = frame.track
+            try start(frame.track)
+        }
+        guard frame.track.codec == track!.codec else {
+            framesSkipped += 1
+            if framesSkipped == 1 && !quiet {
+                Terminal.printError("warning: \(file.displayName): the audio changed to \(frame.track.description); "
+                                    + "only the first codec (\(track!.description)) is written\n")
+            }
+            return
+        }
+        if case .aac(let config) = frame.track.codec {
+            guard frame.bytes.count <= ADTSHeader.maxAccessUnitBytes else {
+                framesSkipped += 1
+                return
+            }
+            var header = ADTSHeader.bytes(for: config, accessUnitBytes: frame.bytes.count)
+            try withUnsafeBytes(of: &header) { try file.write($0) }
+            bytesWritten += ADTSHeader.size
+        }
+        try file.write(frame.bytes)
+        bytesWritten += frame.bytes.count
+        framesWritten += 1
+    }
+
+    private func start(_ track: AudioTrack) throws {
+        switch track.codec {
+        case .pcmu, .pcma:
+            let header = WAVHeader(format: track.codec == .pcmu ? .mulaw : .alaw, channels: max(1, track.channels),
+                                   sampleRate: track.sampleRate, bitsPerSample: 8)
+            wav = header
+            let bytes = header.bytes(dataBytes: nil)
+            try bytes.withUnsafeBytes { try file.write($0) }
+        default:
+            break
+        }
+    }
+
+    func finish() throws {
+        if let wav, file.isSeekable {
+            let dataBytes = bytesWritten
+            if dataBytes & 1 == 1 { try file.write([0], at: wav.size + dataBytes) }  // RIFF pads chunks to even sizes
+            try file.write(wav.bytes(dataBytes: dataBytes), at: 0)
+        }
+        try file.close()
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import XCTest
+
+/// Audio beside video, from captures of real senders (scripts/make-captures), checked with ffmpeg
+/// and ffprobe against the source they were sent from.
+final class AudioEndToEndTests: XCTestCase {
+    private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
+
+    /// Replays `name`.pcap (with its SDP when `sdp`), writing --audio to a file named `audioName`.
+    private func audio(_ name: String, sdp: Bool = true, as audioName: String, _ extra: [String] = []) throws -> URL {
+        let out = Harness.temporaryFile(name + "-" + audioName)
+        let args = ["--pcap", capture(name + ".pcap").path, "--audio", out.path, "-q"]
+            + (sdp ? ["--sdp", capture(name + ".sdp").path] : []) + extra
+        let result = try Harness.rtprecv(args)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return out
+    }
+
+    /// The MD5 of each packet's data as ffmpeg demuxes it (AAC through aac_adtstoasc: no ADTS header).
+    private func packetMD5(_ url: URL, adts: Bool = false) throws -> [String] {
+        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-c", "copy"]
+                                     + (adts ? ["-bsf:a", "aac_adtstoasc"] : []) + ["-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return hashes(result.stdout)
+    }
+
+    /// The hash column of framemd5 lines (side data, such as new extradata, may follow it).
+    private func hashes(_ framemd5: Data) -> [String] {
+        String(decoding: framemd5, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            let fields = $0.split(separator: ",")
+            return fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : nil
+        }
+    }
+
+    /// The MD5 of each decoded picture of the first video stream.
+    private func videoMD5(_ url: URL) throws -> [String] {
+        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v:0", "-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return hashes(result.stdout)
+    }
+
+    private lazy var sourceAAC: [String] = (try? packetMD5(capture("sync-source.mkv"))) ?? []
+
+    /// `received` is the source's frames from the first, in order, none missing but at the end; FFmpeg's
+    /// muxer does not send the AUs still gathered for a packet when its input ends.
+    private func assertSourcePrefix(_ received: [String], of source: [String], atLeast fraction: Double,
+                                    file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(source.isEmpty, file: file, line: line)
+        XCTAssertGreaterThanOrEqual(Double(received.count), Double(source.count) * fraction, file: file, line: line)
+        XCTAssertEqual(received, Array(source.prefix(received.count)), file: file, line: line)
+    }
+
+    func testAACFromGStreamerRTPBinIsBitExact() throws {
+        let out = try audio("gst-h264-aac", as: "a.aac")
+        XCTAssertEqual(try packetMD5(out, adts: true), sourceAAC)
+        XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"),
+                       "codec_name=aac\nsample_rate=48000\nchannels=2\n")
+    }
+
+    func testLATMFromGStreamerIsBitExact() throws {
+        // rtpmp4apay's config ends after the AudioSpecificConfig; cpresent=0.
+        let out = try audio("gst-h264-latm", as: "a.aac")
+        XCTAssertEqual(try packetMD5(out, adts: true), sourceAAC)
+    }
+
+    func testAACFromFFmpegIsBitExactWhereItWasSent() throws {
+        // FFmpeg puts many AUs in a packet, with the SBR sync extension in its config.
+        assertSourcePrefix(try packetMD5(try audio("ffmpeg-h264-aac", as: "a.aac"), adts: true), of: sourceAAC, atLeast: 0.9)
+    }
+
+    func testAACFragmentedOverPacketsIsRebuilt() throws {
+        let stats = Harness.temporaryFile("fragmented.json")
+        let out = try audio("ffmpeg-aac-fragmented", as: "a.aac", ["--stats-json", stats.path])
+        assertSourcePrefix(try packetMD5(out, adts: true), of: sourceAAC, atLeast: 0.99)
+        let audio = try XCTUnwrap(try statistics(stats)["audio_streams"] as? [[String: Any]]).first
+        XCTAssertEqual(audio?["codec"] as? String, "AAC")
+        XCTAssertEqual((audio?["frames_dropped"] as? [String: Int])?.values.reduce(0, +), 0)
+    }
+
+    func testG711IsTheSourceSamplesWithoutAnSDP() throws {
+        for (name, source, codec) in [("gst-h264-pcmu", "sync-source-mulaw.wav", "pcm_mulaw"),
+                                      ("ffmpeg-h264-pcma", "sync-source-alaw.wav", "pcm_alaw")] {
+            let out = try audio(name, sdp: false, as: "g711.wav")
+            XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"),
+                           "codec_name=\(codec)\nsample_rate=8000\nchannels=1\n", name)
+            XCTAssertEqual(try samples(out), try samples(capture(source)), name)
+        }
+    }
+
+    func testMP3FramesAreTheSource() throws {
+        let out = try audio("ffmpeg-h264-mp3", sdp: false, as: "a.mp3")
+        assertSourcePrefix(try packetMD5(out), of: try packetMD5(capture("sync-source.mp3")), atLeast: 0.9)
+        XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate"), "codec_name=mp3\nsample_rate=48000\n")
+    }
+
+    func testOpusIsCountedAndLeftToWAV() throws {
+        let stats = Harness.temporaryFile("opus.json")
+        let out = Harness.temporaryFile("opus.audio")
+        let result = try Harness.rtprecv(["--pcap", capture("ffmpeg-opus.pcap").path, "--sdp", capture("ffmpeg-opus.sdp").path,
+                                          "--audio", out.path, "--stats-json", stats.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("Opus has no file it plays from as it is here; --wav decodes it"), result.stderr)
+        let audio = try XCTUnwrap(try statistics(stats)["audio_streams"] as? [[String: Any]]).first
+        XCTAssertEqual(audio?["codec"] as? String, "Opus")
+        XCTAssertEqual(audio?["frames_written"] as? Int, audio?["packets"] as? Int)
+        XCTAssertEqual(audio?["gaps"] as? Int, 0, "FFmpeg's timestamps wobble by 8 ticks: not a loss")
+    }
+
+    func testVideoIsTheSameBesideAudio() throws {
+        for name in ["gst-h264-aac", "ffmpeg-h264-aac", "gst-h264-latm"] {
+            let with = Harness.temporaryFile(name + "-with.h264"), without = Harness.temporaryFile(name + "-without.h264")
+            let sdp = capture(name + ".sdp").path, pcap = capture(name + ".pcap").path
+            XCTAssertEqual(try Harness.rtprecv(["--pcap", pcap, "--sdp", sdp, "--out", with.path, "--audio",
+                                                Harness.temporaryFile("x.aac").path, "-q"]).status, 0)
+            XCTAssertEqual(try Harness.rtprecv(["--pcap", pcap, "--sdp", sdp, "--out", without.path, "--no-audio", "-q"]).status, 0)
+            XCTAssertEqual(try Data(contentsOf: with), try Data(contentsOf: without), name)
+            XCTAssertEqual(try videoMD5(with), try videoMD5(capture("sync-source.mkv")), name)
+        }
+    }
+
+    func testLossInOneTrackLeavesTheOtherUntouched() throws {
+        let records = try TestPcap.records(of: capture("gst-h264-aac.pcap"))
+        func port(_ frame: [UInt8]) -> Int { Int(frame[36]) << 8 | Int(frame[37]) }  // Ethernet, IPv4: UDP dport
+        // Every 7th audio packet gone, then every 5th video packet gone.
+        for (lossy, other) in [(5112, 5110), (5110, 5112)] {
+            var n = 0
+            let kept = records.filter { record in
+                guard port(record.frame) == lossy else { return true }
+                n += 1
+                return n % (lossy == 5112 ? 7 : 5) != 0
+            }
+            let damaged = Harness.temporaryFile("lossy-\(lossy).pcap")
+            try TestPcap.data(linkType: 1, records: kept.map { ($0.microseconds * 1000, $0.frame) }).write(to: damaged)
+            let clean = try outputs(capture("gst-h264-aac.pcap"), tag: "clean")
+            let lossyOut = try outputs(damaged, tag: "lossy-\(lossy)")
+            if other == 5110 {
+                XCTAssertEqual(lossyOut.video, clean.video, "audio loss leaves the video as it was")
+                let received = try packetMD5(lossyOut.audio, adts: true)
+                XCTAssertEqual(received.count, sourceAAC.count - n / 7)
+                XCTAssertTrue(isSubsequence(received, of: sourceAAC), "what is left of the audio is the source's, in order")
+                let audio = try XCTUnwrap(try statistics(lossyOut.stats)["audio_streams"] as? [[String: Any]]).first
+                // Each lost packet (one AU each) leaves a gap, but one at the very end: nothing follows it.
+                XCTAssertEqual(audio?["gaps"] as? Int, n / 7 - (n % 7 == 0 ? 1 : 0))
+            } else {
+                XCTAssertEqual(try Data(contentsOf: lossyOut.audio), try Data(contentsOf: clean.audio),
+                               "video loss leaves the audio as it was")
+                XCTAssertNotEqual(lossyOut.video, clean.video)
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func outputs(_ pcap: URL, tag: String) throws -> (video: Data, audio: URL, stats: URL) {
+        let video = Harness.temporaryFile(tag + ".h264"), audio = Harness.temporaryFile(tag + ".aac")
+        let stats = Harness.temporaryFile(tag + ".json")
+        let result = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", capture("gst-h264-aac.sdp").path, "--out", video.path,
+                                          "--audio", audio.path, "--stats-json", stats.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return (try Data(contentsOf: video), audio, stats)
+    }
+
+    private func statistics(_ url: URL) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+    }
+
+    /// The samples of a WAV file, as ffmpeg reads them.
+    private func samples(_ url: URL) throws -> Data {
+        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-c", "copy", "-f", "data", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdout
+    }
+
+    private func isSubsequence(_ a: [String], of b: [String]) -> Bool {
+        var i = b.startIndex
+        for x in a {
+            guard let found = b[i...].firstIndex(of: x) else { return false }
+            i = found + 1
+        }
+        return true
+    }
+}
