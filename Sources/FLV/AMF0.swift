@@ -23,3 +23,11 @@ enum AMF0 {
         w.u32(UInt32(bits & 0xFFFF_FFFF))
     }
 }
+
+extension AMF0 {
+    /// The values onMetaData holds.
+    enum Value {
+        case number(Double)
+        case boolean(Bool)
+    }
+}

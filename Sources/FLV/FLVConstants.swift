@@ -49,3 +49,17 @@ public enum FLVLayout {
     /// DataSize is 24 bits (E.4.1): no tag carries more.
     public static let maxDataSize = 0xFF_FFFF
 }
+
+/// AUDIODATA SoundFormat (E.4.2.1), the high nibble of the first audio byte.
+public enum FLVSoundFormat: UInt8, Sendable {
+    case mp3 = 2
+    case g711ALaw = 7
+    case g711MuLaw = 8
+    case aac = 10
+}
+
+/// AACAUDIODATA AACPacketType (E.4.2.2).
+public enum AACPacketType: UInt8 {
+    case sequenceHeader = 0
+    case raw = 1
+}

@@ -1,14 +1,18 @@
 import RTPCore
 
-/// Writes access units as an FLV stream (Adobe FLV v10.1): header, onMetaData, AVC sequence headers,
-/// NALU tags with 4-byte lengths, and an end-of-sequence tag.
+/// Writes a session's video and audio as an FLV stream (Adobe FLV v10.1): header, onMetaData, AVC
+/// and AAC sequence headers, one tag per frame, and an end-of-sequence tag.
 ///
-/// Tag times are decode times in milliseconds from the first access unit: RTP gives the presentation
-/// time, so `DecodeTimestamps` derives the decode time with a look-ahead of the SPS's reorder depth,
-/// and the composition time is their difference.
+/// Times come from the session timeline (`AccessUnit.time`, `AudioFrame.time`), or from the RTP
+/// timestamps of units made by hand. RTP gives the presentation time, so `DecodeTimestamps` derives
+/// video decode times with a look-ahead of the SPS's reorder depth; the composition time is the
+/// difference. Tags of both tracks go out in non-decreasing decode time: a tag waits for the other
+/// track to catch up, but at most `maxInterleaveWaitMilliseconds` after it arrived (on the packet
+/// clock, so a sender's bursts do not count as waiting), so a silent track never holds the other
+/// back for long. One that comes later than that is written at the last time given out, and counted.
 ///
-/// A frame too large for a tag (DataSize is 24 bits: 16 MiB) is dropped and counted, and the frames
-/// that refer to it with it, up to the next keyframe, unless `keepAfterLoss`.
+/// A video frame too large for a tag (DataSize is 24 bits: 16 MiB) is dropped and counted, and the
+/// frames that refer to it with it, up to the next keyframe, unless `keepAfterLoss`.
 public final class FLVMuxer {
     public struct Configuration: Sendable {
         public var clockRate = 90000
@@ -17,6 +21,11 @@ public final class FLVMuxer {
         /// A presentation-time step larger than this (either way) is a sender restart or a jump:
         /// the timeline continues from the last frame instead.
         public var maxTimestampJumpMilliseconds: Int64 = 5000
+        /// The tracks the session will have: the header waits (boundedly) for the first frame of each.
+        public var expectsVideo = true
+        public var expectsAudio = false
+        /// How long one track's tags wait for the other's, from their arrival on the packet clock.
+        public var maxInterleaveWaitMilliseconds: Int64 = 500
 
         public init() {}
     }
@@ -30,10 +39,17 @@ public final class FLVMuxer {
         /// Frames larger than a tag can carry, dropped.
         public var droppedTooLarge = 0
         public var timestampJumps = 0
+        public var audioFramesWritten = 0
+        public var audioSequenceHeaders = 0
+        /// Audio frames of a codec FLV has no code for (Opus, G.722), or of a second codec.
+        public var audioFramesNotCarried = 0
+        /// Tags that came after the wait for them was over, written at the last time given out.
+        public var tagsRetimed = 0
         public var bytesWritten = 0
         public var width = 0
         public var height = 0
         public var durationMilliseconds: Int64 = 0
+        public var audioSoundFormat: FLVSoundFormat?
     }
 
     /// A metadata value to rewrite once the file is complete, at a byte offset from its start.
@@ -49,6 +65,25 @@ public final class FLVMuxer {
         var payload: [UInt8]
         var pts: Int64
         var keyframe: Bool
+        var arrival: Int64
+    }
+
+    /// A tag ready but for its turn. A sequence header takes the time of the frame after it.
+    private struct Tag {
+        enum Kind { case videoSequenceHeader, video(keyframe: Bool), audioSequenceHeader, audio }
+        var kind: Kind
+        var dts: Int64
+        var pts: Int64
+        var body: [UInt8]
+        /// When the packet that completed it arrived, on the packet clock.
+        var arrival: Int64
+
+        var isSequenceHeader: Bool {
+            switch kind {
+            case .videoSequenceHeader, .audioSequenceHeader: true
+            default: false
+            }
+        }
     }
 
     private var writer = ByteWriter()
@@ -56,32 +91,47 @@ public final class FLVMuxer {
     private var freeBuffers: [[UInt8]] = []
     private var timestamps = DecodeTimestamps(reorderDepth: 0)
     private var record: AVCDecoderConfigurationRecord?
-    private var started = false
+    private var videoStarted = false
     private var metadataOffsets: [String: Int] = [:]
     private var framerate: Double = 0
-    // The timeline, on the RTP clock: presentation times shifted past jumps, and the first decode time.
+    // The video timeline, in nanoseconds: presentation times shifted past jumps.
     private var lastInputPTS: Int64?
     private var lastPTS: Int64 = 0
-    private var frameDuration: Int64 = 3000
+    private var frameDuration: Int64 = 33_333_333
     private var shift: Int64 = 0
-    private var base: Int64?
     private var lastDTS: Int64 = Int64.min
-    private var lastTagTime: UInt32 = 0
     /// A frame was dropped for its size: the ones that refer to it go too, up to a keyframe.
     private var awaitingKeyframe = false
-    private var maxPTSMilliseconds: Int64 = 0
     private var gathered: [UInt8] = []
+
+    // The audio track: its first frame's header byte, and the AAC config in force.
+    private var audioHeader: FLVAudioHeader?
+    private var audioConfig: [UInt8]?
+    private var audioTrack: AudioTrack?
+
+    // Interleaving and the file: tags of each track in decode order, the header once both are known.
+    private var videoTags: [Tag] = []
+    private var audioTags: [Tag] = []
+    private var headerWritten = false
+    private var headerFlags: UInt8 = 0
+    private var base: Int64 = 0
+    private var lastTagTime: Int64 = Int64.min
+    private var maxPTSMilliseconds: Int64 = 0
+    /// The latest arrival of any unit: the clock the waits run on.
+    private var now: Int64 = Int64.min
+    private var maxWait: Int64 { configuration.maxInterleaveWaitMilliseconds * 1_000_000 }
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         writer.bytes.reserveCapacity(1 << 20)
     }
 
-    // MARK: Access units
+    // MARK: Video
 
     /// Adds one access unit; `emit` receives the bytes of every tag that became ready.
     public func write(_ accessUnit: AccessUnit, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let pts = timeline(accessUnit.pts)
+        let pts = timeline(accessUnit.time ?? nanoseconds(ticks: accessUnit.pts, rate: configuration.clockRate))
+        now = max(now, accessUnit.arrival)
         if accessUnit.followsLoss && !configuration.keepAfterLoss {
             statistics.droppedAfterLoss += 1
             return
@@ -104,55 +154,25 @@ public final class FLVMuxer {
         }
         if accessUnit.isKeyframe, let newRecord = AVCDecoderConfigurationRecord(sps: sps, pps: pps), newRecord != record {
             // Frames queued for their decode times belong to the old sequence: out with them first.
-            try flushQueue(emit)
-            try startSequence(newRecord, emit: emit)
+            flushQueue()
+            startSequence(newRecord, arrival: accessUnit.arrival)
         }
-        guard started else {
+        guard videoStarted else {
             statistics.droppedBeforeKeyframe += 1
             freeBuffers.append(payload)
             return
         }
         timestamps.add(pts: pts)
-        queue.append(Pending(payload: payload, pts: pts, keyframe: accessUnit.isKeyframe))
-        if queue.count > timestamps.lookAhead { try emitOldest(emit) }
+        queue.append(Pending(payload: payload, pts: pts, keyframe: accessUnit.isKeyframe, arrival: accessUnit.arrival))
+        if queue.count > timestamps.lookAhead { emitOldest() }
+        try interleave(emit, finishing: false)
     }
-
-    /// Flushes the frames held for their decode times and writes the end-of-sequence tag.
-    public func finish(emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try flushQueue(emit)
-        guard started else { return }
-        writer.bytes.removeAll(keepingCapacity: true)
-        writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize, time: lastTagTime)
-        writer.u8(FLVVideoFrameType.keyframe.rawValue << 4 | FLVVideoCodecID.avc)
-        writer.u8(AVCPacketType.endOfSequence.rawValue)
-        writer.u24(0)
-        try finishTag(emit)
-        statistics.durationMilliseconds = maxPTSMilliseconds + frameDuration * 1000 / Int64(configuration.clockRate)
-    }
-
-    /// The onMetaData values only known at the end: rewrite them where the output can seek.
-    public func metadataPatches() -> [Patch] {
-        let seconds = Double(statistics.durationMilliseconds) / 1000
-        var values: [String: Double] = ["duration": seconds, "filesize": Double(statistics.bytesWritten)]
-        if seconds > 0 {
-            if framerate == 0 { values["framerate"] = Double(statistics.framesWritten) / seconds }
-            values["videodatarate"] = Double(statistics.bytesWritten) * 8 / seconds / 1000
-        }
-        return values.compactMap { key, value in
-            guard let offset = metadataOffsets[key] else { return nil }
-            var w = ByteWriter()
-            AMF0.numberBits(value, into: &w)
-            return Patch(offset: offset, bytes: w.bytes)
-        }
-    }
-
-    // MARK: Timeline
 
     private func timeline(_ input: Int64) -> Int64 {
         defer { lastInputPTS = input }
         guard let previous = lastInputPTS else { return input }
         let step = input &- previous
-        let limit = configuration.maxTimestampJumpMilliseconds * Int64(configuration.clockRate) / 1000
+        let limit = configuration.maxTimestampJumpMilliseconds * 1_000_000
         if step > limit || step < -limit {
             // Continue one frame after the last picture, whatever the sender's clock did.
             shift = lastPTS + frameDuration - input
@@ -164,42 +184,226 @@ public final class FLVMuxer {
         return input + shift
     }
 
-    private func milliseconds(_ ticks: Int64) -> Int64 {
-        (ticks - (base ?? ticks)) * 1000 / Int64(configuration.clockRate)
-    }
-
-    // MARK: Tags
-
-    private func startSequence(_ newRecord: AVCDecoderConfigurationRecord, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private func startSequence(_ newRecord: AVCDecoderConfigurationRecord, arrival: Int64) {
         let sps = newRecord.sequenceParameterSets[0].withUnsafeBytes { SequenceParameterSet(nal: $0) }!
         // With the reorder depth the SPS announces (or, unannounced, none for Baseline and up to
         // the reference count otherwise), decode times can be derived.
         let depth = Int(sps.maxNumReorderFrames ?? (sps.profileIdc == 66 ? 0 : min(sps.maxNumRefFrames, 4)))
         timestamps = DecodeTimestamps(reorderDepth: depth)
-        if !started {
-            started = true
+        if !videoStarted {
+            videoStarted = true
             framerate = sps.frameRate ?? 0
             statistics.width = sps.width
             statistics.height = sps.height
-            try writeHeaderAndMetadata(width: sps.width, height: sps.height, emit: emit)
         }
         record = newRecord
-        writer.bytes.removeAll(keepingCapacity: true)
-        writeTagHeader(.video, dataSize: 0, time: lastTagTime)
-        writer.u8(FLVVideoFrameType.keyframe.rawValue << 4 | FLVVideoCodecID.avc)
-        writer.u8(AVCPacketType.sequenceHeader.rawValue)
-        writer.u24(0)
-        newRecord.write(to: &writer)
-        writer.put24(UInt32(writer.bytes.count - FLVLayout.tagHeaderSize), at: 1)
-        try finishTag(emit)
+        var body = ByteWriter()
+        body.u8(FLVVideoFrameType.keyframe.rawValue << 4 | FLVVideoCodecID.avc)
+        body.u8(AVCPacketType.sequenceHeader.rawValue)
+        body.u24(0)
+        newRecord.write(to: &body)
+        videoTags.append(Tag(kind: .videoSequenceHeader, dts: 0, pts: 0, body: body.bytes, arrival: arrival))
         statistics.sequenceHeaders += 1
     }
 
-    private func writeHeaderAndMetadata(width: Int, height: Int, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private func emitOldest() {
+        let frame = queue.removeFirst()
+        var dts = timestamps.next(pts: frame.pts)
+        if dts < lastDTS { dts = lastDTS }
+        lastDTS = dts
+        if frame.keyframe { awaitingKeyframe = false }
+        guard FLVLayout.avcVideoHeaderSize + frame.payload.count <= FLVLayout.maxDataSize else {
+            statistics.droppedTooLarge += 1
+            awaitingKeyframe = !configuration.keepAfterLoss
+            freeBuffers.append(frame.payload)
+            return
+        }
+        if awaitingKeyframe {
+            statistics.droppedAfterLoss += 1
+            freeBuffers.append(frame.payload)
+            return
+        }
+        videoTags.append(Tag(kind: .video(keyframe: frame.keyframe), dts: dts, pts: frame.pts, body: frame.payload,
+                             arrival: frame.arrival))
+    }
+
+    private func flushQueue() {
+        while !queue.isEmpty { emitOldest() }
+    }
+
+    // MARK: Audio
+
+    /// Adds one audio frame. A codec FLV has no code for (Opus, G.722) is counted and left out.
+    public func write(audio frame: AudioFrame, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let header = FLVAudioHeader(frame.track), audioHeader.map({ $0.soundFormat == header.soundFormat }) ?? true,
+              frame.bytes.count + 2 <= FLVLayout.maxDataSize else {
+            statistics.audioFramesNotCarried += 1
+            return
+        }
+        if audioHeader == nil {
+            audioHeader = header
+            audioTrack = frame.track
+            statistics.audioSoundFormat = header.soundFormat
+        }
+        let time = frame.time ?? nanoseconds(ticks: frame.pts, rate: frame.track.clockRate)
+        now = max(now, frame.arrival)
+        var body = freeBuffers.popLast() ?? []
+        body.removeAll(keepingCapacity: true)
+        body.append(header.byte)
+        if case .aac(let config) = frame.track.codec {
+            if config.bytes != audioConfig {
+                audioConfig = config.bytes
+                audioTags.append(Tag(kind: .audioSequenceHeader, dts: 0, pts: 0,
+                                     body: [header.byte, AACPacketType.sequenceHeader.rawValue] + config.bytes,
+                                     arrival: frame.arrival))
+                statistics.audioSequenceHeaders += 1
+            }
+            body.append(AACPacketType.raw.rawValue)
+        }
+        body.append(contentsOf: frame.bytes)
+        audioTags.append(Tag(kind: .audio, dts: time, pts: time, body: body, arrival: frame.arrival))
+        try interleave(emit, finishing: false)
+    }
+
+    // MARK: Interleaving
+
+    /// When a queue's head may go: its decode time, a sequence header taking its follower's.
+    private func headTime(_ tags: [Tag]) -> Int64? {
+        guard let head = tags.first else { return nil }
+        if head.isSequenceHeader { return tags.count > 1 ? tags[1].dts : nil }
+        return head.dts
+    }
+
+    /// Whether a queue's head has waited as long as it may for the other track.
+    private func hasWaited(_ tags: [Tag]) -> Bool {
+        guard let head = tags.first, headTime(tags) != nil else { return false }
+        return now &- head.arrival >= maxWait
+    }
+
+    private func interleave(_ emit: (UnsafeRawBufferPointer) throws -> Void, finishing: Bool) throws {
+        let audioMayCome = configuration.expectsAudio || audioHeader != nil
+        let videoMayCome = configuration.expectsVideo || videoStarted
+        while true {
+            let video = headTime(videoTags), audio = headTime(audioTags)
+            let waited = finishing || hasWaited(videoTags) || hasWaited(audioTags)
+            if !headerWritten {
+                let ready = (video != nil || !videoMayCome) && (audio != nil || !audioMayCome) && (video != nil || audio != nil)
+                guard ready || (waited && (video != nil || audio != nil)) else { return }
+                base = min(video ?? Int64.max, audio ?? Int64.max)
+                try writeHeaderAndMetadata(emit)
+            }
+            let takeVideo: Bool
+            if let video, let audio {
+                takeVideo = video <= audio
+            } else if video != nil {
+                guard !audioMayCome || finishing || hasWaited(videoTags) else { return }
+                takeVideo = true
+            } else if audio != nil {
+                guard !videoMayCome || finishing || hasWaited(audioTags) else { return }
+                takeVideo = false
+            } else {
+                if finishing { try flushSequenceHeaders(emit) }
+                return
+            }
+            try writeHead(of: takeVideo, emit)
+        }
+    }
+
+    /// At the end, a sequence header with no frame after it still goes out.
+    private func flushSequenceHeaders(_ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        for video in [true, false] where !(video ? videoTags : audioTags).isEmpty {
+            try writeHead(of: video, emit)
+        }
+    }
+
+    private func writeHead(of video: Bool, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var tag = video ? videoTags.removeFirst() : audioTags.removeFirst()
+        if tag.isSequenceHeader { tag.dts = headTime(video ? videoTags : audioTags) ?? max(lastTagTime, base) }
+        if tag.dts < lastTagTime {
+            if !tag.isSequenceHeader { statistics.tagsRetimed += 1 }
+            tag.dts = lastTagTime
+        }
+        lastTagTime = max(lastTagTime, tag.dts)
+        let time = UInt32(truncatingIfNeeded: max(0, milliseconds(tag.dts)))
+        writer.bytes.removeAll(keepingCapacity: true)
+        switch tag.kind {
+        case .videoSequenceHeader, .audioSequenceHeader:
+            writeTagHeader(video ? .video : .audio, dataSize: tag.body.count, time: time)
+            writer.append(tag.body)
+        case .video(let keyframe):
+            let ptsMilliseconds = milliseconds(tag.pts)
+            maxPTSMilliseconds = max(maxPTSMilliseconds, ptsMilliseconds)
+            writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize + tag.body.count, time: time)
+            let type: FLVVideoFrameType = keyframe ? .keyframe : .interFrame
+            writer.u8(type.rawValue << 4 | FLVVideoCodecID.avc)
+            writer.u8(AVCPacketType.nalu.rawValue)
+            // Composition time: signed 24 bits, never negative here since DTS <= PTS.
+            writer.u24(UInt32(clamping: min(max(ptsMilliseconds - milliseconds(tag.dts), 0), 0x7FFFFF)))
+            writer.append(tag.body)
+            statistics.framesWritten += 1
+            if keyframe { statistics.keyframesWritten += 1 }
+        case .audio:
+            maxPTSMilliseconds = max(maxPTSMilliseconds, milliseconds(tag.pts))
+            writeTagHeader(.audio, dataSize: tag.body.count, time: time)
+            writer.append(tag.body)
+            statistics.audioFramesWritten += 1
+        }
+        try finishTag(emit)
+        if !tag.isSequenceHeader { freeBuffers.append(tag.body) }
+    }
+
+    /// Flushes the frames held for their decode times and writes the end-of-sequence tag.
+    public func finish(emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        flushQueue()
+        try interleave(emit, finishing: true)
+        guard headerWritten else { return }
+        if videoStarted {
+            writer.bytes.removeAll(keepingCapacity: true)
+            writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize,
+                           time: UInt32(truncatingIfNeeded: max(0, milliseconds(lastTagTime))))
+            writer.u8(FLVVideoFrameType.keyframe.rawValue << 4 | FLVVideoCodecID.avc)
+            writer.u8(AVCPacketType.endOfSequence.rawValue)
+            writer.u24(0)
+            try finishTag(emit)
+        }
+        statistics.durationMilliseconds = maxPTSMilliseconds + (videoStarted ? frameDuration / 1_000_000 : 0)
+    }
+
+    /// The header flags and onMetaData values only known at the end: rewrite them where the output can seek.
+    public func metadataPatches() -> [Patch] {
+        let seconds = Double(statistics.durationMilliseconds) / 1000
+        var values: [String: Double] = ["duration": seconds, "filesize": Double(statistics.bytesWritten)]
+        if seconds > 0 {
+            if framerate == 0 { values["framerate"] = Double(statistics.framesWritten) / seconds }
+            values["videodatarate"] = Double(statistics.bytesWritten) * 8 / seconds / 1000
+        }
+        var patches = values.compactMap { key, value -> Patch? in
+            guard let offset = metadataOffsets[key] else { return nil }
+            var w = ByteWriter()
+            AMF0.numberBits(value, into: &w)
+            return Patch(offset: offset, bytes: w.bytes)
+        }
+        let flags = (videoStarted ? FLVHeaderFlags.video : 0) | (audioHeader != nil ? FLVHeaderFlags.audio : 0)
+        if headerWritten && flags != headerFlags { patches.append(Patch(offset: 4, bytes: [flags])) }
+        return patches
+    }
+
+    // MARK: Tags
+
+    private func nanoseconds(ticks: Int64, rate: Int) -> Int64 {
+        let r = Int64(max(1, rate))
+        return ticks / r * 1_000_000_000 + ticks % r * 1_000_000_000 / r
+    }
+
+    private func milliseconds(_ time: Int64) -> Int64 { (time - base) / 1_000_000 }
+
+    private func writeHeaderAndMetadata(_ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        headerWritten = true
+        headerFlags = (videoStarted ? FLVHeaderFlags.video : 0) | (audioHeader != nil ? FLVHeaderFlags.audio : 0)
         writer.bytes.removeAll(keepingCapacity: true)
         writer.append(Array("FLV".utf8))
         writer.u8(1)
-        writer.u8(FLVHeaderFlags.video)
+        writer.u8(headerFlags)
         writer.u32(UInt32(FLVLayout.headerSize))
         writer.u32(0)  // PreviousTagSize0
         try emitWriter(emit)
@@ -207,59 +411,35 @@ public final class FLVMuxer {
         writer.bytes.removeAll(keepingCapacity: true)
         writeTagHeader(.script, dataSize: 0, time: 0)
         AMF0.string("onMetaData", into: &writer)
-        let fields: [(String, Double)] = [
-            ("duration", 0), ("width", Double(width)), ("height", Double(height)), ("framerate", framerate),
-            ("videocodecid", Double(FLVVideoCodecID.avc)), ("videodatarate", 0), ("filesize", 0),
-        ]
+        var fields: [(String, AMF0.Value)] = [("duration", .number(0))]
+        if videoStarted {
+            fields += [("width", .number(Double(statistics.width))), ("height", .number(Double(statistics.height))),
+                       ("framerate", .number(framerate)), ("videocodecid", .number(Double(FLVVideoCodecID.avc))),
+                       ("videodatarate", .number(0))]
+        }
+        if let audioHeader, let track = audioTrack {
+            fields += [("audiocodecid", .number(Double(audioHeader.soundFormat.rawValue))),
+                       ("audiosamplerate", .number(Double(track.sampleRate))), ("audiosamplesize", .number(16)),
+                       ("stereo", .boolean(track.channels > 1))]
+        }
+        fields.append(("filesize", .number(0)))
         writer.u8(AMF0Marker.ecmaArray)
         writer.u32(UInt32(fields.count))
         for (key, value) in fields {
             AMF0.shortString(key, into: &writer)
-            writer.u8(AMF0Marker.number)
-            metadataOffsets[key] = statistics.bytesWritten + writer.bytes.count
-            AMF0.numberBits(value, into: &writer)
+            switch value {
+            case .number(let number):
+                writer.u8(AMF0Marker.number)
+                metadataOffsets[key] = statistics.bytesWritten + writer.bytes.count
+                AMF0.numberBits(number, into: &writer)
+            case .boolean(let flag):
+                writer.u8(AMF0Marker.boolean)
+                writer.u8(flag ? 1 : 0)
+            }
         }
         writer.append(AMF0Marker.objectEnd)
         writer.put24(UInt32(writer.bytes.count - FLVLayout.tagHeaderSize), at: 1)
         try finishTag(emit)
-    }
-
-    private func emitOldest(_ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let frame = queue.removeFirst()
-        var dts = timestamps.next(pts: frame.pts)
-        if dts < lastDTS { dts = lastDTS }
-        lastDTS = dts
-        if base == nil { base = dts }
-        let dtsMilliseconds = milliseconds(dts), ptsMilliseconds = milliseconds(frame.pts)
-        maxPTSMilliseconds = max(maxPTSMilliseconds, ptsMilliseconds)
-        let time = UInt32(truncatingIfNeeded: max(0, dtsMilliseconds))
-        defer { freeBuffers.append(frame.payload) }
-        if frame.keyframe { awaitingKeyframe = false }
-        guard FLVLayout.avcVideoHeaderSize + frame.payload.count <= FLVLayout.maxDataSize else {
-            statistics.droppedTooLarge += 1
-            awaitingKeyframe = !configuration.keepAfterLoss
-            return
-        }
-        if awaitingKeyframe {
-            statistics.droppedAfterLoss += 1
-            return
-        }
-        writer.bytes.removeAll(keepingCapacity: true)
-        writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize + frame.payload.count, time: time)
-        let type: FLVVideoFrameType = frame.keyframe ? .keyframe : .interFrame
-        writer.u8(type.rawValue << 4 | FLVVideoCodecID.avc)
-        writer.u8(AVCPacketType.nalu.rawValue)
-        // Composition time: signed 24 bits, never negative here since DTS <= PTS.
-        writer.u24(UInt32(clamping: min(max(ptsMilliseconds - dtsMilliseconds, 0), 0x7FFFFF)))
-        writer.append(frame.payload)
-        try finishTag(emit)
-        lastTagTime = time
-        statistics.framesWritten += 1
-        if frame.keyframe { statistics.keyframesWritten += 1 }
-    }
-
-    private func flushQueue(_ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        while !queue.isEmpty { try emitOldest(emit) }
     }
 
     private func writeTagHeader(_ type: FLVTagType, dataSize: Int, time: UInt32) {
@@ -282,7 +462,6 @@ public final class FLVMuxer {
         statistics.bytesWritten += writer.bytes.count
     }
 }
-
 /// Calls `body` with each NAL unit of an Annex-B buffer (start codes of 3 or 4 bytes).
 func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
     var i = 0, start = -1

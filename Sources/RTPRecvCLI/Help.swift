@@ -107,6 +107,13 @@ public enum Help {
                               as players smear until then. A frame over 16 MiB, more than a tag
                               holds, is left out (with a warning), and so are those after it.
       --flv-keep-after-loss   Write the frames between a loss and the next keyframe anyway.
+                              The session's audio goes in too: AAC (its sequence header holds
+                              the AudioSpecificConfig as sent), MP3 and G.711; Opus and G.722
+                              have no FLV code and are left out, with a warning. Both tracks
+                              are timed on one timeline: from arrival, then from the senders'
+                              RTCP reports, corrected without a time ever going back.
+      --interleave-ms N       How long one FLV track's tags wait for the other's, from their
+                              arrival (default 1000): a silent track holds the other no longer.
 
     DECODED OUTPUT (libavcodec; any of these turns decoding on; one pass feeds every output):
       --decode                Decode, for the statistics alone.

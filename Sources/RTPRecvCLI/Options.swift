@@ -42,6 +42,8 @@ public struct Options {
     public var skipCorrupt = false
     public var flv: String?
     public var flvKeepAfterLoss = false
+    /// How long one FLV track waits for the other, in its own time.
+    public var interleaveMilliseconds = 1000
     /// The audio stream's frames as a file of its codec (ADTS, MP3, G.711 WAV).
     public var audio: String?
     public var noAudio = false
@@ -123,6 +125,7 @@ public struct Options {
             case "--skip-corrupt": skipCorrupt = true
             case "--flv": flv = try value()
             case "--flv-keep-after-loss": flvKeepAfterLoss = true
+            case "--interleave-ms": interleaveMilliseconds = try number(Int.self, 0...60_000)
             case "--audio": audio = try value()
             case "--no-audio": noAudio = true
             case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)

@@ -18,11 +18,18 @@ final class Outputs: AccessUnitSink {
     private(set) var bytesWritten = 0
     private(set) var accessUnitsWritten = 0
 
-    init(options: Options) throws {
+    /// `sdp`: the session's media lines tell the FLV which tracks to wait for.
+    init(options: Options, sdp: SessionDescription?) throws {
         annexB = try options.out.map { try open($0) }
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         flv = try options.flv.map {
-            try FLVOutput(file: open($0), keepAfterLoss: options.flvKeepAfterLoss, quiet: options.quiet)
+            var configuration = FLVMuxer.Configuration()
+            configuration.keepAfterLoss = options.flvKeepAfterLoss
+            configuration.expectsVideo = sdp.map { $0.video != nil } ?? true
+            configuration.expectsAudio = !options.noAudio
+                && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
+            configuration.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
+            return try FLVOutput(file: open($0), configuration: configuration, quiet: options.quiet)
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
@@ -59,6 +66,7 @@ final class Outputs: AccessUnitSink {
 
     func write(audio frame: AudioFrame) throws {
         try audio?.write(frame)
+        try flv?.write(audio: frame)
     }
 
     /// Drains the decoder and closes the files.
@@ -194,12 +202,20 @@ final class FLVOutput {
     private let quiet: Bool
     let muxer: FLVMuxer
 
-    init(file: OutputFile, keepAfterLoss: Bool, quiet: Bool) {
+    init(file: OutputFile, configuration: FLVMuxer.Configuration, quiet: Bool) {
         self.file = file
         self.quiet = quiet
-        var configuration = FLVMuxer.Configuration()
-        configuration.keepAfterLoss = keepAfterLoss
         muxer = FLVMuxer(configuration: configuration)
+    }
+
+    func write(audio frame: AudioFrame) throws {
+        let notCarried = muxer.statistics.audioFramesNotCarried
+        try muxer.write(audio: frame) { try file.write($0) }
+        if notCarried == 0 && muxer.statistics.audioFramesNotCarried > 0 && !quiet {
+            let reason = FLVAudioHeader(frame.track) == nil ? "\(frame.track.codec.name) has no FLV sound format (--wav decodes it)"
+                : "the audio changed codec to \(frame.track.description); FLV keeps the first"
+            Terminal.printError("warning: \(file.displayName): \(reason); that audio is left out of the FLV\n")
+        }
     }
 
     func write(_ accessUnit: AccessUnit) throws {

@@ -57,6 +57,10 @@ struct Report {
                 if s.goodbye { parts.append("BYE") }
                 lines.append("  RTCP       " + parts.joined(separator: ", "))
             }
+            if let sync = synchronization(s) {
+                lines.append("  sync       by sender reports from \(format(sync.after)) s after its first packet; that moved it "
+                             + "\(sync.correction) ms against the arrival of its packets")
+            }
             if let audio = s.audio {
                 lines.append("  frames     " + Report.audioFrames(s.frames))
                 var line = "  audio      \(audio.track.description)"
@@ -134,6 +138,11 @@ struct Report {
             if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
             if f.droppedTooLarge > 0 { line += ", \(f.droppedTooLarge) too large for a tag (16 MiB) dropped" }
             if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
+            if f.audioFramesWritten + f.audioFramesNotCarried > 0 {
+                line += "; \(f.audioFramesWritten) audio frames"
+                if f.audioFramesNotCarried > 0 { line += ", \(f.audioFramesNotCarried) audio frames FLV cannot carry left out" }
+            }
+            if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
             lines.append(line)
         }
         if let d = outputs.decoding {
@@ -176,6 +185,8 @@ struct Report {
                 ("sequence_headers", .int(f.sequenceHeaders)), ("dropped_after_loss", .int(f.droppedAfterLoss)),
                 ("dropped_too_large", .int(f.droppedTooLarge)),
                 ("timestamp_jumps", .int(f.timestampJumps)), ("bytes", .int(f.bytesWritten)),
+                ("audio_frames_written", .int(f.audioFramesWritten)), ("audio_frames_not_carried", .int(f.audioFramesNotCarried)),
+                ("audio_sequence_headers", .int(f.audioSequenceHeaders)), ("tags_retimed", .int(f.tagsRetimed)),
                 ("duration_ms", .int(Int(f.durationMilliseconds))),
             ])))
         }
@@ -241,6 +252,8 @@ struct Report {
             ("sender_reports", .int(s.senderReports)),
             ("cname", s.cname.map(JSON.string) ?? .null),
             ("bye", .bool(s.goodbye)),
+            ("sr_synchronized_after_s", synchronization(s).map { .double($0.after) } ?? .null),
+            ("sr_correction_ms", synchronization(s).map { .int(Int($0.correction)) } ?? .null),
         ]
         if let audio = s.audio {
             fields.append(("codec", .string(audio.track.codec.name)))
@@ -258,6 +271,12 @@ struct Report {
             fields.append(("level_idc", .int(Int(sps.levelIdc))))
         }
         return .object(fields)
+    }
+
+    /// When the session clock took a stream's times from its sender reports, and how far that moved it.
+    private func synchronization(_ s: StreamStatistics) -> (after: Double, correction: Int64)? {
+        guard let stream = receiver.clock.streams[s.ssrc], let at = stream.synchronizedAt else { return nil }
+        return (Double(max(0, at - s.firstArrival)) / 1e9, stream.correction / 1_000_000)
     }
 
     /// The frame counts, in the ledger's terms: what was written, what was dropped and why.

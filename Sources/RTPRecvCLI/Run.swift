@@ -30,7 +30,7 @@ final class Run {
             configuration.rtcpPorts = sdp.media.compactMap(\.rtcpPort)
             if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdp!) }
         }
-        sink = try Outputs(options: options)
+        sink = try Outputs(options: options, sdp: sdp)
         receiver = Receiver(configuration: configuration, sink: sink)
         if !options.quiet {
             receiver.onNotice = { ssrc, notice in

@@ -42,10 +42,10 @@ final class FLVMuxerTests: XCTestCase {
     }
 
     /// Every tag, checking the header, each PreviousTagSize and that the file ends on a tag boundary.
-    private func walk(_ file: [UInt8], line: UInt = #line) -> [Tag] {
+    private func walk(_ file: [UInt8], flags: UInt8 = FLVHeaderFlags.video, line: UInt = #line) -> [Tag] {
         XCTAssertEqual(Array(file.prefix(3)), Array("FLV".utf8), line: line)
         XCTAssertEqual(file[3], 1, line: line)
-        XCTAssertEqual(file[4], FLVHeaderFlags.video, line: line)
+        XCTAssertEqual(file[4], flags, line: line)
         XCTAssertEqual(Array(file[5..<13]), [0, 0, 0, 9, 0, 0, 0, 0], "header size 9, PreviousTagSize0 0", line: line)
         var tags: [Tag] = []
         var i = 13
@@ -158,5 +158,73 @@ final class FLVMuxerTests: XCTestCase {
         XCTAssertEqual(times[2], 1 << 24 | 5, "the walk reads TimestampExtended as the high byte")
         let tag = try XCTUnwrap(walk(file).filter { $0.type == 9 }.dropFirst(2).first)
         XCTAssertEqual(Array(file[(tag.data.startIndex - 7)..<(tag.data.startIndex - 3)]), [0, 0, 5, 1])
+    }
+
+    func testAudioAndVideoGoOutInDecodeTimeOrderWithTheExactAudioSpecificConfig() throws {
+        var configuration = FLVMuxer.Configuration()
+        configuration.expectsAudio = true
+        let muxer = FLVMuxer(configuration: configuration)
+        var file: [UInt8] = []
+        let config = try AudioSpecificConfig(hex: "119056E500")
+        let track = AudioTrack(codec: .aac(config), clockRate: 48000, sampleRate: 48000, channels: 2)
+        // Video every 33 ms from 0; audio every 21.3 ms from 10 ms, arriving 40 ms after its time.
+        var audioIndex = 0
+        for frame in 0..<6 {
+            let nals = frame == 0 ? [sps, pps, idr] : [p]
+            let time = Int64(frame) * 33_333_333
+            try annexB(nals).withUnsafeBytes { b in
+                try [b].withUnsafeBufferPointer { pieces in
+                    var au = AccessUnit(timestamp: UInt32(frame * 3000), pts: Int64(frame * 3000), pieces: pieces, isKeyframe: frame == 0)
+                    au.time = time
+                    au.arrival = time
+                    try muxer.write(au) { file += $0 }
+                }
+            }
+            while Int64(audioIndex) * 21_333_333 + 10_000_000 + 40_000_000 <= time {
+                let t = Int64(audioIndex) * 21_333_333 + 10_000_000
+                let samples: [UInt8] = [0x21, UInt8(audioIndex)]
+                try samples.withUnsafeBytes { bytes in
+                    let record = FrameRecord(ssrc: 2, timestamp: 0, firstSequenceNumber: 0, lastSequenceNumber: 0, packets: 1,
+                                             bytes: 2, isKeyframe: true, status: .written, referencesIntact: true,
+                                             presentationMilliseconds: 0)
+                    var frame = AudioFrame(track: track, record: record, pts: Int64(audioIndex * 1024), duration: 1024,
+                                           gapBefore: 0, bytes: bytes, arrival: t + 40_000_000)
+                    frame.time = t
+                    try muxer.write(audio: frame) { file += $0 }
+                }
+                audioIndex += 1
+            }
+        }
+        try muxer.finish { file += $0 }
+        let tags = walk(file, flags: FLVHeaderFlags.video | FLVHeaderFlags.audio)
+        let media = tags.filter { $0.type != 18 }
+        XCTAssertEqual(media.map(\.time), media.map(\.time).sorted(), "decode times never go back")
+        let audio = tags.filter { $0.type == 8 }
+        XCTAssertEqual(Array(audio[0].data), [0xAF, 0x00, 0x11, 0x90, 0x56, 0xE5, 0x00], "AAC sequence header, config as given")
+        XCTAssertEqual(Array(audio[1].data), [0xAF, 0x01, 0x21, 0x00])
+        XCTAssertEqual(audio.dropFirst().map(\.time), (0..<audioIndex).map { UInt32((Int64($0) * 21_333_333 + 10_000_000) / 1_000_000) })
+        XCTAssertEqual(muxer.statistics.tagsRetimed, 0)
+        XCTAssertEqual(muxer.statistics.audioFramesWritten, audioIndex)
+    }
+
+    func testASilentTrackHoldsTheOtherBackOnlyAsLongAsTheWait() throws {
+        var configuration = FLVMuxer.Configuration()
+        configuration.expectsAudio = true
+        configuration.maxInterleaveWaitMilliseconds = 100
+        let muxer = FLVMuxer(configuration: configuration)
+        var written: [UInt8] = []
+        for frame in 0..<10 {
+            try annexB(frame == 0 ? [sps, pps, idr] : [p]).withUnsafeBytes { b in
+                try [b].withUnsafeBufferPointer { pieces in
+                    var au = AccessUnit(timestamp: 0, pts: Int64(frame * 3000), pieces: pieces, isKeyframe: frame == 0)
+                    au.time = Int64(frame) * 33_333_333
+                    au.arrival = au.time!
+                    try muxer.write(au) { written += $0 }
+                }
+            }
+        }
+        // No audio came: the header and the frames older than 100 ms went out before the end.
+        XCTAssertGreaterThan(muxer.statistics.framesWritten, 5)
+        XCTAssertEqual(written[4], FLVHeaderFlags.video)
     }
 }

@@ -72,6 +72,8 @@ public struct AudioFrame {
     public var bytes: UnsafeRawBufferPointer
     /// When the packet that completed it arrived, on the packet clock.
     public var arrival: Int64
+    /// Its time on the session timeline (`MediaClock`), in nanoseconds; nil outside a session.
+    public var time: Int64?
 
     public init(track: AudioTrack, record: FrameRecord, pts: Int64, duration: Int64, gapBefore: Int64,
                 bytes: UnsafeRawBufferPointer, arrival: Int64) {

@@ -14,6 +14,9 @@ public struct AccessUnit {
     public var frameRate: (numerator: Int, denominator: Int)?
     /// When the packet that completed it arrived, on the packet clock (for latency figures).
     public var arrival: Int64 = 0
+    /// Its presentation time on the session timeline (`MediaClock`), in nanoseconds; nil outside a
+    /// session (a unit made by hand), where sinks time it from `pts`.
+    public var time: Int64?
 
     public init(record: FrameRecord, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isIDR: Bool,
                 frameRate: (numerator: Int, denominator: Int)? = nil, arrival: Int64 = 0) {

@@ -34,6 +34,7 @@ public final class RTPStream<Format: PayloadFormat> {
         self.format = format
         statistics = StreamStatistics(ssrc: ssrc, payloadType: payloadType)
         statistics.clockRate = format.clockRate
+        statistics.firstArrival = arrival
         firstArrival = arrival
         lastArrival = arrival
         reorder = ReorderBuffer(configuration.reorder)

@@ -68,6 +68,8 @@ public final class Receiver {
     /// Sender reports for SSRCs with no stream yet (FFmpeg sends one before its first RTP packet),
     /// the latest of each, given to the stream when it comes; at most `maxStreams` × 4 of them.
     private var unclaimedReports: [UInt32: (report: RTCPPacket.SenderReport, arrival: Int64)] = [:]
+    /// Every stream's times on one timeline, set by arrival and then by sender reports.
+    public let clock = MediaClock()
     /// What the selected stream does that is worked around, said once each as it happens.
     public var onNotice: (UInt32, StreamNotice) -> Void = { _, _ in }
 
@@ -150,6 +152,7 @@ public final class Receiver {
                 counters.rtcpPackets[packet.kind, default: 0] += 1
                 switch packet {
                 case .senderReport(let report):
+                    clock.senderReport(ssrc: report.ssrc, ntp: report.ntpTimestamp, rtp: report.rtpTimestamp, arrival: arrival)
                     if let stream = stream(ssrc: report.ssrc) {
                         stream.noteSenderReport(report, arrival: arrival)
                     } else if unclaimedReports.count < 4 * configuration.maxStreams || unclaimedReports[report.ssrc] != nil {
@@ -221,7 +224,11 @@ public final class Receiver {
             stream.noteSenderReport(early.report, arrival: early.arrival)
         }
         format.output = { [unowned(unsafe) self] record, frame in
-            if let frame { try self.sink.write(audio: frame) }
+            if var frame {
+                frame.time = self.clock.time(ssrc: frame.record.ssrc, ticks: frame.pts, clockRate: frame.track.clockRate,
+                                             arrival: frame.arrival)
+                try self.sink.write(audio: frame)
+            }
             _ = try self.sink.account(record)
         }
         stream.onNotice = { [unowned self] stream, notice in self.onNotice(stream.ssrc, notice) }
@@ -277,7 +284,11 @@ public final class Receiver {
         format.output = { [unowned(unsafe) self, unowned(unsafe) stream] record, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }
             guard stream === self.selected else { return false }
-            if let accessUnit, try !self.sink.write(accessUnit) { return false }
+            if var accessUnit {
+                accessUnit.time = self.clock.time(ssrc: stream.ssrc, ticks: accessUnit.pts,
+                                                  clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
+                if try !self.sink.write(accessUnit) { return false }
+            }
             return try self.sink.account(record)
         }
         stream.onNotice = { [unowned self] stream, notice in

@@ -5,6 +5,8 @@ public struct StreamStatistics: Sendable {
     public var source: Endpoint?
     public var destination: Endpoint?
 
+    /// When its first packet arrived, on the packet clock.
+    public var firstArrival: Int64 = 0
     public var packets = 0
     public var bytes = 0
     public var invalidPayload: [H264Payload.Invalid: Int] = [:]
