@@ -16,6 +16,7 @@
     X(avutil, av_frame_alloc) X(avutil, av_frame_free) X(avutil, av_frame_get_buffer) X(avutil, av_frame_unref) \
     X(avutil, av_get_pix_fmt) X(avutil, av_get_pix_fmt_name) X(avutil, av_image_copy_to_buffer) \
     X(avutil, av_image_get_buffer_size) X(avutil, av_md5_sum) X(avutil, av_strerror) \
+    X(avutil, av_mallocz) X(avutil, av_channel_layout_default) X(avutil, av_channel_layout_uninit) \
     X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale)
 
 #define POINTER(lib, name) static __typeof__(name) *p_##name;
@@ -83,6 +84,9 @@ int av_image_get_buffer_size(enum AVPixelFormat format, int width, int height, i
 }
 void av_md5_sum(uint8_t *dst, const uint8_t *src, size_t len) { ensure(); p_av_md5_sum(dst, src, len); }
 int av_strerror(int error, char *buffer, size_t size) { ensure(); return p_av_strerror(error, buffer, size); }
+void *av_mallocz(size_t size) { ensure(); return p_av_mallocz(size); }
+void av_channel_layout_default(AVChannelLayout *layout, int channels) { ensure(); p_av_channel_layout_default(layout, channels); }
+void av_channel_layout_uninit(AVChannelLayout *layout) { ensure(); p_av_channel_layout_uninit(layout); }
 struct SwsContext *sws_getContext(int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH,
                                   enum AVPixelFormat dstFormat, int flags, SwsFilter *srcFilter,
                                   SwsFilter *dstFilter, const double *param) {

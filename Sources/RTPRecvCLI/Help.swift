@@ -98,6 +98,10 @@ public enum Help {
                               the A-law or mu-law format tag. '-' for standard output. A lost
                               frame leaves a gap, counted in the statistics, never filled in.
                               G.722 and Opus have no such file here.
+      --wav FILE              The audio stream decoded (libavcodec) into 16-bit PCM WAV: every
+                              codec above, G.722 and Opus too. A lost G.711 or AAC frame becomes
+                              silence of its exact length, so what follows stays in time; other
+                              codecs' losses leave gaps. Both are counted. '-' streams it.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, AVC sequence headers (again when SPS/PPS change)
@@ -169,6 +173,7 @@ public enum Help {
       rtprecv --pcap call.pcap --frames-json - -q | jq -c 'select(.status != "written")'
       rtprecv --pcap camera.pcap --sdp camera.sdp --out video.h264 --audio audio.aac
       rtprecv --pcap phone.pcap --audio call.wav          G.711 from a SIP call, no SDP needed
+      rtprecv --pcap webrtc.pcap --sdp call.sdp --wav call.wav   Opus, decoded
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
     1 when the input cannot be read, the port cannot be bound or the output cannot be written,

@@ -46,6 +46,8 @@ public struct Options {
     public var interleaveMilliseconds = 1000
     /// The audio stream's frames as a file of its codec (ADTS, MP3, G.711 WAV).
     public var audio: String?
+    /// The audio stream decoded into 16-bit PCM WAV.
+    public var wav: String?
     public var noAudio = false
     public var audioSSRC: UInt32?
     public var audioPayloadType: UInt8?
@@ -127,6 +129,7 @@ public struct Options {
             case "--flv-keep-after-loss": flvKeepAfterLoss = true
             case "--interleave-ms": interleaveMilliseconds = try number(Int.self, 0...60_000)
             case "--audio": audio = try value()
+            case "--wav": wav = try value()
             case "--no-audio": noAudio = true
             case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)
             case "--audio-payload-type": audioPayloadType = try number(UInt8.self, 0...127)
@@ -150,7 +153,7 @@ public struct Options {
         if exitOnTimeout && timeout == nil {
             throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
-        if noAudio, let flag = [("--audio", audio != nil), ("--audio-ssrc", audioSSRC != nil),
+        if noAudio, let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--audio-ssrc", audioSSRC != nil),
                                 ("--audio-payload-type", audioPayloadType != nil)].first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' selects audio, which '--no-audio' leaves out")
         }
@@ -162,7 +165,7 @@ public struct Options {
                              + "(0 PCMU, 8 PCMA, 9 G.722, 14 MPA)")
         }
         let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
-                        ("--audio", audio), ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
+                        ("--audio", audio), ("--wav", wav), ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
             .filter { $0.1 == "-" }.map(\.0)
         if toStdout.count > 1 {
             throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")

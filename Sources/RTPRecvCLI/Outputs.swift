@@ -11,6 +11,7 @@ final class Outputs: AccessUnitSink {
     let flv: FLVOutput?
     let ledger: FrameLedger?
     let audio: AudioFileOutput?
+    let wav: WAVOutput?
     private let limit: Int
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
     private let measuresLatency: Bool
@@ -33,6 +34,7 @@ final class Outputs: AccessUnitSink {
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
+        wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
         limit = options.frames ?? Int.max
         measuresLatency = options.isLive
     }
@@ -66,12 +68,14 @@ final class Outputs: AccessUnitSink {
 
     func write(audio frame: AudioFrame) throws {
         try audio?.write(frame)
+        try wav?.write(frame)
         try flv?.write(audio: frame)
     }
 
     /// Drains the decoder and closes the files.
     func finish() throws {
         try audio?.finish()
+        try wav?.finish()
         try decoding?.finish()
         try flv?.finish()
         try annexB?.close()

@@ -122,6 +122,13 @@ struct Report {
             lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
         }
         lines.append("wrote \(outputs.bytesWritten) bytes of H.264")
+        if let w = outputs.wav {
+            var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
+            if w.gapsFilled > 0 { line += ", \(w.gapsFilled) lost stretches filled with silence (\(w.silenceMilliseconds) ms)" }
+            if w.gapsLeft > 0 { line += ", \(w.gapsLeft) losses left as gaps" }
+            if w.framesSkipped > 0 { line += ", \(w.framesSkipped) frames skipped" }
+            lines.append(line)
+        }
         if let a = outputs.audio {
             var line = "audio file \(a.framesWritten) frames (\(a.bytesWritten) bytes)"
             if let track = a.track { line += " of \(track.description)" }
@@ -204,6 +211,12 @@ struct Report {
         }
         root.append(("streams", .array(streams.map(streamJSON))))
         root.append(("audio_streams", .array(audioStreams.map(streamJSON))))
+        if let w = outputs.wav {
+            root.append(("wav", .object([("frames_decoded", .int(w.framesDecoded)), ("samples", .int(w.samplesWritten)),
+                                         ("decode_errors", .int(w.decodeErrors)), ("gaps_filled_with_silence", .int(w.gapsFilled)),
+                                         ("silence_ms", .int(Int(w.silenceMilliseconds))), ("gaps_left", .int(w.gapsLeft)),
+                                         ("frames_skipped", .int(w.framesSkipped))])))
+        }
         if let a = outputs.audio {
             root.append(("audio_file", .object([("frames_written", .int(a.framesWritten)), ("bytes", .int(a.bytesWritten)),
                                                  ("frames_skipped", .int(a.framesSkipped))])))

@@ -2,7 +2,9 @@
 #define RTPRECV_CFFMPEG_H
 #include <libavcodec/avcodec.h>
 #include <libavutil/error.h>
+#include <libavutil/channel_layout.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/mem.h>
 #include <libavutil/md5.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>

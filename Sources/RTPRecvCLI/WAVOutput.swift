@@ -1,0 +1,101 @@
+import FFmpeg
+import RTPCore
+import SystemIO
+
+/// `--wav`: the audio stream decoded through libavcodec into 16-bit PCM WAV, for every audio codec
+/// taken (AAC, MPEG audio, G.711, G.722, Opus). A lost G.711 or AAC frame becomes silence of its
+/// exact duration, so that what follows stays in time; other codecs' losses leave a gap. Both are
+/// counted.
+final class WAVOutput {
+    private let file: OutputFile
+    private let quiet: Bool
+    private var decoder: AudioDecoder?
+    private(set) var track: AudioTrack?
+    private var header: WAVHeader?
+    private(set) var samplesWritten = 0
+    private(set) var framesDecoded = 0
+    /// Frames of a second codec, or of one that would not open.
+    private(set) var framesSkipped = 0
+    /// Losses filled with silence, and how long the silence was.
+    private(set) var gapsFilled = 0
+    private(set) var silenceMilliseconds: Int64 = 0
+    private(set) var gapsLeft = 0
+    private var silence: [Int16] = []
+
+    init(file: OutputFile, quiet: Bool) {
+        self.file = file
+        self.quiet = quiet
+    }
+
+    var decodeErrors: Int { decoder?.decodeErrors ?? 0 }
+
+    func write(_ frame: AudioFrame) throws {
+        if track == nil {
+            track = frame.track
+            do {
+                decoder = try AudioWAV.decoder(for: frame.track)
+            } catch {
+                if !quiet { Terminal.printError("warning: \(file.displayName): cannot decode \(frame.track.description): \(error)\n") }
+            }
+        }
+        guard let decoder, frame.track.codec == track!.codec else {
+            framesSkipped += 1
+            return
+        }
+        if frame.gapBefore > 0 { try fill(gap: frame.gapBefore, frameDuration: frame.duration, of: frame.track) }
+        framesDecoded += 1
+        try decoder.decode(frame.bytes) { samples, rate, channels in try put(samples, rate: rate, channels: channels) }
+    }
+
+    /// Silence as long as the lost frames, for the codecs whose frames stand alone: for AAC a whole
+    /// number of frames (senders' timestamps wobble by a few ticks), for G.711 every sample.
+    private func fill(gap measured: Int64, frameDuration: Int64, of track: AudioTrack) throws {
+        var gap = measured
+        if case .aac = track.codec, frameDuration > 0 { gap = (measured + frameDuration / 2) / frameDuration * frameDuration }
+        switch track.codec {
+        case .pcmu, .pcma, .aac:
+            guard let header, gap > 0 else { return }
+            let count = Int(gap * Int64(header.sampleRate) / Int64(max(1, track.clockRate))) * header.channels
+            if silence.count < count { silence = Array(repeating: 0, count: count) }
+            try silence.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: header.sampleRate,
+                                                          channels: header.channels) }
+            gapsFilled += 1
+            silenceMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
+        default:
+            gapsLeft += 1
+        }
+    }
+
+    private func put(_ samples: UnsafeBufferPointer<Int16>, rate: Int, channels: Int) throws {
+        if header == nil {
+            header = WAVHeader(format: .pcm, channels: channels, sampleRate: rate, bitsPerSample: 16)
+            try header!.bytes(dataBytes: nil).withUnsafeBytes { try file.write($0) }
+        }
+        // WAV is little-endian, as every machine this runs on.
+        try file.write(UnsafeRawBufferPointer(samples))
+        samplesWritten += samples.count
+    }
+
+    func finish() throws {
+        try decoder?.flush { samples, rate, channels in try put(samples, rate: rate, channels: channels) }
+        if let header, file.isSeekable { try file.write(header.bytes(dataBytes: samplesWritten * 2), at: 0) }
+        try file.close()
+    }
+}
+
+enum AudioWAV {
+    /// The libavcodec decoder for a track.
+    static func decoder(for track: AudioTrack) throws -> AudioDecoder {
+        switch track.codec {
+        case .aac(let config):
+            return try AudioDecoder(codec: .aac, sampleRate: config.outputSamplingFrequency, channels: config.channels,
+                                    config: config.bytes)
+        case .mpegAudio:
+            return try AudioDecoder(codec: track.layer == 3 ? .mp3 : .mp2, sampleRate: track.sampleRate, channels: track.channels)
+        case .pcmu: return try AudioDecoder(codec: .pcmMuLaw, sampleRate: track.sampleRate, channels: track.channels)
+        case .pcma: return try AudioDecoder(codec: .pcmALaw, sampleRate: track.sampleRate, channels: track.channels)
+        case .g722: return try AudioDecoder(codec: .g722, sampleRate: track.sampleRate, channels: track.channels)
+        case .opus: return try AudioDecoder(codec: .opus, sampleRate: 48000, channels: track.channels)
+        }
+    }
+}

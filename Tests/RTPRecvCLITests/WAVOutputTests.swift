@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+
+/// `--wav`: every audio codec decoded through libavcodec, checked with ffmpeg and ffprobe.
+final class WAVOutputTests: XCTestCase {
+    private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
+
+    private func wav(_ pcap: URL, sdp: String?, tag: String) throws -> (wav: URL, stats: [String: Any]) {
+        let out = Harness.temporaryFile(tag + ".wav"), stats = Harness.temporaryFile(tag + ".json")
+        let result = try Harness.rtprecv(["--pcap", pcap.path, "--wav", out.path, "--stats-json", stats.path, "-q"]
+                                         + (sdp.map { ["--sdp", capture($0).path] } ?? []))
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return (out, try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any])
+    }
+
+    /// 16-bit mono samples at 8 kHz, as ffmpeg decodes `url`.
+    private func pcm(_ url: URL, rate: Int = 8000) throws -> [Int16] {
+        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-ac", "1", "-ar", "\(rate)", "-f", "s16le", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    /// Where the beeps start, in seconds from the first sample.
+    private func beeps(_ samples: [Int16]) -> [Double] {
+        var onsets: [Double] = [], quiet = 0
+        for (i, s) in samples.enumerated() {
+            if abs(Int(s)) > 3000 {
+                if quiet > 2000 { onsets.append(Double(i) / 8000) }
+                quiet = 0
+            } else {
+                quiet += 1
+            }
+        }
+        return onsets
+    }
+
+    func testG711DecodesToTheSourcesSamples() throws {
+        let out = try wav(capture("gst-h264-pcmu.pcap"), sdp: nil, tag: "pcmu").wav
+        XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"),
+                       "codec_name=pcm_s16le\nsample_rate=8000\nchannels=1\n")
+        XCTAssertEqual(try pcm(out), try pcm(capture("sync-source-mulaw.wav")))
+    }
+
+    func testEveryCodecDecodesWithItsBeepsAtTheWholeSeconds() throws {
+        for (name, sdp) in [("gst-h264-aac", "gst-h264-aac.sdp"), ("gst-h264-latm", "gst-h264-latm.sdp"),
+                            ("ffmpeg-h264-mp3", nil), ("ffmpeg-opus", "ffmpeg-opus.sdp"), ("ffmpeg-h264-pcma", nil)] {
+            let (out, stats) = try wav(capture(name + ".pcap"), sdp: sdp, tag: name)
+            XCTAssertEqual((stats["wav"] as? [String: Any])?["decode_errors"] as? Int, 0, name)
+            let onsets = beeps(try pcm(out))
+            XCTAssertEqual(onsets.count, 3, "\(name): \(onsets)")
+            // The decoders' own delay (AAC priming, MP3's encoder delay) stays under 60 ms.
+            for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) {
+                XCTAssertEqual(onset, second, accuracy: 0.06, name)
+            }
+        }
+    }
+
+    func testLostG711AndAACFramesBecomeSilenceOfTheirLength() throws {
+        for (name, sdp, port) in [("gst-h264-pcmu", nil, 5132), ("gst-h264-aac", "gst-h264-aac.sdp", 5112)] {
+            let records = try TestPcap.records(of: capture(name + ".pcap"))
+            var n = 0
+            let kept = records.filter { r in
+                guard Int(r.frame[36]) << 8 | Int(r.frame[37]) == port else { return true }
+                n += 1
+                return n != 5 && n != 6 && n != 15
+            }
+            let lossy = Harness.temporaryFile(name + "-lossy.pcap")
+            try TestPcap.data(linkType: 1, records: kept.map { ($0.microseconds * 1000, $0.frame) }).write(to: lossy)
+            let (cleanOut, cleanStats) = try wav(capture(name + ".pcap"), sdp: sdp, tag: name + "-clean")
+            let (out, stats) = try wav(lossy, sdp: sdp, tag: name + "-lossy")
+            let clean = try pcm(cleanOut), damaged = try pcm(out)
+            XCTAssertEqual((stats["wav"] as? [String: Any])?["samples"] as? Int, (cleanStats["wav"] as? [String: Any])?["samples"] as? Int,
+                           "\(name): the silence keeps the length")
+            XCTAssertEqual((stats["wav"] as? [String: Any])?["gaps_filled_with_silence"] as? Int, 2, name)
+            // The end, after the losses, lines up sample for sample for G.711.
+            if port == 5132 { XCTAssertEqual(Array(damaged.suffix(8000)), Array(clean.suffix(8000))) }
+        }
+    }
+
+    func testG722FromASIPPhoneDecodesAt16kHz() throws {
+        let url = Harness.realCaptures.appendingPathComponent("videosnarf_cisco7985.pcap")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: url.path), "needs ../shared/captures-real")
+        let (out, stats) = try wav(url, sdp: nil, tag: "g722")
+        XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"),
+                       "codec_name=pcm_s16le\nsample_rate=16000\nchannels=1\n")
+        let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first)
+        XCTAssertEqual(audio["codec"] as? String, "G.722")
+        XCTAssertEqual((stats["wav"] as? [String: Any])?["samples"] as? Int, (audio["frames_written"] as! Int) * 320)
+    }
+}
