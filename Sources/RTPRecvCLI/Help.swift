@@ -25,6 +25,10 @@ public enum Help {
 
     LIVE INPUT (without --pcap):
       --port N                UDP port to listen on (default: from --sdp, else 5004; 0: any free).
+                              With --sdp, every media line's port and its RTCP port (a=rtcp, or
+                              the port + 1; none with a=rtcp-mux) are listened on at once.
+      --audio-port N          Without an SDP: also listen here for static-payload-type audio
+                              (PCMU, PCMA, G.722, MPA), and on both ports + 1 for RTCP.
       --bind ADDR             Local address (default [::], which takes IPv4 and IPv6). A multicast
                               group, here or in the SDP's c= line, is joined.
       --iface NAME            Interface for the multicast join (default: the kernel's choice),
@@ -165,6 +169,8 @@ public enum Help {
       rtprecv --port 5004 --y4m - | ffplay -
       rtprecv --pcap call.pcap --out call.h264 --yuv call.yuv --pix-fmt nv12
       rtprecv --port 5004 --flv - | ffplay -f flv -
+      rtprecv --sdp camera.sdp --flv camera.flv            video and audio, each on its own port
+      rtprecv --port 5004 --audio-port 5006 --flv -        H.264 and G.711 from a camera
       rtprecv --pcap camera.pcapng --out camera.h264
       ssh cam-host tcpdump -U -w - udp port 5004 | rtprecv --pcap - --out - | ffplay -f h264 -
       rtprecv --pcap call.pcap --list

@@ -5,20 +5,18 @@ import SystemIO
 struct Live {
     let options: Options
 
+    /// A socket to open: its port and address, and what arrives there.
+    private struct Listen {
+        var port: UInt16
+        var bindAddress: String?
+        var role: String
+        /// RTCP sockets are extras: a port that cannot be bound is said, not fatal.
+        var required: Bool
+    }
+
     func run() throws -> Int32 {
         let run = try Run(options: options)
         let receiver = run.receiver
-        // The SDP names the port and, for multicast, the group; flags override it.
-        let port = options.port ?? run.sdp?.port.flatMap { $0 == 0 ? nil : $0 } ?? 5004
-        let groupFromSDP = run.sdp?.connectionAddress.flatMap { address in
-            SocketAddress.parse(address)?.isMulticast == true ? address : nil
-        }
-        let bindAddress = options.bind ?? groupFromSDP
-        if let bindAddress, SocketAddress.parse(bindAddress)?.needsInterface == true, options.interface == nil,
-           SocketAddress.zone(bindAddress) == nil {
-            throw RunError(description: "\(bindAddress) is link-local: name its interface with --iface NAME "
-                           + "or as \(bindAddress)%NAME")
-        }
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
         // source-specific when the address is a multicast group.
         let sourceText = options.sourceFilter ?? run.sdp?.sourceFilter
@@ -28,38 +26,35 @@ struct Live {
             guard let parsed = SocketAddress.parse(sourceText) else {
                 throw RunError(description: "\(flag) '\(sourceText)' is not a numeric IPv4 or IPv6 address")
             }
-            if let bindAddress, let group = SocketAddress.parse(bindAddress), group.isMulticast,
-               group.isIPv4 != parsed.isIPv4 {
-                throw RunError(description: "\(flag) '\(sourceText)' is IPv\(parsed.isIPv4 ? 4 : 6) but the multicast "
-                               + "group \(bindAddress) is IPv\(group.isIPv4 ? 4 : 6)")
-            }
             sourceFilter = SocketAddress.address(parsed)
         }
-        var socketOptions = UDPReceiver.Options(
-            bindAddress: bindAddress, port: port, interface: options.interface,
-            receiveBufferBytes: options.receiveBufferBytes)
-        socketOptions.source = sourceText
-        socketOptions.maxDatagramBytes = options.maxPacketBytes + 4096
-        let socket: UDPReceiver
-        do {
-            socket = try UDPReceiver(socketOptions)
-        } catch let error as SystemError {
-            throw RunError(description: error.description)
+        var sockets: [UDPReceiver] = []
+        var roles: [String] = []
+        for listen in plan(run.sdp) {
+            do {
+                sockets.append(try open(listen, source: sourceText, flag: flag))
+                roles.append(listen.role)
+            } catch let error as RunError where !listen.required {
+                if !options.quiet { Terminal.printError("warning: \(error.description); no RTCP from there\n") }
+            }
         }
         if !options.quiet {
-            var line = "listening on udp \(socket.boundDescription)"
-            if let group = socket.joinedGroup {
-                line += " (joined multicast group \(group)"
-                    + (socket.joinedSource.map { ", source-specific for \($0)" } ?? "") + ")"
+            var lines: [String] = []
+            for (socket, role) in zip(sockets, roles) {
+                var line = "listening on udp \(socket.boundDescription)" + (sockets.count > 1 ? " (\(role))" : "")
+                if let group = socket.joinedGroup {
+                    line += " (joined multicast group \(group)"
+                        + (socket.joinedSource.map { ", source-specific for \($0)" } ?? "") + ")"
+                }
+                if socket.grantedReceiveBufferBytes < options.receiveBufferBytes {
+                    line += "\nwarning: the kernel granted a receive buffer of \(socket.grantedReceiveBufferBytes) bytes, "
+                        + "not the \(options.receiveBufferBytes) asked for (raise net.core.rmem_max, or run as root)"
+                }
+                lines.append(line)
             }
-            if socket.grantedReceiveBufferBytes < options.receiveBufferBytes {
-                line += "\nwarning: the kernel granted a receive buffer of \(socket.grantedReceiveBufferBytes) bytes, "
-                    + "not the \(options.receiveBufferBytes) asked for (raise net.core.rmem_max, or run as root)"
-            }
-            Terminal.printError(line + "\n")
+            Terminal.printError(lines.joined(separator: "\n") + "\n")
         }
 
-        let local = socket.localEndpoint
         StopSignal.install()
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
         let status = LiveStatus()
@@ -70,6 +65,24 @@ struct Live {
         var stopReason = "stopped"
         let duration = options.duration.map { Int64($0 * 1e9) }
         let timeout = options.timeout.map { Int64($0 * 1e9) }
+        var poll = SocketPoll(sockets.map(\.descriptor))
+        var received = 0
+
+        /// One batch from `socket`, into the receiver.
+        func drain(_ socket: UDPReceiver) throws {
+            let count = try socket.receive()
+            let now = Terminal.monotonicNanoseconds()
+            let local = socket.localEndpoint
+            for i in 0..<count {
+                let (bytes, source) = socket.datagram(i)
+                if let sourceFilter, source?.address != sourceFilter {
+                    filtered += 1
+                    continue
+                }
+                try receiver.receive(datagram: bytes, source: source, destination: local, arrival: now)
+            }
+            received += count
+        }
 
         try run.writing {
             while true {
@@ -95,17 +108,15 @@ struct Live {
                         break
                     }
                 }
-                let count = try socket.receive()
-                now = Terminal.monotonicNanoseconds()
-                for i in 0..<count {
-                    let (bytes, source) = socket.datagram(i)
-                    if let sourceFilter, source?.address != sourceFilter {
-                        filtered += 1
-                        continue
-                    }
-                    try receiver.receive(datagram: bytes, source: source, destination: local, arrival: now)
+                received = 0
+                if sockets.count == 1 {
+                    // One socket: block in recvmmsg itself, one system call a batch.
+                    try drain(sockets[0])
+                } else {
+                    try poll.wait(milliseconds: 20) { try drain(sockets[$0]) }
                 }
-                if count > 0 {
+                now = Terminal.monotonicNanoseconds()
+                if received > 0 {
                     lastPacket = now
                     silenceReported = false
                 }
@@ -118,40 +129,108 @@ struct Live {
         progress.clear()
         try run.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }
-        var summary = "udp \(socket.boundDescription): \(receiver.counters.datagrams) datagrams"
+        let drops = sockets.reduce(0) { $0 + Int($1.kernelDrops) }
+        let bound = sockets.map(\.boundDescription).joined(separator: ", ")
+        var summary = "udp \(bound): \(receiver.counters.datagrams) datagrams"
         if filtered > 0 { summary += ", \(filtered) from other senders dropped (\(flag))" }
-        summary += "; kernel dropped \(socket.kernelDrops) (receive buffer \(socket.grantedReceiveBufferBytes) bytes)"
+        summary += "; kernel dropped \(drops) (receive buffer \(sockets[0].grantedReceiveBufferBytes) bytes)"
         try run.report(Report.Input(
             summary: summary, warning: nil,
-            json: [("input", .string("udp \(socket.boundDescription)")),
-                   ("kernel_drops", .int(Int(socket.kernelDrops))),
-                   ("receive_buffer_bytes", .int(socket.grantedReceiveBufferBytes)),
+            json: [("input", .string("udp \(bound)")),
+                   ("kernel_drops", .int(drops)),
+                   ("receive_buffer_bytes", .int(sockets[0].grantedReceiveBufferBytes)),
                    ("other_sender", .int(filtered)),
                    ("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9))]))
         return 0
     }
+
+    /// The sockets of the run: the video port (from --port, the SDP, else 5004); with an SDP, each
+    /// audio line's port and every line's RTCP port unless it says rtcp-mux; without one, --audio-port
+    /// and, with it, the RTCP ports next to both.
+    private func plan(_ sdp: SessionDescription?) -> [Listen] {
+        func group(_ line: MediaDescription?) -> String? {
+            options.bind ?? line?.connectionAddress.flatMap { SocketAddress.parse($0)?.isMulticast == true ? $0 : nil }
+        }
+        let audioLines = options.noAudio ? [] : (sdp?.media ?? []).filter { line in
+            line.media == "audio" && line.port != 0 && line.payloadTypes.contains { line.formats[$0].map(AudioFormats.isSupported) ?? false }
+        }
+        let video = sdp?.video
+        let mainPort = options.port ?? video.flatMap { $0.port == 0 ? nil : $0.port }
+            ?? (video == nil ? audioLines.first?.port : nil) ?? 5004
+        var plan = [Listen(port: mainPort, bindAddress: group(video ?? audioLines.first),
+                           role: video == nil && !audioLines.isEmpty ? "audio RTP" : "video RTP", required: true)]
+        func add(_ port: UInt16, _ line: MediaDescription?, _ role: String, required: Bool) {
+            guard port != 0, !plan.contains(where: { $0.port == port }) else { return }
+            plan.append(Listen(port: port, bindAddress: group(line), role: role, required: required))
+        }
+        if sdp != nil {
+            if let video, !video.rtcpMux { add(options.port.map { $0 &+ 1 } ?? video.expectedRTCPPort, video, "video RTCP", required: false) }
+            for line in audioLines {
+                add(line.port, line, "audio RTP", required: true)
+                if !line.rtcpMux { add(line.expectedRTCPPort, line, "audio RTCP", required: false) }
+            }
+        } else if let audioPort = options.audioPort {
+            add(audioPort, nil, "audio RTP", required: true)
+            if mainPort != 0 { add(mainPort &+ 1, nil, "video RTCP", required: false) }
+            add(audioPort &+ 1, nil, "audio RTCP", required: false)
+        }
+        return plan
+    }
+
+    private func open(_ listen: Listen, source: String?, flag: String) throws -> UDPReceiver {
+        if let bindAddress = listen.bindAddress, SocketAddress.parse(bindAddress)?.needsInterface == true, options.interface == nil,
+           SocketAddress.zone(bindAddress) == nil {
+            throw RunError(description: "\(bindAddress) is link-local: name its interface with --iface NAME "
+                           + "or as \(bindAddress)%NAME")
+        }
+        if let source, let parsed = SocketAddress.parse(source), let bindAddress = listen.bindAddress,
+           let group = SocketAddress.parse(bindAddress), group.isMulticast, group.isIPv4 != parsed.isIPv4 {
+            throw RunError(description: "\(flag) '\(source)' is IPv\(parsed.isIPv4 ? 4 : 6) but the multicast "
+                           + "group \(bindAddress) is IPv\(group.isIPv4 ? 4 : 6)")
+        }
+        var socketOptions = UDPReceiver.Options(bindAddress: listen.bindAddress, port: listen.port, interface: options.interface,
+                                                receiveBufferBytes: options.receiveBufferBytes)
+        socketOptions.source = source
+        socketOptions.maxDatagramBytes = options.maxPacketBytes + 4096
+        do {
+            return try UDPReceiver(socketOptions)
+        } catch let error as SystemError {
+            throw RunError(description: error.description)
+        }
+    }
 }
 
-/// The live status line: rates since the last line, loss so far, resolution, elapsed time.
+/// The live status line: rates since the last line, loss so far, resolution, the audio beside it,
+/// elapsed time.
 final class LiveStatus {
     private var lastTime: Int64 = 0
     private var lastPackets = 0
     private var lastBytes = 0
     private var lastFrames = 0
+    private var lastAudioFrames = 0
 
     func line(now: Int64, start: Int64, receiver: Receiver) -> String {
-        let s = receiver.selected?.snapshot()
+        let s = receiver.selected?.snapshot(), a = receiver.audio?.snapshot()
         let packets = s?.packets ?? 0, bytes = s?.bytes ?? 0, frames = s?.frames.written ?? 0
+        let audioFrames = a?.frames.written ?? 0
         let seconds = Double(now - (lastTime == 0 ? start : lastTime)) / 1e9
-        defer { (lastTime, lastPackets, lastBytes, lastFrames) = (now, packets, bytes, frames) }
+        defer { (lastTime, lastPackets, lastBytes, lastFrames, lastAudioFrames) = (now, packets, bytes, frames, audioFrames) }
         guard seconds > 0 else { return "" }
-        let lossPercent = packets + (s?.lost ?? 0) > 0 ? Double(s?.lost ?? 0) * 100 / Double(packets + (s?.lost ?? 0)) : 0
         let elapsed = Int((now - start) / 1_000_000_000)
         let resolution = s?.sps.map { "\($0.width)x\($0.height)" } ?? "-"
-        return "\(Int(Double(packets - lastPackets) / seconds)) pkt/s  "
+        var line = "\(Int(Double(packets - lastPackets) / seconds)) pkt/s  "
             + "\(fixed(Double(bytes - lastBytes) * 8 / seconds / 1e6)) Mbit/s  "
-            + "\(fixed(Double(frames - lastFrames) / seconds)) fps  loss \(fixed(lossPercent))%  \(resolution)  "
-            + "\(elapsed / 60):\(elapsed % 60 < 10 ? "0" : "")\(elapsed % 60)"
+            + "\(fixed(Double(frames - lastFrames) / seconds)) fps  loss \(fixed(lossPercent(s)))%  \(resolution)  "
+        if let a, let audio = a.audio {
+            line += "audio \(audio.track.codec.name) \(fixed(Double(audioFrames - lastAudioFrames) / seconds)) frames/s "
+                + "loss \(fixed(lossPercent(a)))%  "
+        }
+        return line + "\(elapsed / 60):\(elapsed % 60 < 10 ? "0" : "")\(elapsed % 60)"
+    }
+
+    private func lossPercent(_ s: StreamStatistics?) -> Double {
+        guard let s, s.packets + s.lost > 0 else { return 0 }
+        return Double(s.lost) * 100 / Double(s.packets + s.lost)
     }
 
     private func fixed(_ value: Double) -> String {

@@ -51,6 +51,8 @@ public struct Options {
     public var noAudio = false
     public var audioSSRC: UInt32?
     public var audioPayloadType: UInt8?
+    /// Live without an SDP: a second port, for static-payload-type audio.
+    public var audioPort: UInt16?
     public var quiet = false
     public var verbose = false
 
@@ -133,6 +135,7 @@ public struct Options {
             case "--no-audio": noAudio = true
             case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)
             case "--audio-payload-type": audioPayloadType = try number(UInt8.self, 0...127)
+            case "--audio-port": audioPort = try number(UInt16.self, 1...UInt16.max)
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -150,11 +153,17 @@ public struct Options {
                 throw UsageError(description: "'\(flag)' is for live input; it does not go with --pcap")
             }
         }
+        if audioPort != nil && pcap != nil {
+            throw UsageError(description: "'--audio-port' is for live input; in a capture every port is read (--port selects the video's)")
+        }
+        if audioPort != nil && sdp != nil {
+            throw UsageError(description: "'--audio-port' is for live input without an SDP; the SDP's audio line gives the port")
+        }
         if exitOnTimeout && timeout == nil {
             throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
         }
         if noAudio, let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--audio-ssrc", audioSSRC != nil),
-                                ("--audio-payload-type", audioPayloadType != nil)].first(where: { $0.1 })?.0 {
+                                ("--audio-payload-type", audioPayloadType != nil), ("--audio-port", audioPort != nil)].first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' selects audio, which '--no-audio' leaves out")
         }
         if sdp == nil, let pt = audioPayloadType, pt >= 96 {

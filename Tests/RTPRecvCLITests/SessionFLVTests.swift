@@ -55,43 +55,7 @@ final class SessionFLVTests: XCTestCase {
     func testFlashesAndBeepsStayTogether() throws {
         // The source flashes white and beeps at each whole second. Senders' reports tie the tracks.
         for name in ["gst-h264-aac", "gst-h264-latm", "ffmpeg-h264-aac", "gst-h264-pcmu", "ffmpeg-h264-pcma"] {
-            let file = try flv(name)
-            let flashes = try videoOnsets(file), beeps = try audioOnsets(file)
-            XCTAssertGreaterThanOrEqual(flashes.count, 3, name)
-            for flash in flashes {
-                let nearest = try XCTUnwrap(beeps.min { abs($0 - flash) < abs($1 - flash) }, name)
-                XCTAssertLessThanOrEqual(abs(nearest - flash), 0.040, "\(name): flash at \(flash) s, beep at \(nearest) s")
-            }
+            try SyncProbe.assertInSync(try flv(name), name)
         }
-    }
-
-    /// When frames turn white: ffprobe's presentation times beside each frame's mean luma (8x8 gray).
-    private func videoOnsets(_ file: URL) throws -> [Double] {
-        let times = try text("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
-                                         "-of", "csv=p=0", file.path]).compactMap { Double($0) }
-        let gray = [UInt8](try output("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v", "-vf", "scale=8:8,format=gray",
-                                                 "-fps_mode", "passthrough", "-f", "rawvideo", "-"]))
-        let luma = stride(from: 0, to: gray.count - 63, by: 64).map { gray[$0..<$0 + 64].reduce(0) { $0 + Int($1) } / 64 }
-        return (1..<min(times.count, luma.count)).filter { luma[$0] > 200 && luma[$0 - 1] <= 200 }.map { times[$0] }
-    }
-
-    /// When a beep starts after at least a quarter second of silence, decoded at 8 kHz mono.
-    private func audioOnsets(_ file: URL) throws -> [Double] {
-        let start = try text("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=start_time",
-                                         "-of", "csv=p=0", file.path]).compactMap { Double($0) }.first ?? 0
-        let pcm = try output("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:a", "-ac", "1", "-ar", "8000",
-                                        "-f", "s16le", "-"])
-        var onsets: [Double] = [], quiet = 0
-        pcm.withUnsafeBytes { raw in
-            for (i, sample) in raw.bindMemory(to: Int16.self).enumerated() {
-                if abs(Int(sample)) > 3000 {
-                    if quiet > 2000 { onsets.append(start + Double(i) / 8000) }
-                    quiet = 0
-                } else {
-                    quiet += 1
-                }
-            }
-        }
-        return onsets
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+
+/// The source of the audio captures flashes white and beeps at each whole second: where an output
+/// shows each, by ffprobe's and ffmpeg's reading, tells how well its tracks are in sync.
+enum SyncProbe {
+    static func output(_ tool: String, _ args: [String]) throws -> Data {
+        let result = try Harness.run(tool, args)
+        XCTAssertEqual(result.status, 0, "\(tool): \(result.stderr)")
+        return result.stdout
+    }
+
+    static func lines(_ tool: String, _ args: [String]) throws -> [Substring] {
+        String(decoding: try output(tool, args), as: UTF8.self).split(separator: "\n")
+    }
+
+    /// Fails unless every flash has a beep within `tolerance` seconds.
+    static func assertInSync(_ file: URL, tolerance: Double = 0.040, minimumFlashes: Int = 3, _ what: String,
+                             line: UInt = #line) throws {
+        let flashes = try self.flashes(file), beeps = try self.beeps(file)
+        XCTAssertGreaterThanOrEqual(flashes.count, minimumFlashes, "\(what): flashes", line: line)
+        for flash in flashes {
+            let nearest = try XCTUnwrap(beeps.min { abs($0 - flash) < abs($1 - flash) }, "\(what): no beep", line: line)
+            XCTAssertLessThanOrEqual(abs(nearest - flash), tolerance, "\(what): flash at \(flash) s, beep at \(nearest) s", line: line)
+        }
+    }
+
+    /// When frames turn white: ffprobe's presentation times beside each frame's mean luma (8x8 gray).
+    static func flashes(_ file: URL) throws -> [Double] {
+        let times = try lines("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
+                                         "-of", "csv=p=0", file.path]).compactMap { Double($0) }
+        let gray = [UInt8](try output("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v", "-vf", "scale=8:8,format=gray",
+                                                 "-fps_mode", "passthrough", "-f", "rawvideo", "-"]))
+        let luma = stride(from: 0, to: gray.count - 63, by: 64).map { gray[$0..<$0 + 64].reduce(0) { $0 + Int($1) } / 64 }
+        return (1..<min(times.count, luma.count)).filter { luma[$0] > 200 && luma[$0 - 1] <= 200 }.map { times[$0] }
+    }
+
+    /// When a beep starts after at least a quarter second of silence, decoded at 8 kHz mono.
+    static func beeps(_ file: URL) throws -> [Double] {
+        let start = try lines("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=start_time",
+                                         "-of", "csv=p=0", file.path]).compactMap { Double($0) }.first ?? 0
+        let pcm = try output("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:a", "-ac", "1", "-ar", "8000",
+                                        "-f", "s16le", "-"])
+        var onsets: [Double] = [], quiet = 0
+        pcm.withUnsafeBytes { raw in
+            for (i, sample) in raw.bindMemory(to: Int16.self).enumerated() {
+                if abs(Int(sample)) > 3000 {
+                    if quiet > 2000 { onsets.append(start + Double(i) / 8000) }
+                    quiet = 0
+                } else {
+                    quiet += 1
+                }
+            }
+        }
+        return onsets
+    }
+}
