@@ -124,6 +124,51 @@ func fuzzDecodeAndY4M(_ bytes: UnsafeRawBufferPointer) {
     try? output.finish()
 }
 
+/// Discards audio frames, touching every byte.
+final class NullAudioOutput: AudioUnitOutput {
+    var checksum: UInt8 = 0
+    func unit(_ track: AudioTrack, timestamp: Int64, duration: Int64, bytes: UnsafeRawBufferPointer,
+              firstSequenceNumber: Int64, lastSequenceNumber: Int64) throws {
+        for b in bytes { checksum &+= b }
+    }
+    func dropped(timestamp: Int64, reason: FrameRecord.Reason, bytes: Int, firstSequenceNumber: Int64,
+                 lastSequenceNumber: Int64, missingPackets: Int) throws {}
+    func invalid(_ reason: AudioPayloadInvalid) {}
+}
+
+/// The audio depacketizers: the first byte picks the format, then datagrams whose first byte holds
+/// the marker bit, a loss before it and a timestamp step.
+func fuzzAudio(_ bytes: UnsafeRawBufferPointer) {
+    guard let choice = bytes.first else { return }
+    let formats: [MediaDescription.Format] = [
+        StaticPayloadType.pcmu.format, StaticPayloadType.mpa.format,
+        .init(encodingName: "MPEG4-GENERIC", clockRate: 48000, channels: 2,
+              parameters: [("mode", "AAC-hbr"), ("sizelength", "13"), ("indexlength", "3"), ("indexdeltalength", "3"),
+                           ("config", "1190")]),
+        .init(encodingName: "MPEG4-GENERIC", clockRate: 16000, channels: 1,
+              parameters: [("mode", "AAC-lbr"), ("sizelength", "6"), ("indexlength", "2"), ("indexdeltalength", "2"),
+                           ("ctsdeltalength", "4"), ("auxiliarydatasizelength", "3"), ("config", "1408")]),
+        .init(encodingName: "MP4A-LATM", clockRate: 48000, channels: 2),
+        .init(encodingName: "MP4A-LATM", clockRate: 48000, channels: 2,
+              parameters: [("cpresent", "0"), ("config", "40002320adca00")]),
+        .init(encodingName: "OPUS", clockRate: 48000, channels: 2),
+    ]
+    guard var depacketizer = try? AudioFormats.depacketizer(for: formats[Int(choice) % formats.count], maxFrameBytes: 1 << 14)
+    else { return }
+    let output = NullAudioOutput()
+    var timestamp: Int64 = 0
+    var sequence: Int64 = 0
+    datagrams(UnsafeRawBufferPointer(rebasing: bytes.dropFirst())) { datagram in
+        guard let control = datagram.first else { return }
+        timestamp += Int64(control >> 2) * 160
+        sequence += 1
+        try? depacketizer.process(payload: UnsafeRawBufferPointer(rebasing: datagram.dropFirst()), timestamp: timestamp,
+                                  marker: control & 1 != 0, lostBefore: Int(control >> 1 & 1), sequenceNumber: sequence,
+                                  into: output)
+    }
+    try? depacketizer.flush(into: output)
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     runFuzzTarget(String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")),
@@ -141,6 +186,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "pcap": fuzzCapture(bytes)
     case "flv": fuzzFLV(bytes)
     case "y4m": fuzzDecodeAndY4M(bytes)
-    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv or y4m")
+    case "audio": fuzzAudio(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m or audio")
     }
 }

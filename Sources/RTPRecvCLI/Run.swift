@@ -114,6 +114,12 @@ final class Run {
                 }
             }
             Terminal.printError(report.text(verbose: options.verbose))
+            if sdp == nil, !options.noAudio, receiver.audio == nil,
+               let other = receiver.otherStreams.values.filter({ $0.payloadType >= 96 }).max(by: { $0.packets < $1.packets }) {
+                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not H.264; "
+                                    + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
+                                    + "config: pass it with --sdp FILE\n")
+            }
             if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
                 Terminal.printError("hint: the stream sent keyframes without SPS/PPS; senders such as FFmpeg's RTP muxer "
                                     + "put them only in the SDP (sprop-parameter-sets): pass it with --sdp FILE\n")

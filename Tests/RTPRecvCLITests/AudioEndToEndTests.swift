@@ -106,6 +106,18 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertEqual(audio?["gaps"] as? Int, 0, "FFmpeg's timestamps wobble by 8 ticks: not a loss")
     }
 
+    func testAACWithoutItsSDPIsSaidInOneLine() throws {
+        let result = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--out", "/dev/null"])
+        XCTAssertEqual(result.status, 0)
+        let hints = result.stderr.split(separator: "\n").filter { $0.contains("needs the SDP for its codec") }
+        XCTAssertEqual(hints.count, 1, result.stderr)
+        XCTAssertTrue(hints[0].contains("PT 97"), String(hints[0]))
+        // With the SDP it is taken, and nothing is said.
+        let with = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path,
+                                        "--out", "/dev/null"])
+        XCTAssertFalse(with.stderr.contains("needs the SDP"), with.stderr)
+    }
+
     func testVideoIsTheSameBesideAudio() throws {
         for name in ["gst-h264-aac", "ffmpeg-h264-aac", "gst-h264-latm"] {
             let with = Harness.temporaryFile(name + "-with.h264"), without = Harness.temporaryFile(name + "-without.h264")

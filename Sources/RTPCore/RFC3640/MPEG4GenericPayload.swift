@@ -41,6 +41,8 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
 
     /// At most this many AUs in one packet; more are a broken header section.
     public static let maxAUsPerPacket = 512
+    /// At most this many interleaved AUs wait for their turn (RFC 3640's examples span a few packets).
+    public static let maxWaitingAUs = 64
 
     public init(track: AudioTrack, parameters: MPEG4GenericParameters, maxFrameBytes: Int = 1 << 16) {
         self.track = track
@@ -122,6 +124,10 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
             // No AU headers: the payload is one AU (§3.2.1, a constant-size stream needs constantSize).
             headers.append(AUHeader(size: payload.count, timestamp: timestamp))
         }
+        guard !headers.isEmpty else {
+            output.invalid(.shortHeader)
+            return
+        }
         let data = payload.view(dataStart..<payload.count)
 
         if fragmentOpen {
@@ -165,7 +171,10 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
             fragmentLastPacket = sequenceNumber
             fragmentOpen = true
         }
-        if interleaved { span = max(span, Int((headers.last!.timestamp - headers[0].timestamp) / max(1, frameDuration)) + 1) }
+        if interleaved {
+            let packetSpan = Int((headers[headers.count - 1].timestamp - headers[0].timestamp) / max(1, frameDuration)) + 1
+            span = min(max(span, packetSpan), MPEG4GenericPayload.maxWaitingAUs)
+        }
         try releaseWaiting(into: output, all: false)
     }
 
