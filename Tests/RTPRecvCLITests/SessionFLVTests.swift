@@ -16,25 +16,15 @@ final class SessionFLVTests: XCTestCase {
         return out
     }
 
-    private func output(_ tool: String, _ args: [String]) throws -> Data {
-        let result = try Harness.run(tool, args)
-        XCTAssertEqual(result.status, 0, "\(tool): \(result.stderr)")
-        return result.stdout
-    }
-
-    private func text(_ tool: String, _ args: [String]) throws -> [Substring] {
-        String(decoding: try output(tool, args), as: UTF8.self).split(separator: "\n")
-    }
-
     func testBothTracksDecodeCleanInDecodeTimeOrder() throws {
         for (name, codec) in [("gst-h264-aac", "aac"), ("gst-h264-latm", "aac"), ("ffmpeg-h264-aac", "aac"),
                               ("gst-h264-pcmu", "pcm_mulaw"), ("ffmpeg-h264-pcma", "pcm_alaw"), ("ffmpeg-h264-mp3", "mp3")] {
             let file = try flv(name)
-            let streams = try text("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path])
+            let streams = try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path])
             XCTAssertEqual(Set(streams), ["h264", Substring(codec)], name)
             let decode = try Harness.run("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
             XCTAssertEqual(decode.status, 0, "\(name): \(decode.stderr)")
-            let dts = try text("ffprobe", ["-v", "error", "-show_entries", "packet=dts", "-of", "csv=p=0", file.path]).compactMap { Int($0) }
+            let dts = try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "packet=dts", "-of", "csv=p=0", file.path]).compactMap { Int($0) }
             XCTAssertGreaterThan(dts.count, 130, name)  // 120 frames of video, and the audio
             XCTAssertEqual(dts, dts.sorted(), "\(name): a decode time went back")
         }
@@ -42,7 +32,7 @@ final class SessionFLVTests: XCTestCase {
 
     func testAACInTheFLVIsTheSource() throws {
         func hashes(_ url: URL) throws -> [Substring] {
-            try text("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"])
+            try SyncProbe.lines("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"])
                 .filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",")[5] }
         }
         let source = try hashes(capture("sync-source.mkv"))
