@@ -14,12 +14,9 @@
 public struct MPEGAudioPayload: AudioDepacketizer {
     public private(set) var track: AudioTrack
     public let maxFrameBytes: Int
-    private var fragment: [UInt8] = []
+    private var fragment = AudioFragment()
+    /// The whole frame's length, from its header.
     private var fragmentLength = 0
-    private var fragmentTimestamp: Int64 = 0
-    private var fragmentFirstPacket: Int64 = 0
-    private var fragmentLastPacket: Int64 = 0
-    private var fragmentOpen = false
 
     public init(track: AudioTrack, maxFrameBytes: Int = 1 << 16) {
         self.track = track
@@ -34,14 +31,13 @@ public struct MPEGAudioPayload: AudioDepacketizer {
         }
         let offset = Int(payload[2]) << 8 | Int(payload[3])
         let data = payload.view(4..<payload.count)
-        if fragmentOpen {
-            if offset > 0 && offset == fragment.count && timestamp == fragmentTimestamp && lostBefore == 0 {
-                fragment.append(contentsOf: data.prefix(fragmentLength - fragment.count))
-                fragmentLastPacket = sequenceNumber
-                if fragment.count == fragmentLength { try finishFragment(into: output) }
+        if fragment.isOpen {
+            if offset > 0 && offset == fragment.bytes.count && timestamp == fragment.timestamp && lostBefore == 0 {
+                fragment.append(UnsafeRawBufferPointer(rebasing: data.prefix(fragmentLength - fragment.bytes.count)), packet: sequenceNumber)
+                if fragment.bytes.count == fragmentLength { try finishFragment(into: output) }
                 return
             }
-            try dropFragment(into: output, missing: lostBefore, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment)
+            try fragment.drop(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment, missing: lostBefore)
         }
         guard offset == 0 else {
             // A fragment whose frame's start was lost.
@@ -73,19 +69,14 @@ public struct MPEGAudioPayload: AudioDepacketizer {
                 return
             }
             // The frame goes on in the next packets.
-            fragment.removeAll(keepingCapacity: true)
-            fragment.append(contentsOf: rest)
+            fragment.start(rest, timestamp: time, packet: sequenceNumber)
             fragmentLength = length
-            fragmentTimestamp = time
-            fragmentFirstPacket = sequenceNumber
-            fragmentLastPacket = sequenceNumber
-            fragmentOpen = true
             return
         }
     }
 
     public mutating func flush(into output: AudioUnitOutput) throws {
-        if fragmentOpen { try dropFragment(into: output, missing: 0, reason: .incompleteAtEnd) }
+        if fragment.isOpen { try fragment.drop(into: output, reason: .incompleteAtEnd, missing: 0) }
     }
 
     private mutating func learn(_ header: MPEGAudioFrameHeader) {
@@ -97,19 +88,12 @@ public struct MPEGAudioPayload: AudioDepacketizer {
     }
 
     private mutating func finishFragment(into output: AudioUnitOutput) throws {
-        fragmentOpen = false
-        let header = fragment.withUnsafeBytes { MPEGAudioFrameHeader($0) }!
-        let duration = Int64(header.samples * track.clockRate / header.sampleRate)
-        try fragment.withUnsafeBytes {
-            try output.unit(track, timestamp: fragmentTimestamp, duration: duration, bytes: $0,
-                            firstSequenceNumber: fragmentFirstPacket, lastSequenceNumber: fragmentLastPacket)
+        let (time, first, last) = (fragment.timestamp, fragment.firstPacket, fragment.lastPacket)
+        let track = self.track
+        try fragment.finish { bytes in
+            let header = MPEGAudioFrameHeader(bytes)!
+            try output.unit(track, timestamp: time, duration: Int64(header.samples * track.clockRate / header.sampleRate),
+                            bytes: bytes, firstSequenceNumber: first, lastSequenceNumber: last)
         }
-    }
-
-    private mutating func dropFragment(into output: AudioUnitOutput, missing: Int, reason: FrameRecord.Reason) throws {
-        fragmentOpen = false
-        try output.dropped(timestamp: fragmentTimestamp, reason: reason, bytes: fragment.count,
-                           firstSequenceNumber: fragmentFirstPacket, lastSequenceNumber: fragmentLastPacket,
-                           missingPackets: missing)
     }
 }

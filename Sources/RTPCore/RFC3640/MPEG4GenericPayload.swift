@@ -25,12 +25,9 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
 
     /// The AU headers of the packet at hand (kept to reuse its storage).
     private var headers: [AUHeader] = []
-    private var fragment: [UInt8] = []
+    private var fragment = AudioFragment()
+    /// The whole AU's size, from its AU header.
     private var fragmentSize = 0
-    private var fragmentTimestamp: Int64 = 0
-    private var fragmentFirstPacket: Int64 = 0
-    private var fragmentLastPacket: Int64 = 0
-    private var fragmentOpen = false
 
     /// Interleaved AUs waiting for their turn, in timestamp order; their number is bounded by the
     /// widest span a packet showed.
@@ -60,8 +57,8 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
 
     public mutating func process(payload: UnsafeRawBufferPointer, timestamp: Int64, marker: Bool, lostBefore: Int,
                                  sequenceNumber: Int64, into output: AudioUnitOutput) throws {
-        if fragmentOpen && (lostBefore > 0 || timestamp != fragmentTimestamp) {
-            try dropFragment(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment, missing: lostBefore)
+        if fragment.isOpen && (lostBefore > 0 || timestamp != fragment.timestamp) {
+            try fragment.drop(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment, missing: lostBefore)
         }
         headers.removeAll(keepingCapacity: true)
         var dataStart = 0
@@ -130,22 +127,21 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
         }
         let data = payload.view(dataStart..<payload.count)
 
-        if fragmentOpen {
+        if fragment.isOpen {
             // A continuation: one header with the whole AU's size.
             guard headers.count == 1, headers[0].size == fragmentSize else {
                 output.invalid(.fragmentMismatch)
-                try dropFragment(into: output, reason: .unfinishedFragment, missing: 0)
+                try fragment.drop(into: output, reason: .unfinishedFragment, missing: 0)
                 return
             }
-            fragment.append(contentsOf: data.prefix(fragmentSize - fragment.count))
-            fragmentLastPacket = sequenceNumber
-            if fragment.count == fragmentSize {
-                fragmentOpen = false
-                let (time, first, last) = (fragmentTimestamp, fragmentFirstPacket, fragmentLastPacket)
-                let whole = fragment
-                try whole.withUnsafeBytes { try emit($0, timestamp: time, first: first, last: last, into: output) }
+            fragment.append(UnsafeRawBufferPointer(rebasing: data.prefix(fragmentSize - fragment.bytes.count)), packet: sequenceNumber)
+            if fragment.bytes.count == fragmentSize {
+                let (time, first, last) = (fragment.timestamp, fragment.firstPacket, fragment.lastPacket)
+                var whole = fragment
+                try whole.finish { try emit($0, timestamp: time, first: first, last: last, into: output) }
+                fragment = whole
             } else if marker {
-                try dropFragment(into: output, reason: .unfinishedFragment, missing: 0)
+                try fragment.drop(into: output, reason: .unfinishedFragment, missing: 0)
             }
             return
         }
@@ -163,13 +159,8 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
                 return
             }
             // The first fragment of an AU larger than the packet.
-            fragment.removeAll(keepingCapacity: true)
-            fragment.append(contentsOf: data)
+            fragment.start(data, timestamp: header.timestamp, packet: sequenceNumber)
             fragmentSize = header.size
-            fragmentTimestamp = header.timestamp
-            fragmentFirstPacket = sequenceNumber
-            fragmentLastPacket = sequenceNumber
-            fragmentOpen = true
         }
         if interleaved {
             let packetSpan = Int((headers[headers.count - 1].timestamp - headers[0].timestamp) / max(1, frameDuration)) + 1
@@ -179,7 +170,7 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
     }
 
     public mutating func flush(into output: AudioUnitOutput) throws {
-        if fragmentOpen { try dropFragment(into: output, reason: .incompleteAtEnd, missing: 0) }
+        if fragment.isOpen { try fragment.drop(into: output, reason: .incompleteAtEnd, missing: 0) }
         try releaseWaiting(into: output, all: true)
     }
 
@@ -213,13 +204,6 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
             }
             nextTimestamp = head.timestamp + frameDuration
         }
-    }
-
-    private mutating func dropFragment(into output: AudioUnitOutput, reason: FrameRecord.Reason, missing: Int) throws {
-        fragmentOpen = false
-        try output.dropped(timestamp: fragmentTimestamp, reason: reason, bytes: fragment.count,
-                           firstSequenceNumber: fragmentFirstPacket, lastSequenceNumber: fragmentLastPacket,
-                           missingPackets: missing)
     }
 }
 

@@ -17,10 +17,7 @@ public struct LATMPayload: AudioDepacketizer {
     public let maxFrameBytes: Int
     public private(set) var config: StreamMuxConfig?
     /// The audioMuxElement being gathered from fragments.
-    private var element: [UInt8] = []
-    private var elementTimestamp: Int64 = 0
-    private var elementFirstPacket: Int64 = 0
-    private var elementOpen = false
+    private var element = AudioFragment()
     /// A frame shifted into whole bytes.
     private var frame: [UInt8] = []
     /// In-band configs that changed the track.
@@ -36,45 +33,34 @@ public struct LATMPayload: AudioDepacketizer {
 
     public mutating func process(payload: UnsafeRawBufferPointer, timestamp: Int64, marker: Bool, lostBefore: Int,
                                  sequenceNumber: Int64, into output: AudioUnitOutput) throws {
-        if elementOpen && (lostBefore > 0 || timestamp != elementTimestamp) {
-            try dropElement(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment,
-                            last: sequenceNumber - 1, missing: lostBefore)
+        if element.isOpen && (lostBefore > 0 || timestamp != element.timestamp) {
+            try element.drop(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment, missing: lostBefore)
         }
-        if !elementOpen && marker {
+        if !element.isOpen && marker {
             // The common case: one whole element, read where it lies.
             try parse(payload, timestamp: timestamp, first: sequenceNumber, last: sequenceNumber, into: output)
             return
         }
-        if !elementOpen {
-            element.removeAll(keepingCapacity: true)
-            elementTimestamp = timestamp
-            elementFirstPacket = sequenceNumber
-            elementOpen = true
-        }
-        guard element.count + payload.count <= maxFrameBytes else {
+        guard element.bytes.count + payload.count <= maxFrameBytes else {
             output.invalid(.oversize)
-            try dropElement(into: output, reason: .unfinishedFragment, last: sequenceNumber, missing: 0)
+            if element.isOpen { try element.drop(into: output, reason: .unfinishedFragment, missing: 0) }
             return
         }
-        element.append(contentsOf: payload)
+        if element.isOpen {
+            element.append(payload, packet: sequenceNumber)
+        } else {
+            element.start(payload, timestamp: timestamp, packet: sequenceNumber)
+        }
         if marker {
-            elementOpen = false
-            let whole = element
-            try whole.withUnsafeBytes {
-                try parse($0, timestamp: elementTimestamp, first: elementFirstPacket, last: sequenceNumber, into: output)
-            }
+            let (time, first) = (element.timestamp, element.firstPacket)
+            var whole = element
+            try whole.finish { try parse($0, timestamp: time, first: first, last: sequenceNumber, into: output) }
+            element = whole
         }
     }
 
     public mutating func flush(into output: AudioUnitOutput) throws {
-        if elementOpen { try dropElement(into: output, reason: .incompleteAtEnd, last: elementFirstPacket, missing: 0) }
-    }
-
-    private mutating func dropElement(into output: AudioUnitOutput, reason: FrameRecord.Reason, last: Int64, missing: Int) throws {
-        elementOpen = false
-        try output.dropped(timestamp: elementTimestamp, reason: reason, bytes: element.count,
-                           firstSequenceNumber: elementFirstPacket, lastSequenceNumber: max(elementFirstPacket, last),
-                           missingPackets: missing)
+        if element.isOpen { try element.drop(into: output, reason: .incompleteAtEnd, missing: 0) }
     }
 
     /// One or more audioMuxElements, back to back.
