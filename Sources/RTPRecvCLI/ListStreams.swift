@@ -33,7 +33,7 @@ struct ListStreams {
     }
 
     /// What a stream carries: H.264 with its resolution and NAL unit types; another codec by name,
-    /// clock rate, channels and packet duration, and that rtprecv does not take it.
+    /// clock rate, channels and packet duration, and whether rtprecv takes it.
     static func describe(_ e: StreamSurvey.Entry) -> String {
         switch e.codec {
         case .h264:
@@ -51,11 +51,11 @@ struct ListStreams {
             return "H264 " + (e.sps.map { "\($0.width)x\($0.height)" } ?? "-") + "  " + types.joined(separator: ",")
         case .named(let name, let rate, let channels):
             var text = "\(name)/\(rate)" + (channels.map { "/\($0)" } ?? "")
-            if let step = e.typicalTimestampStep, rate > 0, rate != 90000 {
-                let tenths = Int((Double(step) * 10000 / Double(rate)).rounded())
+            if let step = e.typicalTimestampStep, rate > 0, rate != 90000 || name.uppercased() == "MPA" {
+                let tenths = Int((step * 10000 / Double(rate)).rounded())
                 text += ", " + (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + " ms packets"
             }
-            return text + " (not supported)"
+            return text + (AudioFormats.isSupported(.init(encodingName: name, clockRate: rate)) ? "" : " (not supported)")
         case .unknown:
             return "unknown: a dynamic payload type, not H.264; an SDP (--sdp) would name it"
         }

@@ -118,6 +118,27 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertFalse(with.stderr.contains("needs the SDP"), with.stderr)
     }
 
+    func testListNamesEveryTrackAndWhatIsNotTaken() throws {
+        func list(_ pcap: String, sdp: String? = nil) throws -> String {
+            var args = ["--pcap", capture(pcap).path, "--list"]
+            if let sdp {
+                let url = Harness.temporaryFile("list.sdp")
+                try sdp.write(to: url, atomically: true, encoding: .utf8)
+                args += ["--sdp", url.path]
+            }
+            return String(decoding: try Harness.rtprecv(args).stdout, as: UTF8.self)
+        }
+        let mp3 = try list("ffmpeg-h264-mp3.pcap")
+        // FFmpeg puts several MP3 frames of 24 ms (1152 samples at 48 kHz) in a packet: a multiple of it.
+        let duration = try XCTUnwrap(mp3.firstMatch(of: /MPA\/90000, ([0-9.]+) ms packets/)?.1).flatMap { Double($0) }
+        XCTAssertEqual(try XCTUnwrap(duration).truncatingRemainder(dividingBy: 24), 0, accuracy: 0.2, mp3)
+        let aac = try list("gst-h264-aac.pcap", sdp: String(contentsOf: capture("gst-h264-aac.sdp"), encoding: .utf8))
+        XCTAssertTrue(aac.contains("MPEG4-GENERIC/48000/2, 21.3 ms packets\n"), aac)
+        // A codec rtprecv does not take is named by its rtpmap, never read as H.264.
+        let other = try list("gst-h264-aac.pcap", sdp: "v=0\nm=audio 5112 RTP/AVP 97\na=rtpmap:97 G729/8000\n")
+        XCTAssertTrue(other.contains("G729/8000, 128 ms packets (not supported)"), other)  // 48 kHz ticks read at 8 kHz
+    }
+
     func testVideoIsTheSameBesideAudio() throws {
         for name in ["gst-h264-aac", "ffmpeg-h264-aac", "gst-h264-latm"] {
             let with = Harness.temporaryFile(name + "-with.h264"), without = Harness.temporaryFile(name + "-without.h264")

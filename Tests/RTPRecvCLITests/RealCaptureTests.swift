@@ -73,7 +73,7 @@ final class RealCaptureTests: XCTestCase {
         let g722 = listed.filter { $0.contains(" 9 ") }
         XCTAssertEqual(g722.count, 2, "\(listed)")
         for line in g722 {
-            XCTAssertTrue(line.contains("G722/8000/1, 20 ms packets (not supported)"), String(line))
+            XCTAssertTrue(line.hasSuffix("G722/8000/1, 20 ms packets"), String(line))
             XCTAssertFalse(line.contains("H264") || line.contains("FU-A") || line.contains("STAP"), String(line))
         }
         XCTAssertEqual(listed.filter { $0.contains("H264 352x240") }.count, 2)
@@ -84,6 +84,6 @@ final class RealCaptureTests: XCTestCase {
         let sdp = Harness.temporaryFile("opus.sdp")
         try "v=0\nm=audio 16596 RTP/AVP 107\na=rtpmap:107 opus/48000/2\n".write(to: sdp, atomically: true, encoding: .utf8)
         let named = String(decoding: try Harness.rtprecv(["--pcap", opus.path, "--list", "--sdp", sdp.path]).stdout, as: UTF8.self)
-        XCTAssertTrue(named.contains("opus/48000/2, 20 ms packets (not supported)"), named)
+        XCTAssertTrue(named.contains("opus/48000/2, 20 ms packets\n"), named)
     }
 }

@@ -39,8 +39,9 @@ public struct StreamSurvey {
         fileprivate var slices = 0
         fileprivate var invalidH264 = 0
         fileprivate var lastTimestamp: UInt32?
-        /// How often each step between successive packets' timestamps came (a few kept).
-        fileprivate var steps: [Int64: Int] = [:]
+        /// The forward steps between successive packets' timestamps, summed, and their number.
+        fileprivate var stepTotal: Int64 = 0
+        fileprivate var stepCount = 0
         public var firstTime: Int64 = 0
         public var lastTime: Int64 = 0
 
@@ -56,9 +57,10 @@ public struct StreamSurvey {
             return .unknown
         }
 
-        /// The most common step between the timestamps of successive packets: for audio, the
-        /// packet duration in clock ticks.
-        public var typicalTimestampStep: Int64? { steps.max { $0.value < $1.value }?.key }
+        /// The mean step between the timestamps of successive packets: for audio, the packet
+        /// duration in clock ticks. A mean, since senders that time from millisecond timestamps
+        /// step 1008 and 1056 ticks for 1024-sample AAC frames.
+        public var typicalTimestampStep: Double? { stepCount > 0 ? Double(stepTotal) / Double(stepCount) : nil }
     }
 
     public private(set) var entries: [Key: Entry] = [:]
@@ -116,7 +118,11 @@ extension StreamSurvey.Entry {
         }
         if let last = lastTimestamp {
             let step = timestampDistance(packet.timestamp, last)
-            if step > 0 && (steps[step] != nil || steps.count < 8) { steps[step, default: 0] += 1 }
+            // Forward steps under a minute: reordering and restarts stay out of the mean.
+            if step > 0 && step < 60 * 90000 {
+                stepTotal += step
+                stepCount += 1
+            }
         }
         lastTimestamp = packet.timestamp
         // NAL units only where the payload type may be H.264.
