@@ -30,8 +30,10 @@ let package = Package(
         .target(name: "PcapInput", dependencies: ["CPcap", "RTPCore", "SystemIO"], swiftSettings: hotPath),
         // recvmmsg(2), which needs _GNU_SOURCE and so a C file of its own.
         .target(name: "CRecvBatch"),
-        // File descriptors, sockets and errno: every syscall of the tool goes through here.
-        .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch"]),
+        // A SIGBUS handler for file mappings, which a signal handler's needs keep in C.
+        .target(name: "CMappingGuard"),
+        // File descriptors, sockets, mappings and errno: every syscall of the tool goes through here.
+        .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch", "CMappingGuard"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV"],
                 swiftSettings: hotPath),

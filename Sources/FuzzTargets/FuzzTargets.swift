@@ -68,15 +68,17 @@ func fuzzBitReader(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
-/// Capture bytes through the classic pcap or pcapng walker (reading 97 bytes at a time for odd-length
-/// inputs, so records and blocks cross buffer ends) or libpcap, then the link, IP and UDP decoders.
+/// Capture bytes through the classic pcap or pcapng walker (mapped, or for odd-length inputs read
+/// 97 bytes at a time, so records and blocks cross buffer ends) or libpcap, then the link, IP and UDP
+/// decoders.
 func fuzzCapture(_ bytes: UnsafeRawBufferPointer) {
     let path = "/tmp/rtprecv-fuzz-\(getpid()).pcap"
     guard let file = try? OutputFile(path: path) else { return }
     try? file.write(bytes)
     try? file.close()
-    let chunkBytes = bytes.count % 2 == 0 ? 1 << 20 : 97
-    guard let capture = try? CaptureFile(path: path, chunkBytes: chunkBytes), let linkType = capture.linkType else { return }
+    let odd = bytes.count % 2 == 1
+    guard let capture = try? CaptureFile(path: path, chunkBytes: odd ? 97 : 1 << 20, mapped: !odd),
+          let linkType = capture.linkType else { return }
     for _ in 0..<10_000 {
         guard case .record(let record) = capture.next() else { break }
         _ = try? FrameDecoder.udpDatagram(linkType: linkType, frame: record.bytes, originalLength: record.originalLength)

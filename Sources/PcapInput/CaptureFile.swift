@@ -3,8 +3,9 @@ import RTPCore
 import SystemIO
 
 /// A pcap or pcapng file, told apart by content, in either byte order, with micro- or nanosecond
-/// timestamps. Classic pcap and pcapng files are read a buffer (1 MiB) at a time and walked in
-/// place, with no copy per record; anything else goes through libpcap.
+/// timestamps. Classic pcap and pcapng files are walked in place, with no copy per record: through
+/// one read-only mapping of the whole file, or, for a pipe or a file that cannot be mapped, a buffer
+/// (1 MiB) at a time. Anything else goes through libpcap.
 public final class CaptureFile {
     public struct OpenError: Error, CustomStringConvertible {
         public var path: String
@@ -29,14 +30,14 @@ public final class CaptureFile {
     }
 
     public let path: String
-    public let linkTypeValue: Int
-    public let linkType: LinkType?
+    public private(set) var linkTypeValue = 0
+    public private(set) var linkType: LinkType?
     public let fileSize: Int64
     private let handle: OpaquePointer?
     private let file: UnsafeMutablePointer<FILE>?
     private var recordStart: Int64 = 0
-    // Walked in place: the file, its format, the buffer its records are read from, and where the
-    // next one starts.
+    // Walked in place: the file, its format, the mapping or buffer its records are in (`window`),
+    // and where the next one starts.
     private let input: InputFile?
     private let classic: ClassicPcap?
     private var pcapng: PcapNG?
@@ -45,11 +46,19 @@ public final class CaptureFile {
     private var windowStart: Int64 = 0
     private var windowOffset = 0
     private var inputEnded = false
+    // Mapped: the window is the mapping's first bytes, grown a chunk at a time so that a file that
+    // shrinks is seen (fstat) before the walk gets to what it lost.
+    private let mapping: FileMapping?
+    private let faults: FileMapping.FaultMark?
+    private var mappedEnd = 0
+    private var shrankTo: Int?
 
-    /// `chunkBytes`: how much of the file is read at a time; `maxKeptBytes`: how much of it may be
-    /// kept for records still referred to (`keepRecords`). `inPlace` false reads through libpcap
-    /// whatever the format, for comparing with it.
-    public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20, inPlace: Bool = true) throws {
+    /// `chunkBytes`: how much of the file is read (or, mapped, walked) at a time; `maxKeptBytes`: how
+    /// much of what was read may be kept for records still referred to (`keepRecords`). `mapped`
+    /// false reads even a regular file into buffers; `inPlace` false reads through libpcap whatever
+    /// the format, for comparing with it.
+    public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20, mapped: Bool = true,
+                inPlace: Bool = true) throws {
         let name = path == "-" ? "standard input" : path
         self.path = name
         let chunks = RecordChunks(chunkBytes: chunkBytes, maxRetainedBytes: maxKeptBytes)
@@ -65,40 +74,49 @@ public final class CaptureFile {
         }
         let head = header.withUnsafeBytes { (classic: ClassicPcap(header: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes])),
                                              pcapng: PcapNG.starts(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]))) }
-        if inPlace, let classic = head.classic {
+        if inPlace, head.classic != nil || head.pcapng {
             self.input = input
-            self.classic = classic
-            handle = nil
-            file = nil
-            linkTypeValue = classic.linkType
-            linkType = LinkType(rawValue: classic.linkType)
-            fileSize = Int64(input.size)
-            windowStart = Int64(ClassicPcap.fileHeaderSize)
-            return
-        }
-        if inPlace, head.pcapng {
-            self.input = input
-            classic = nil
+            classic = head.classic
             handle = nil
             file = nil
             fileSize = Int64(input.size)
-            let start: (window: UnsafeRawBufferPointer, atEnd: Bool, linkType: Int?)
+            // Standard input is read even when it is a file: it may not start at the file's start.
+            mapping = mapped && path != "-" ? input.map() : nil
+            faults = mapping?.faults
+            if let mapping {
+                mappedEnd = mapping.bytes.count
+                window = mapping.bytes.view(0..<min(mappedEnd, headerBytes))
+            }
             do {
-                start = try header.withUnsafeBytes {
-                    try Self.readToFirstInterface(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), chunks: chunks, input: input)
+                if let classic {
+                    linkTypeValue = classic.linkType
+                    windowOffset = ClassicPcap.fileHeaderSize
+                    if mapping == nil {
+                        windowStart = Int64(ClassicPcap.fileHeaderSize)
+                        windowOffset = 0
+                    }
+                } else {
+                    if mapping == nil {
+                        (window, inputEnded) = try header.withUnsafeBytes {
+                            try chunks.next(keeping: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), capacity: headerBytes, from: input)
+                        }
+                    }
+                    guard let first = try readToFirstInterface() else {
+                        throw OpenError(path: name, message: "a pcapng file with no interface description before its first packet")
+                    }
+                    pcapng = PcapNG()
+                    linkTypeValue = first
                 }
+            } catch let error as OpenError {
+                throw error
             } catch {
                 throw OpenError(path: name, message: "\(error)")
             }
-            guard let first = start.linkType else {
-                throw OpenError(path: name, message: "a pcapng file with no interface description before its first packet")
-            }
-            (window, inputEnded) = (start.window, start.atEnd)
-            pcapng = PcapNG()
-            linkTypeValue = first
-            linkType = LinkType(rawValue: first)
+            linkType = LinkType(rawValue: linkTypeValue)
             return
         }
+        mapping = nil
+        faults = nil
         guard path != "-" else {
             // Its first bytes are read already: libpcap cannot start over.
             throw OpenError(path: name, message: "not a pcap or pcapng capture")
@@ -129,19 +147,37 @@ public final class CaptureFile {
 
     deinit { if let handle { pcap_close(handle) } }
 
-    /// A pcapng file's start, from `header` on, read until its first interface block, which gives the
-    /// link type (it comes before the packets).
-    private static func readToFirstInterface(_ header: UnsafeRawBufferPointer, chunks: RecordChunks, input: InputFile) throws
-        -> (window: UnsafeRawBufferPointer, atEnd: Bool, linkType: Int?) {
-        var (window, atEnd) = try chunks.next(keeping: header, capacity: header.count, from: input)
+    /// The link type of a pcapng file's first interface block, which comes before the packets: the
+    /// window grown from the file's start until it holds that block.
+    private func readToFirstInterface() throws -> Int? {
         while true {
             var probe = PcapNG()
             let step = probe.step(window, at: 0)
-            guard probe.linkType == nil, case .needsMore(let at, let bytes, _) = step, !atEnd else {
-                return (window, atEnd, probe.linkType)
+            guard probe.linkType == nil, case .needsMore(let at, let bytes, _) = step, !inputEnded else {
+                return probe.linkType
             }
-            (window, atEnd) = try chunks.next(keeping: window, capacity: at + bytes, from: input)
+            try refill(capacity: at + bytes)
         }
+    }
+
+    /// More of the file after `windowOffset`: at least `capacity` bytes from there, unless the file
+    /// ends first.
+    private func refill(capacity: Int) throws {
+        guard let mapping else {
+            let keep = window.view(windowOffset..<window.count)
+            windowStart += Int64(windowOffset)
+            (window, inputEnded) = try chunks.next(keeping: keep, capacity: capacity, from: input!)
+            windowOffset = 0
+            return
+        }
+        if let size = mapping.currentSize(), size < mappedEnd {
+            mappedEnd = max(size, windowOffset)
+            shrankTo = size
+        }
+        let end = min(mappedEnd, max(window.count + chunks.chunkBytes, windowOffset + capacity))
+        window = mapping.bytes.view(0..<end)
+        inputEnded = end == mappedEnd
+        mapping.populate(end..<end + chunks.chunkBytes)
     }
 
     private static func explain(_ message: String) -> String {
@@ -172,15 +208,18 @@ public final class CaptureFile {
         chunks.stopReferring = stopReferring
     }
 
-    /// Bytes held in read buffers (formats walked in place).
+    /// Bytes held in read buffers (formats walked in place; none when mapped).
     public var bufferedBytes: Int { chunks.allocatedBytes }
 
     /// The next record. Its bytes stay valid until the next call (or see `keepRecords`).
     public func next() -> Next {
-        if let input {
+        if input != nil {
             while true {
                 switch classic?.step(window, at: windowOffset) ?? pcapng!.step(window, at: windowOffset) {
                 case .record(let record, let next):
+                    if let faults, faults.isSet {
+                        return .truncated(offset: offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
+                    }
                     windowOffset = next
                     return .record(record)
                 case .failed(let at, let message):
@@ -189,13 +228,13 @@ public final class CaptureFile {
                 case .needsMore(let at, let bytes, let message):
                     windowOffset = at
                     if inputEnded {
+                        if let shrankTo {
+                            return .truncated(offset: offset, message: "the file shrank to \(shrankTo) bytes while it was read")
+                        }
                         return windowOffset == window.count ? .end : .truncated(offset: offset, message: message)
                     }
                     do {
-                        let keep = window.view(windowOffset..<window.count)
-                        windowStart += Int64(windowOffset)
-                        (window, inputEnded) = try chunks.next(keeping: keep, capacity: bytes, from: input)
-                        windowOffset = 0
+                        try refill(capacity: bytes)
                     } catch {
                         return .failed(offset: offset, message: "\(error)")
                     }

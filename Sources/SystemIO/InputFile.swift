@@ -30,6 +30,12 @@ public final class InputFile {
 
     deinit { if owned { _ = close(descriptor) } }
 
+    /// The whole file mapped read-only, or nil for a pipe, an empty file, or one that cannot be mapped
+    /// (read it instead).
+    public func map() -> FileMapping? {
+        size > 0 ? FileMapping(file: self, descriptor: descriptor, size: size) : nil
+    }
+
     /// Reads what one read(2) gives: from a pipe, what the writer has sent so far, so that records
     /// flow as they come. Returns 0 at the end of the input, or once a stop signal came (a pipe whose
     /// writer lingers must not hold up Ctrl-C).

@@ -1,3 +1,4 @@
+import CMappingGuard
 import Glibc
 
 /// A file, or standard output for "-", written with plain `write(2)`.
@@ -55,7 +56,15 @@ public final class OutputFile {
                                      iov_len: pieces[i].count - from))
             }
             guard !vectors.isEmpty else { return }
-            var written = try retryingOnEINTR("write", displayName) { writev(descriptor, vectors, Int32(vectors.count)) }
+            var written = 0
+            do {
+                written = try retryingOnEINTR("write", displayName) { writev(descriptor, vectors, Int32(vectors.count)) }
+            } catch let error as SystemError where error.errno == EFAULT {
+                // Bytes of a capture file that shrank under its mapping: the kernel's copy cannot take
+                // the fault the guard turns into zero pages, so take it here, and write again.
+                guard vectors.allSatisfy({ mapping_guard_fault_in($0.iov_base, $0.iov_len) != 0 }) else { throw error }
+                continue
+            }
             while index < pieces.count {
                 let rest = pieces[index].count - skip
                 if written < rest {

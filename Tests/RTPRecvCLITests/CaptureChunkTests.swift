@@ -2,14 +2,15 @@ import Foundation
 import PcapInput
 import XCTest
 
-/// Classic pcap read a buffer at a time: records across buffer ends, records longer than a buffer,
-/// and records kept while something refers to them, against a plain walk of the whole file.
+/// Classic pcap read a buffer at a time, or mapped and walked a stride at a time: records across
+/// buffer (or stride) ends, records longer than a buffer, and records kept while something refers to
+/// them, against a plain walk of the whole file.
 final class CaptureChunkTests: XCTestCase {
-    private func check(chunkBytes: Int, keepEverything: Bool) throws {
+    private func check(chunkBytes: Int, keepEverything: Bool, mapped: Bool = false) throws {
         let url = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")
         let expected = try TestPcap.records(of: url).map { (Int64($0.microseconds), $0.frame) }
         let path = url.path
-        let capture = try CaptureFile(path: path, chunkBytes: chunkBytes)
+        let capture = try CaptureFile(path: path, chunkBytes: chunkBytes, mapped: mapped)
         if keepEverything { capture.keepRecords(while: { _ in true }, stopReferring: { _ in XCTFail("over the bound") }) }
         var kept: [UnsafeRawBufferPointer] = []
         var count = 0
@@ -31,6 +32,15 @@ final class CaptureChunkTests: XCTestCase {
         // Records still referred to were never overwritten.
         for (i, bytes) in kept.enumerated() { XCTAssertTrue(bytes.elementsEqual(expected[i].1), "kept record \(i)") }
         if !keepEverything { XCTAssertLessThanOrEqual(capture.bufferedBytes, 3 * max(chunkBytes, 2000)) }
+        // A mapping is walked where it lies: no buffer at all.
+        if mapped { XCTAssertEqual(capture.bufferedBytes, 0) }
+    }
+
+    func testMappedStridesEndAnywhere() throws {
+        for size in [1, 100, 1500, 65536, 1 << 20] {
+            try check(chunkBytes: size, keepEverything: false, mapped: true)
+            try check(chunkBytes: size, keepEverything: true, mapped: true)
+        }
     }
 
     func testSmallBuffersCutRecordsAnywhere() throws {
@@ -44,7 +54,7 @@ final class CaptureChunkTests: XCTestCase {
     func testBuffersKeptPastTheBoundAreGivenBackOldestFirst() throws {
         let url = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")
         let expected = try TestPcap.records(of: url).map(\.frame)
-        let capture = try CaptureFile(path: url.path, chunkBytes: 4096, maxKeptBytes: 5 * 4096)
+        let capture = try CaptureFile(path: url.path, chunkBytes: 4096, maxKeptBytes: 5 * 4096, mapped: false)
         var kept: [(bytes: UnsafeRawBufferPointer, index: Int)] = []
         var released = 0
         capture.keepRecords(while: { _ in true }, stopReferring: { buffer in

@@ -64,8 +64,9 @@ final class PcapNGTests: XCTestCase {
 
     private typealias Read = (time: Int64, bytes: [UInt8], originalLength: Int)
 
-    private func records(_ url: URL, inPlace: Bool, chunkBytes: Int = 1 << 20) throws -> (records: [Read], end: CaptureFile.Next) {
-        let capture = try CaptureFile(path: url.path, chunkBytes: chunkBytes, inPlace: inPlace)
+    private func records(_ url: URL, inPlace: Bool, chunkBytes: Int = 1 << 20, mapped: Bool = true) throws
+        -> (records: [Read], end: CaptureFile.Next) {
+        let capture = try CaptureFile(path: url.path, chunkBytes: chunkBytes, mapped: mapped, inPlace: inPlace)
         var read: [Read] = []
         while true {
             let next = capture.next()
@@ -95,8 +96,11 @@ final class PcapNGTests: XCTestCase {
             XCTAssertEqual(a.originalLength, b.originalLength, file: file, line: line)
         }
         for chunkBytes in [7, 1000, 4096] {
-            XCTAssertEqual(try records(url, inPlace: true, chunkBytes: chunkBytes).records.map(\.bytes), ours.records.map(\.bytes),
-                           "read \(chunkBytes) bytes at a time", file: file, line: line)
+            for mapped in [false, true] {
+                XCTAssertEqual(try records(url, inPlace: true, chunkBytes: chunkBytes, mapped: mapped).records.map(\.bytes),
+                               ours.records.map(\.bytes), "\(mapped ? "mapped" : "read"), \(chunkBytes) bytes at a time",
+                               file: file, line: line)
+            }
         }
     }
 
