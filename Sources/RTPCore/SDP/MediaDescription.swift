@@ -42,6 +42,11 @@ public struct MediaDescription: Sendable {
     /// `a=ssrc` (RFC 5576): the SSRCs the sender announces, with their attributes (cname, msid...).
     public var ssrcs: [(ssrc: UInt32, attribute: String, value: String?)] = []
     public var formats: [UInt8: Format] = [:]
+    /// `a=crypto` (RFC 4568): the SDES keys of an RTP/SAVP line.
+    public var crypto: [CryptoAttribute] = []
+
+    /// RTP/SAVP, RTP/SAVPF or UDP/TLS/RTP/SAVPF: the line's packets are SRTP.
+    public var isSecure: Bool { proto.uppercased().contains("SAVP") }
 
     /// The port RTCP is expected on.
     public var expectedRTCPPort: UInt16 { rtcpMux ? port : rtcpPort ?? port &+ 1 }
@@ -96,6 +101,12 @@ public struct MediaDescription: Sendable {
             rtcpMux = true
         } else if value.hasPrefix("control:") {
             control = String(value.dropFirst("control:".count).trimmingWhitespace())
+        } else if value.hasPrefix("crypto:") {
+            do {
+                crypto.append(try CryptoAttribute(value.dropFirst("crypto:".count), line: line))
+            } catch {
+                warnings.append("\(error.description); ignored")
+            }
         } else if value.hasPrefix("ssrc:") {
             // a=ssrc:<ssrc-id> <attribute>[:<value>]
             let body = value.dropFirst("ssrc:".count)
