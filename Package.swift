@@ -17,6 +17,14 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        // libsrtp2, found through pkg-config; only SRTP imports it.
+        .systemLibrary(
+            name: "CSRTP",
+            pkgConfig: "libsrtp2",
+            providers: [.apt(["libsrtp2-dev"])]
+        ),
+        // SRTP and SRTCP decryption (RFC 3711): Swift types that own libsrtp2's sessions.
+        .target(name: "SRTP", dependencies: ["CSRTP", "RTPCore"]),
         // libavcodec, libavutil and libswscale (headers from libavcodec-dev, libavutil-dev,
         // libswscale-dev), opened with dlopen on first use; only FFmpeg imports it.
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
@@ -35,11 +43,11 @@ let package = Package(
         // File descriptors, sockets, mappings and errno: every syscall of the tool goes through here.
         .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch", "CMappingGuard"]),
         // Options, help, the replay run and the statistics report.
-        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV"],
+        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP"],
                 swiftSettings: hotPath),
         .executableTarget(name: "rtprecv", dependencies: ["RTPRecvCLI"]),
         // libFuzzer entry points; scripts/fuzz builds and links them with -sanitize=fuzzer.
-        .target(name: "FuzzTargets", dependencies: ["RTPCore", "FLV", "PcapInput", "SystemIO", "RTPRecvCLI"]),
+        .target(name: "FuzzTargets", dependencies: ["RTPCore", "FLV", "PcapInput", "SystemIO", "RTPRecvCLI", "SRTP"]),
         .testTarget(name: "RTPCoreTests", dependencies: ["RTPCore"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(

@@ -147,6 +147,23 @@ public enum Help {
       - MTAP unit sizes that count DOND and the TS offset: read that way when only that fits.
       - An SDP that understates sprop-interleaving-depth: the depth grows to what units show.
 
+    SRTP (RFC 3711; decrypted with libsrtp2 before anything is parsed):
+      --srtp-key SUITE:BASE64 Master key and salt, base64 as SDES's inline: gives them. A bare
+                              BASE64 is AES_CM_128_HMAC_SHA1_80. Suites: AES_CM_128_HMAC_SHA1_80,
+                              AES_CM_128_HMAC_SHA1_32, AES_256_CM_HMAC_SHA1_80/_32, AEAD_AES_128_GCM,
+                              AEAD_AES_256_GCM. Give it once per key: a call's two directions
+                              have their own, and each key is tried on a new SSRC until one
+                              authenticates. The SDP's a=crypto lines (RFC 4568) add theirs.
+      --srtp-keying-material [SUITE:]HEX
+                              DTLS-SRTP (WebRTC): the keying material the handshake exported
+                              (RFC 5764 §4.2: client key, server key, client salt, server salt),
+                              as a key log gives it; the suite is told by the length when not named.
+      --dtls-role client|server|auto
+                              Whose packets to decrypt with it: the DTLS client's, the server's,
+                              or (auto, the default) either.
+                              A packet that fails authentication is counted by SSRC and reason
+                              and never parsed; keys never appear in any output.
+
     BOUNDS:
       --reorder-packets N     Packets held while waiting for a missing one (default 512).
       --latency-ms N          How long a missing packet is waited for: on the capture's clock
@@ -180,6 +197,7 @@ public enum Help {
       rtprecv --pcap camera.pcap --sdp camera.sdp --out video.h264 --audio audio.aac
       rtprecv --pcap phone.pcap --audio call.wav          G.711 from a SIP call, no SDP needed
       rtprecv --pcap webrtc.pcap --sdp call.sdp --wav call.wav   Opus, decoded
+      rtprecv --pcap sip.pcap --srtp-key KEY_A --srtp-key KEY_B --out video.h264   both directions
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
     1 when the input cannot be read, the port cannot be bound or the output cannot be written,

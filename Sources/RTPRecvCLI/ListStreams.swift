@@ -7,13 +7,17 @@ struct ListStreams {
     let options: Options
 
     func run() throws -> Int32 {
-        let capture = try openCapture(options.pcap!)
-        var survey = StreamSurvey(media: try options.sdp.map { try Run.loadSDP($0, quiet: options.quiet, needsMedia: false) }?.media ?? [])
+        let sdp = try Run.loadSDP(options, needsMedia: false)
+        let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
+        let capture = try openCapture(options.pcap!, writable: security != nil)
+        var survey = StreamSurvey(media: sdp?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
         let truncated = try forEachDatagram(in: capture, skipped: &skipped) { record, datagram in
             if let port = options.port, datagram.destination.port != port { return }
-            survey.add(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
-                       destination: datagram.destination, time: record.time)
+            let bytes = record.bytes.view(datagram.payloadRange)
+            let plain = Security.unprotect(bytes, with: security)
+            survey.add(datagram: plain ?? bytes, source: datagram.source, destination: datagram.destination, time: record.time,
+                       encrypted: plain == nil)
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
                      + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + "Codec"]
@@ -22,7 +26,7 @@ struct ListStreams {
             lines.append(pad(e.key.source?.description ?? "-", 22) + pad(e.key.destination?.description ?? "-", 22)
                          + pad(hex(e.key.ssrc), 11) + pad("\(e.key.payloadType)", 4)
                          + pad("\(e.packets)", 8, right: true) + pad("\(max(0, e.lost))", 6, right: true) + "  "
-                         + Self.describe(e))
+                         + Self.describe(e, keys: security?.keys.count ?? 0))
         }
         if survey.order.isEmpty { lines.append("(no RTP streams)") }
         if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
@@ -34,7 +38,7 @@ struct ListStreams {
 
     /// What a stream carries: H.264 with its resolution and NAL unit types; another codec by name,
     /// clock rate, channels and packet duration, and whether rtprecv takes it.
-    static func describe(_ e: StreamSurvey.Entry) -> String {
+    static func describe(_ e: StreamSurvey.Entry, keys: Int = 0) -> String {
         switch e.codec {
         case .h264:
             let types = (0..<32).filter { e.nalTypes & (1 << $0) != 0 }.map { t -> String in
@@ -58,6 +62,10 @@ struct ListStreams {
             return text + (AudioFormats.isSupported(.init(encodingName: name, clockRate: rate)) ? "" : " (not supported)")
         case .unknown:
             return "unknown: a dynamic payload type, not H.264; an SDP (--sdp) would name it"
+        case .encrypted:
+            if e.encryptedPackets == 0 { return "encrypted (SRTP?): its payloads look random; give the key with --srtp-key" }
+            return keys == 0 ? "encrypted (SRTP?): the SDP says SAVP; give the key with --srtp-key"
+                : "encrypted (SRTP): no key given authenticates its \(e.encryptedPackets) packets (\(keys) tried)"
         }
     }
 

@@ -15,7 +15,8 @@ struct Live {
     }
 
     func run() throws -> Int32 {
-        let run = try Run(options: options)
+        let sdp = try Run.loadSDP(options)
+        let run = try Run(options: options, sdp: sdp, security: try Security.decryptor(options: options, sdp: sdp, inCapture: false))
         let receiver = run.receiver
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
         // source-specific when the address is a multicast group.
@@ -79,7 +80,7 @@ struct Live {
                     filtered += 1
                     continue
                 }
-                try receiver.receive(datagram: bytes, source: source, destination: local, arrival: now)
+                try run.receive(datagram: bytes, source: source, destination: local, arrival: now)
             }
             received += count
         }

@@ -53,8 +53,16 @@ public struct Options {
     public var audioPayloadType: UInt8?
     /// Live without an SDP: a second port, for static-payload-type audio.
     public var audioPort: UInt16?
+    /// SRTP master keys (`--srtp-key`, in order given).
+    public var srtpKeys: [SRTPMasterKey] = []
+    /// DTLS-SRTP's exported keying material, and which side's packets to take it for.
+    public var dtlsKeyingMaterial: DTLSKeyingMaterial?
+    public var dtlsRole: DTLSRole?
     public var quiet = false
     public var verbose = false
+
+    /// Whose packets a DTLS-SRTP capture's streams are: the DTLS client's, the server's, or either.
+    public enum DTLSRole: String, CaseIterable, Sendable { case client, server, auto }
 
     public init(arguments: [String]) throws(UsageError) {
         if arguments.isEmpty {
@@ -136,6 +144,26 @@ public struct Options {
             case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)
             case "--audio-payload-type": audioPayloadType = try number(UInt8.self, 0...127)
             case "--audio-port": audioPort = try number(UInt16.self, 1...UInt16.max)
+            case "--srtp-key":
+                let text = try value()
+                do {
+                    srtpKeys.append(try SRTPMasterKey(option: text, origin: "--srtp-key #\(srtpKeys.count + 1)"))
+                } catch {
+                    throw UsageError(description: error.description)
+                }
+            case "--srtp-keying-material":
+                let text = try value()
+                do {
+                    dtlsKeyingMaterial = try DTLSKeyingMaterial(option: text, origin: "--srtp-keying-material")
+                } catch {
+                    throw UsageError(description: error.description)
+                }
+            case "--dtls-role":
+                let text = try value()
+                guard let role = DTLSRole(rawValue: text.lowercased()) else {
+                    throw UsageError(description: "invalid value '\(text)' for '--dtls-role': expected client, server or auto")
+                }
+                dtlsRole = role
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -185,6 +213,9 @@ public struct Options {
             throw UsageError(description: "'\(flag)' applies to decoded frames: add --decode, --yuv or --y4m")
         }
         if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
+        if dtlsRole != nil && dtlsKeyingMaterial == nil {
+            throw UsageError(description: "'--dtls-role' says whose packets '--srtp-keying-material' decrypts: give that too")
+        }
     }
 
     public var isLive: Bool { pcap == nil }

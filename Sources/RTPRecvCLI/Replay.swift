@@ -7,8 +7,11 @@ struct Replay {
     let options: Options
 
     func run() throws -> Int32 {
-        let capture = try openCapture(options.pcap!)
-        let run = try Run(options: options, borrowsPayloads: capture.canKeepRecords)
+        let sdp = try Run.loadSDP(options)
+        let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
+        // SRTP is decrypted in place: in read buffers, as a read-only mapping cannot be written.
+        let capture = try openCapture(options.pcap!, writable: security != nil)
+        let run = try Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords)
         let receiver = run.receiver
         if capture.canKeepRecords {
             capture.keepRecords(while: { receiver.refers(to: $0) }, stopReferring: { receiver.stopReferring(to: $0) })
@@ -25,8 +28,8 @@ struct Replay {
             damage = try forEachDatagram(in: capture, skipped: &skipped,
                                          while: { !run.sink.isFull && StopSignal.received == 0 }) { record, datagram in
                 datagramsRead += 1
-                try receiver.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
-                                     destination: datagram.destination, arrival: record.time)
+                try run.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
+                                destination: datagram.destination, arrival: record.time)
                 if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
                     let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
                     progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.sink.accessUnitsWritten) frames written")

@@ -1,4 +1,5 @@
 import RTPCore
+import SRTP
 
 /// The statistics printed at exit, as text for people and as JSON for programs.
 struct Report {
@@ -12,6 +13,22 @@ struct Report {
     let input: Input
     let receiver: Receiver
     let outputs: Outputs
+    let security: SRTPDecryptor?
+
+    /// SSRCs no packet of which was decrypted, and why: said once each, as warnings.
+    var securityWarnings: [String] {
+        guard let security else { return [] }
+        return security.counters.sorted { $0.key < $1.key }.compactMap { ssrc, c in
+            guard c.decrypted + c.decryptedControl == 0 else { return nil }
+            if security.keys.isEmpty {
+                return "\(hex(ssrc)): encrypted (SRTP?): the SDP says SAVP and no key was given (--srtp-key, or a=crypto in the SDP); "
+                    + "\(c.failed) packets not parsed"
+            }
+            guard let auth = c.failures[.authentication], auth > 0 else { return nil }
+            return "\(hex(ssrc)): every packet failed SRTP authentication: wrong key or suite? (\(auth) packets, "
+                + "\(security.keys.count) \(security.keys.count == 1 ? "key" : "keys") tried)"
+        }
+    }
 
     private var streams: [StreamStatistics] {
         receiver.previousStreams + (receiver.selected.map { [$0.statistics] } ?? [])
@@ -38,6 +55,10 @@ struct Report {
                          + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
+                // Ciphertext sets H.264's forbidden bit in half its packets; no sender's H.264 sets it.
+                if security == nil, s.packets >= 50, (s.invalidPayload[.forbiddenBit] ?? 0) * 4 >= s.packets {
+                    lines.append("  encrypted (SRTP?): most payloads are no H.264 at all; give the key with --srtp-key")
+                }
             }
             if s.interleaved {
                 var line = "  interleaved mode (packetization-mode 2): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
@@ -118,6 +139,13 @@ struct Report {
         if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
+        if let security {
+            for (ssrc, c) in security.counters.sorted(by: { $0.key < $1.key }) {
+                let counts = c.fields.filter { $0.value > 0 }.map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+                let key = security.key(of: ssrc).map { ", \($0.suite.rawValue) from \($0.origin)" } ?? ""
+                lines.append("srtp       \(hex(ssrc)): " + counts.joined(separator: ", ") + key)
+            }
+        }
         for (ssrc, reason) in receiver.unusableAudio.sorted(by: { $0.key < $1.key }) {
             lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
         }
@@ -220,6 +248,15 @@ struct Report {
         if let a = outputs.audio {
             root.append(("audio_file", .object([("frames_written", .int(a.framesWritten)), ("bytes", .int(a.bytesWritten)),
                                                  ("frames_skipped", .int(a.framesSkipped))])))
+        }
+        if let security {
+            root.append(("srtp", .object([
+                ("keys", .int(security.keys.count)),
+                ("ssrcs", .array(security.counters.sorted { $0.key < $1.key }.map { ssrc, c in
+                    .object([("ssrc", .int(Int(ssrc))), ("key", security.key(of: ssrc).map { .string($0.description) } ?? .null)]
+                            + c.fields.map { ($0.name, .int($0.value)) })
+                })),
+            ])))
         }
         root.append(("other_streams", .array(receiver.otherStreams.values.sorted { $0.ssrc < $1.ssrc }.map {
             .object([("ssrc", .int(Int($0.ssrc))), ("payload_type", .int(Int($0.payloadType))), ("packets", .int($0.packets))])

@@ -1,4 +1,5 @@
 import RTPCore
+import SRTP
 import SystemIO
 
 /// A runtime failure: what it names and why. `rtprecv` prints it and exits 1.
@@ -13,13 +14,17 @@ final class Run {
     let sdp: SessionDescription?
     let receiver: Receiver
     let sink: Outputs
+    /// SRTP: what the input's datagrams go through before the receiver, when they are encrypted.
+    let security: SRTPDecryptor?
 
-    /// `borrowsPayloads`: the input keeps packets in memory while the receiver refers to them.
-    init(options: Options, borrowsPayloads: Bool = false) throws {
+    /// `sdp`: the options' SDP, loaded (`Run.loadSDP`). `borrowsPayloads`: the input keeps packets in
+    /// memory while the receiver refers to them.
+    init(options: Options, sdp: SessionDescription?, security: SRTPDecryptor?, borrowsPayloads: Bool = false) throws {
         self.options = options
+        self.security = security
         var configuration = options.receiverConfiguration
         configuration.stream.borrowsPayloads = borrowsPayloads
-        sdp = try options.sdp.map { try Run.loadSDP($0, quiet: options.quiet) }
+        self.sdp = sdp
         if let sdp {
             configuration.parameterSets = sdp.parameterSets
             configuration.payloadType = configuration.payloadType ?? sdp.payloadType
@@ -37,6 +42,18 @@ final class Run {
                 Terminal.printError("warning: stream \(hex(ssrc)): \(notice.description)\n")
             }
         }
+    }
+
+    /// The options' SDP, if they name one.
+    static func loadSDP(_ options: Options, needsMedia: Bool = true) throws -> SessionDescription? {
+        try options.sdp.map { try loadSDP($0, quiet: options.quiet, needsMedia: needsMedia) }
+    }
+
+    /// Hands `datagram` to the receiver, decrypted first when the run is SRTP.
+    @inline(__always)
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+        guard let plain = Security.unprotect(datagram, with: security) else { return }
+        try receiver.receive(datagram: plain, source: source, destination: destination, arrival: arrival)
     }
 
     /// `needsMedia`: an SDP with neither a video nor an audio line is an error.
@@ -102,9 +119,10 @@ final class Run {
     }
 
     func report(_ input: Report.Input) throws {
-        let report = Report(input: input, receiver: receiver, outputs: sink)
+        let report = Report(input: input, receiver: receiver, outputs: sink, security: security)
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
+            for warning in report.securityWarnings { Terminal.printError("warning: \(warning)\n") }
             if let mode = sdp?.packetizationMode, let s = receiver.selected?.snapshot() {
                 // The packets decide; say when the SDP disagreed with them.
                 let sawAggregationOrFragments = s.nalTypesSeen & (1 << 24 | 1 << 28) != 0
@@ -114,7 +132,15 @@ final class Run {
                 }
             }
             Terminal.printError(report.text(verbose: options.verbose))
-            if sdp == nil, !options.noAudio, receiver.audio == nil,
+            // Ciphertext sets H.264's forbidden bit in half its packets, which keeps it from being taken.
+            let looksEncrypted = receiver.otherStreams.values.filter {
+                security == nil && $0.packets >= 50 && ($0.invalidPayload[.forbiddenBit] ?? 0) * 4 >= $0.packets
+            }
+            for other in looksEncrypted.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
+                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "
+                                    + "encrypted (SRTP?): most of its payloads are no H.264 at all; give the key with --srtp-key\n")
+            }
+            if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
                let other = receiver.otherStreams.values.filter({ $0.payloadType >= 96 }).max(by: { $0.packets < $1.packets }) {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not H.264; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "

@@ -46,6 +46,9 @@ enum Harness {
                       stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
     }
 
+    /// The Python of the virtual environment scripts/setup makes (pylibsrtp, for an independent SRTP decryption).
+    static var venvPython: String { packageRoot.appendingPathComponent(".build/venv/bin/python").path }
+
     static func rtprecv(_ arguments: [String]) throws -> Result {
         try run(binary.path, arguments)
     }

@@ -20,6 +20,8 @@ public struct StreamSurvey {
         case named(encodingName: String, clockRate: Int, channels: Int?)
         /// A dynamic payload type with no SDP to name it, and no sign of H.264.
         case unknown
+        /// SRTP that no key given decrypts, or, with no key, payloads that look like ciphertext.
+        case encrypted
     }
 
     public struct Entry: Sendable {
@@ -38,6 +40,10 @@ public struct StreamSurvey {
         /// and payloads that are no valid H.264.
         fileprivate var slices = 0
         fileprivate var invalidH264 = 0
+        /// Packets SRTP did not decrypt, and the first payload bytes seen (a set of 256): ciphertext
+        /// gives every value, a codec's first byte few.
+        public fileprivate(set) var encryptedPackets = 0
+        fileprivate var firstBytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         fileprivate var lastTimestamp: UInt32?
         /// The forward steps between successive packets' timestamps, summed, and their number.
         fileprivate var stepTotal: Int64 = 0
@@ -49,6 +55,11 @@ public struct StreamSurvey {
         public var lost: Int { Int(highestExtended - firstExtended + 1) - packets }
 
         public var codec: Codec {
+            if encryptedPackets * 2 > packets { return .encrypted }
+            // No H.264 payload starts with a byte of the forbidden bit: most of the 256 values is ciphertext.
+            let distinct = firstBytes.0.nonzeroBitCount + firstBytes.1.nonzeroBitCount + firstBytes.2.nonzeroBitCount
+                + firstBytes.3.nonzeroBitCount
+            if packets >= 200 && distinct >= 192 { return .encrypted }
             if let format, !format.encodingName.isEmpty {
                 if format.encodingName.uppercased() == "H264" { return .h264 }
                 return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
@@ -75,7 +86,9 @@ public struct StreamSurvey {
         self.media = media
     }
 
-    public mutating func add(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, time: Int64) {
+    /// `encrypted`: an SRTP packet no key decrypted; its header alone is read.
+    public mutating func add(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, time: Int64,
+                             encrypted: Bool = false) {
         if RTCP.isPacket(datagram) {
             rtcp += 1
             return
@@ -96,7 +109,7 @@ public struct StreamSurvey {
             entries[key] = entry
             order.append(key)
         }
-        entries[key]!.record(packet, payload: datagram.view(packet.payloadRange), time: time)
+        entries[key]!.record(packet, payload: datagram.view(packet.payloadRange), time: time, encrypted: encrypted)
     }
 
     /// The SDP's format for `payloadType`, on the media line of `port` first; else RFC 3551's.
@@ -108,7 +121,7 @@ public struct StreamSurvey {
 }
 
 extension StreamSurvey.Entry {
-    fileprivate mutating func record(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, time: Int64) {
+    fileprivate mutating func record(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, time: Int64, encrypted: Bool) {
         packets += 1
         bytes += payload.count
         lastTime = time
@@ -125,6 +138,20 @@ extension StreamSurvey.Entry {
             }
         }
         lastTimestamp = packet.timestamp
+        if encrypted {
+            encryptedPackets += 1
+            return
+        }
+        // Where the payload type may be H.264: an audio codec's first bytes can be anything.
+        if format == nil || format?.encodingName.uppercased() == "H264", let first = payload.first {
+            let bit = UInt64(1) << UInt64(first & 63)
+            switch first >> 6 {
+            case 0: firstBytes.0 |= bit
+            case 1: firstBytes.1 |= bit
+            case 2: firstBytes.2 |= bit
+            default: firstBytes.3 |= bit
+            }
+        }
         // NAL units only where the payload type may be H.264.
         guard format == nil || codec == .h264, let first = payload.first else { return }
         if H264Payload.validate(payload) != nil { invalidH264 += 1 }

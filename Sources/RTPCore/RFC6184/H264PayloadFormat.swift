@@ -26,7 +26,7 @@ public final class H264PayloadFormat: PayloadFormat {
     private let gate: FrameGate
     /// Arrival of the packet being depacketized: an access unit it completes carries it.
     private var deliveringArrival: Int64 = 0
-    private var invalidPayload: [H264Payload.Invalid: Int] = [:]
+    private(set) var invalidPayload: [H264Payload.Invalid: Int] = [:]
     /// Bit n set when NAL unit type n was seen.
     private var nalTypesSeen: UInt32 = 0
 

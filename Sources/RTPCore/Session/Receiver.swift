@@ -299,6 +299,10 @@ public final class Receiver {
     }
 
     private func isConvincing(_ stream: VideoStream) -> Bool {
+        // Ciphertext (SRTP without its key) sets H.264's forbidden bit in half its packets, and now and
+        // then parses as an SPS or slices; no H.264 sender sets it in a quarter of them.
+        let packets = stream.statistics.packets
+        if packets >= 4 && (stream.format.invalidPayload[.forbiddenBit] ?? 0) * 4 >= packets { return false }
         if stream.format.parsedSPSCount > 0 { return true }
         if configuration.payloadType != nil || configuration.ssrc != nil { return stream.format.parsedSliceCount > 0 }
         return stream.format.parsedSliceCount >= 3

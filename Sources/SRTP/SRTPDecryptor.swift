@@ -1,0 +1,117 @@
+import RTPCore
+
+/// Why an SRTP or SRTCP packet was dropped before anything parsed it.
+public enum SRTPFailure: String, CaseIterable, Sendable {
+    /// Its authentication tag did not verify under any key tried: a wrong key or suite, or damage.
+    case authentication = "auth"
+    /// Live: its index was seen already (a replayed or repeated packet).
+    case replay
+    /// Live: older than the replay window.
+    case old
+    /// A capture's packet seen twice: a duplicate in the capture, not an attack.
+    case duplicate
+    /// A capture's packet older than the replay window: reordered that far.
+    case late
+    /// Its MKI names no key given, or no key was given at all.
+    case noKey = "no_key"
+    /// Too short for SRTP, or refused by libsrtp for its form.
+    case malformed
+}
+
+/// The security layer (RFC 3711): SRTP and SRTCP datagrams authenticated and decrypted in place, in the
+/// buffers they already live in, before the RTP parser sees them. A capture of a call holds both
+/// directions with different keys, so each key is tried on a new SSRC, and the one that authenticates
+/// is kept for it. Datagrams that are not RTP version 2 (STUN, DTLS) pass through untouched.
+public final class SRTPDecryptor {
+    /// Per SSRC: packets decrypted, and those dropped, by reason.
+    public struct Counters: Sendable {
+        public var decrypted = 0
+        public var decryptedControl = 0
+        public var failures: [SRTPFailure: Int] = [:]
+        public var failed: Int { failures.values.reduce(0, +) }
+
+        /// Every count by its name, for the report and the JSON alike.
+        public var fields: [(name: String, value: Int)] {
+            [("decrypted", decrypted), ("decrypted_rtcp", decryptedControl)]
+                + SRTPFailure.allCases.map { ($0.rawValue, failures[$0] ?? 0) }
+        }
+    }
+
+    public private(set) var counters: [UInt32: Counters] = [:]
+    public let keys: [SRTPMasterKey]
+    private let contexts: [SRTPContext]
+    /// The context that authenticated each SSRC.
+    private var bound: [UInt32: Int] = [:]
+    private let inCapture: Bool
+    /// The datagram as it came, to try the next key on: a failed AEAD attempt may leave it altered.
+    private let original: UnsafeMutableRawBufferPointer
+    /// Counted SSRCs are bounded, as the receiver's streams are.
+    private let maxSSRCs: Int
+
+    /// `inCapture`: packets come from a capture, whose repeats are duplicates rather than attacks.
+    /// `replayWindow`: how far behind the newest packet one may arrive (libsrtp's window, in packets).
+    public init(keys: [SRTPMasterKey], inCapture: Bool, replayWindow: Int = 1024, maxPacketBytes: Int = 65_535,
+                maxSSRCs: Int = 1024) throws(SRTPError) {
+        self.keys = keys
+        var contexts: [SRTPContext] = []
+        for key in keys { contexts.append(try SRTPContext(key: key, replayWindow: replayWindow)) }
+        self.contexts = contexts
+        self.inCapture = inCapture
+        self.maxSSRCs = maxSSRCs
+        original = .allocate(byteCount: maxPacketBytes, alignment: 16)
+    }
+
+    deinit { original.deallocate() }
+
+    /// The plain packet's length, at the start of `datagram`, or nil when it is dropped (and counted).
+    public func unprotect(_ datagram: UnsafeMutableRawBufferPointer) -> Int? {
+        guard datagram.count >= 8, datagram[0] >> 6 == 2 else { return datagram.count }
+        // RFC 5761 §4: RTCP packet types 192–223 sit where RTP has the marker bit and payload type.
+        let control = (192...223).contains(datagram[1])
+        let at = control ? 4 : 8
+        guard datagram.count >= at + 4 else { return fail(nil, .malformed) }
+        let ssrc = UInt32(datagram[at]) << 24 | UInt32(datagram[at + 1]) << 16 | UInt32(datagram[at + 2]) << 8 | UInt32(datagram[at + 3])
+        if let index = bound[ssrc] {
+            switch contexts[index].unprotect(datagram, control: control) {
+            case .plain(let length): return succeed(ssrc, control: control, length: length)
+            case .failed(let reason): return fail(ssrc, reason)
+            }
+        }
+        guard !contexts.isEmpty else { return fail(ssrc, .noKey) }
+        guard datagram.count <= original.count else { return fail(ssrc, .malformed) }
+        if contexts.count > 1 { original.copyMemory(from: UnsafeRawBufferPointer(datagram)) }
+        var reason = SRTPFailure.authentication
+        for (index, context) in contexts.enumerated() {
+            if index > 0 { datagram.copyMemory(from: UnsafeRawBufferPointer(rebasing: original[0..<datagram.count])) }
+            switch context.unprotect(datagram, control: control) {
+            case .plain(let length):
+                bound[ssrc] = index
+                return succeed(ssrc, control: control, length: length)
+            case .failed(let why):
+                if why != .authentication { reason = why }
+            }
+        }
+        return fail(ssrc, reason)
+    }
+
+    /// The key that authenticated `ssrc`, if one did.
+    public func key(of ssrc: UInt32) -> SRTPMasterKey? { bound[ssrc].map { contexts[$0].key } }
+
+    private func succeed(_ ssrc: UInt32, control: Bool, length: Int) -> Int {
+        if counters[ssrc] != nil || counters.count < maxSSRCs {
+            if control { counters[ssrc, default: Counters()].decryptedControl += 1 } else { counters[ssrc, default: Counters()].decrypted += 1 }
+        }
+        return length
+    }
+
+    private func fail(_ ssrc: UInt32?, _ reason: SRTPFailure) -> Int? {
+        var reason = reason
+        if inCapture {
+            if reason == .replay { reason = .duplicate }
+            if reason == .old { reason = .late }
+        }
+        let key = ssrc ?? 0
+        if counters[key] != nil || counters.count < maxSSRCs { counters[key, default: Counters()].failures[reason, default: 0] += 1 }
+        return nil
+    }
+}
