@@ -3,6 +3,7 @@ import Glibc
 import RTPRecvCLI
 import PcapInput
 import RTPCore
+import SRTP
 import SystemIO
 
 // libFuzzer entry points, built only by scripts/fuzz (with -sanitize=fuzzer,address). One binary
@@ -171,6 +172,34 @@ func fuzzAudio(_ bytes: UnsafeRawBufferPointer) {
     try? depacketizer.flush(into: output)
 }
 
+/// SRTP and SRTCP datagrams under a fixed key (the bytes 0, 1, 2, ... as key and salt) of the suite the
+/// first byte picks, its high bit choosing capture or live replay rules; what authenticates goes on to
+/// the receiver. scripts/fuzz-seeds protects capture datagrams with that key (through pylibsrtp).
+func fuzzSRTP(_ bytes: UnsafeRawBufferPointer) {
+    guard let choice = bytes.first else { return }
+    let suite = SRTPSuite.allCases[Int(choice & 0x7F) % SRTPSuite.allCases.count]
+    guard let key = try? SRTPMasterKey(suite: suite, keyAndSalt: (0..<UInt8(suite.keyLength + suite.saltLength)).map { $0 },
+                                       origin: "fuzz"),
+          let decryptor = try? SRTPDecryptor(keys: [key], inCapture: choice & 0x80 != 0, maxPacketBytes: 2048, maxSSRCs: 8)
+    else { return }
+    var configuration = Receiver.Configuration()
+    configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
+    configuration.maxStreams = 4
+    let receiver = Receiver(configuration: configuration, sink: NullSink())
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { buffer.deallocate() }
+    var arrival: Int64 = 0
+    datagrams(UnsafeRawBufferPointer(rebasing: bytes.dropFirst())) { datagram in
+        let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<datagram.count])
+        packet.copyMemory(from: datagram)
+        guard let length = decryptor.unprotect(packet) else { return }
+        arrival += 1_000_000
+        try? receiver.receive(datagram: UnsafeRawBufferPointer(rebasing: packet[0..<length]), source: nil, destination: nil,
+                              arrival: arrival)
+    }
+    try? receiver.finish()
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     runFuzzTarget(String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")),
@@ -189,6 +218,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "flv": fuzzFLV(bytes)
     case "y4m": fuzzDecodeAndY4M(bytes)
     case "audio": fuzzAudio(bytes)
-    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m or audio")
+    case "srtp": fuzzSRTP(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m, audio or srtp")
     }
 }
