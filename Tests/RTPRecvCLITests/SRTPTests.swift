@@ -143,14 +143,15 @@ final class SRTPTests: XCTestCase {
     // MARK: Keys that are wrong
 
     func testWrongTruncatedAndUnknownKeysSaySoInOneLine() throws {
-        let wrong = try Harness.rtprecv(["--pcap", alice.path, "--srtp-key", "AES_CM_128_HMAC_SHA1_80:8sOd+W72ilwfNgNt0FzlGYj6YZPMqN1sJJx43UuS"])
-        XCTAssertEqual(wrong.status, 0, wrong.stderr)
-        XCTAssertEqual(wrong.stderr.split(separator: "\n").filter { $0.contains("every packet failed SRTP authentication: wrong key or suite?") }.count,
-                       1, wrong.stderr)
+        let sent = randomKey(30), wrong = randomKey(30)
+        let (_, stderr, _) = try receive(["--srtp-key", wrong.base64]) { port in try gstreamerSRTP(port: port, keyHex: sent.hex) }
+        XCTAssertEqual(stderr.split(separator: "\n").filter { $0.contains("0x00001234: every packet failed SRTP authentication: wrong key or suite?") }.count,
+                       1, stderr)
+        let capture = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path
         for (key, expected) in [("9sOd+W72ilwfNgNt0FzlGYj6YZPMqN1sJJx43", "cut short"),
                                 ("AES_CM_128_HMAC_SHA1_80:9sOd+W72ilwfNgNt0FzlGYj6YZPMqN1s", "this key has 24"),
                                 ("AES_CM_129_HMAC_SHA1_80:9sOd+W72ilwfNgNt0FzlGYj6YZPMqN1sJJx43UuS", "unknown SRTP suite 'AES_CM_129_HMAC_SHA1_80'")] {
-            let r = try Harness.rtprecv(["--pcap", alice.path, "--srtp-key", key])
+            let r = try Harness.rtprecv(["--pcap", capture, "--srtp-key", key])
             XCTAssertEqual(r.status, 64, r.stderr)
             XCTAssertTrue(r.stderr.split(separator: "\n").first?.contains(expected) ?? false, r.stderr)
             XCTAssertFalse(r.stderr.contains("9sOd+W72"), "the key shows: \(r.stderr)")
