@@ -165,7 +165,10 @@ struct Live {
             plan.append(Listen(port: port, bindAddress: group(line), role: role, required: required))
         }
         if sdp != nil {
-            if let video, !video.rtcpMux { add(options.port.map { $0 &+ 1 } ?? video.expectedRTCPPort, video, "video RTCP", required: false) }
+            // Port 0 (any free port) has no port + 1: RTCP is then left to rtcp-mux.
+            if let video, !video.rtcpMux, mainPort != 0 {
+                add(options.port != nil || video.port == 0 ? mainPort &+ 1 : video.expectedRTCPPort, video, "video RTCP", required: false)
+            }
             for line in audioLines {
                 add(line.port, line, "audio RTP", required: true)
                 if !line.rtcpMux { add(line.expectedRTCPPort, line, "audio RTCP", required: false) }

@@ -17,11 +17,11 @@ final class SRTPTests: XCTestCase {
     /// GStreamer: the source through rtph264pay and srtpenc, to `port`; `paced` at the frame rate, else
     /// as fast as it goes.
     private func gstreamerSRTP(port: UInt16, keyHex: String, cipher: String = "aes-128-icm", auth: String = "hmac-sha1-80",
-                               ssrc: UInt32 = 0x1234, sequenceStart: Int? = nil, paced: Bool = false) throws {
+                               ssrc: UInt32 = 0x1234, sequenceStart: Int? = nil, paced: Bool = false, mki: String? = nil) throws {
         let result = try Harness.run("gst-launch-1.0", [
             "-q", "filesrc", "location=\(source.path)", "!", "h264parse", "!", "rtph264pay", "config-interval=-1", "pt=96",
             "ssrc=\(ssrc)"] + (sequenceStart.map { ["seqnum-offset=\($0)"] } ?? []) + [
-            "!", "srtpenc", "key=\(keyHex)", "rtp-cipher=\(cipher)", "rtp-auth=\(auth)", "rtcp-cipher=\(cipher)", "rtcp-auth=\(auth)",
+            "!", "srtpenc", "key=\(keyHex)"] + (mki.map { ["mki=\($0)"] } ?? []) + [ "rtp-cipher=\(cipher)", "rtp-auth=\(auth)", "rtcp-cipher=\(cipher)", "rtcp-auth=\(auth)",
             "!", "udpsink", "host=127.0.0.1", "port=\(port)", "sync=\(paced)"])
         XCTAssertEqual(result.status, 0, "gst-launch: \(result.stderr)")
     }
@@ -90,6 +90,7 @@ final class SRTPTests: XCTestCase {
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(source), stderr)
     }
 
+    /// With an MKI in every packet (RFC 3711 §3.1), which the SDES line announces as value:length.
     func testTheSDPsCryptoLineIsTheKey() throws {
         let key = randomKey(30)
         let sdp = Harness.temporaryFile("crypto.sdp")
@@ -101,10 +102,10 @@ final class SRTPTests: XCTestCase {
         t=0 0
         m=video 0 RTP/SAVP 96
         a=rtpmap:96 H264/90000
-        a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key.base64)|2^31
+        a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key.base64)|2^31|16909060:4
 
         """.write(to: sdp, atomically: true, encoding: .utf8)
-        let (out, stderr, _) = try receive(["--sdp", sdp.path]) { port in try gstreamerSRTP(port: port, keyHex: key.hex) }
+        let (out, stderr, _) = try receive(["--sdp", sdp.path]) { port in try gstreamerSRTP(port: port, keyHex: key.hex, mki: "01020304") }
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(source), stderr)
         XCTAssertTrue(stderr.contains("from SDP line 8"), stderr)
     }
