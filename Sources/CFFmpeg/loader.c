@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define STR2(x) #x
 #define STR(x) STR2(x)
@@ -17,10 +18,17 @@
     X(avutil, av_get_pix_fmt) X(avutil, av_get_pix_fmt_name) X(avutil, av_image_copy_to_buffer) \
     X(avutil, av_image_get_buffer_size) X(avutil, av_md5_sum) X(avutil, av_strerror) \
     X(avutil, av_mallocz) X(avutil, av_channel_layout_default) X(avutil, av_channel_layout_uninit) \
+    X(avutil, av_dict_set) X(avutil, av_dict_free) \
     X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale)
+
+/* libavformat, for RTMP output only: loaded on its own, when a run publishes. */
+#define FORMAT_FUNCTIONS(X) \
+    X(avformat, avformat_network_init) X(avformat, avio_open2) X(avformat, avio_write) X(avformat, avio_flush) \
+    X(avformat, avio_closep)
 
 #define POINTER(lib, name) static __typeof__(name) *p_##name;
 FUNCTIONS(POINTER)
+FORMAT_FUNCTIONS(POINTER)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[512];
@@ -31,8 +39,11 @@ static void *open_library(const char *name) {
     return handle;
 }
 
+static void *avutil_handle;
+
 static void load(void) {
     void *avutil = open_library("libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR));
+    avutil_handle = avutil;
     void *avcodec = open_library("libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR));
     void *swscale = open_library("libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR));
     if (!avutil || !avcodec || !swscale) return;
@@ -46,6 +57,66 @@ int rtprecv_ffmpeg_load(char *message, size_t size) {
     pthread_once(&once, load);
     if (load_error[0]) {
         snprintf(message, size, "%s (install libavcodec and libswscale)", load_error);
+        return -1;
+    }
+    return 0;
+}
+
+static pthread_once_t format_once = PTHREAD_ONCE_INIT;
+static char format_error[512];
+
+/* The network protocols' own messages (connect failures, the server's errors) are kept for the
+   one-line error rtprecv prints, not printed: they are rtprecv's to word, and the stream key must
+   not reach the output. Everything else goes to libavutil's default logger as before. */
+static char network_error[512];
+static void (*p_av_log_set_callback)(void (*)(void *, int, const char *, va_list));
+static void (*p_av_log_default_callback)(void *, int, const char *, va_list);
+
+static void log_callback(void *object, int level, const char *format, va_list arguments) {
+    const AVClass *class = object ? *(const AVClass **)object : NULL;
+    if (class && class->class_name && (!strcmp(class->class_name, "URLContext") || !strcmp(class->class_name, "AVIOContext"))) {
+        if (level <= AV_LOG_ERROR) {
+            vsnprintf(network_error, sizeof network_error, format, arguments);
+            size_t n = strlen(network_error);
+            while (n > 0 && (network_error[n - 1] == '\n' || network_error[n - 1] == '.')) network_error[--n] = 0;
+        }
+        return;
+    }
+    p_av_log_default_callback(object, level, format, arguments);
+}
+
+const char *rtprecv_avformat_last_error(void) { return network_error; }
+
+void rtprecv_avformat_clear_error(void) { network_error[0] = 0; }
+
+static void load_format(void) {
+    char message[600];
+    if (rtprecv_ffmpeg_load(message, sizeof message) != 0) {
+        snprintf(format_error, sizeof format_error, "%s", message);
+        return;
+    }
+    void *avformat = dlopen("libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    if (!avformat) {
+        snprintf(format_error, sizeof format_error, "%s (install libavformat)", dlerror());
+        return;
+    }
+#define RESOLVE_FORMAT(lib, name) \
+    if (!(p_##name = (__typeof__(name) *)dlsym(lib, #name)) && !format_error[0]) \
+        snprintf(format_error, sizeof format_error, "%s has no %s", "lib" #lib, #name);
+    FORMAT_FUNCTIONS(RESOLVE_FORMAT)
+    p_av_log_set_callback = dlsym(avutil_handle, "av_log_set_callback");
+    p_av_log_default_callback = dlsym(avutil_handle, "av_log_default_callback");
+    if (!format_error[0] && (!p_av_log_set_callback || !p_av_log_default_callback))
+        snprintf(format_error, sizeof format_error, "libavutil has no av_log_set_callback");
+    if (format_error[0]) return;
+    p_av_log_set_callback(log_callback);
+    p_avformat_network_init();
+}
+
+int rtprecv_avformat_load(char *message, size_t size) {
+    pthread_once(&format_once, load_format);
+    if (format_error[0]) {
+        snprintf(message, size, "%s", format_error);
         return -1;
     }
     return 0;
@@ -97,3 +168,14 @@ int sws_scale(struct SwsContext *c, const uint8_t *const src[], const int srcStr
               uint8_t *const dst[], const int dstStride[]) {
     return p_sws_scale(c, src, srcStride, y, h, dst, dstStride);
 }
+int av_dict_set(AVDictionary **dictionary, const char *key, const char *value, int flags) {
+    ensure(); return p_av_dict_set(dictionary, key, value, flags);
+}
+void av_dict_free(AVDictionary **dictionary) { ensure(); p_av_dict_free(dictionary); }
+int avformat_network_init(void) { return p_avformat_network_init(); }
+int avio_open2(AVIOContext **context, const char *url, int flags, const AVIOInterruptCB *interrupt, AVDictionary **options) {
+    return p_avio_open2(context, url, flags, interrupt, options);
+}
+void avio_write(AVIOContext *context, const unsigned char *buffer, int size) { p_avio_write(context, buffer, size); }
+void avio_flush(AVIOContext *context) { p_avio_flush(context); }
+int avio_closep(AVIOContext **context) { return p_avio_closep(context); }

@@ -147,6 +147,23 @@ public enum Help {
       - MTAP unit sizes that count DOND and the TS offset: read that way when only that fits.
       - An SDP that understates sprop-interleaving-depth: the depth grows to what units show.
 
+    RTMP (publish to a server, through libavformat's RTMP client):
+      --rtmp URL              Publish the tags --flv would write, live: rtmp://server[:port]/app/key
+                              (rtmps://, rtmpt:// where libavformat has them). Nothing goes before
+                              the first keyframe; then the sequence headers, then the keyframe, with
+                              times from 0. It combines with every other output, --flv included.
+                              The stream key never appears in any output (rtmp://server/app/****).
+      --rtmp-queue-ms N       Media held for a slow server (default 2000). Live, past it, whole
+                              video frames are dropped up to the next keyframe, and audio that does
+                              not fit, counted; receiving never waits. In replay the reading waits.
+      --reconnect             When the connection is lost, retry (backing off up to 4 s) and resume
+                              at the next keyframe with fresh sequence headers, times running on.
+                              Without it a lost connection ends the run: every other output is
+                              finished as usual, and the exit status is 1.
+      --realtime, --no-realtime
+                              Replay: send the tags at the pace of their times (the default, as
+                              servers expect a live stream), or as fast as the server takes them.
+
     SRTP (RFC 3711; decrypted with libsrtp2 before anything is parsed):
       --srtp-key SUITE:BASE64 Master key and salt, base64 as SDES's inline: gives them. A bare
                               BASE64 is AES_CM_128_HMAC_SHA1_80. Suites: AES_CM_128_HMAC_SHA1_80,
@@ -197,10 +214,12 @@ public enum Help {
       rtprecv --pcap camera.pcap --sdp camera.sdp --out video.h264 --audio audio.aac
       rtprecv --pcap phone.pcap --audio call.wav          G.711 from a SIP call, no SDP needed
       rtprecv --pcap webrtc.pcap --sdp call.sdp --wav call.wav   Opus, decoded
+      rtprecv --sdp camera.sdp --rtmp rtmp://127.0.0.1/live/cam --reconnect   restream a camera
       rtprecv --pcap sip.pcap --srtp-key KEY_A --srtp-key KEY_B --out video.h264   both directions
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
-    1 when the input cannot be read, the port cannot be bound or the output cannot be written,
+    1 when the input cannot be read, the port cannot be bound, the output cannot be written or
+    publishing failed (without --reconnect),
     64 on a usage error.
     """
 }

@@ -95,6 +95,10 @@ struct Live {
                     stopReason = "stopped after \(options.frames!) frames"
                     break
                 }
+                if run.sink.rtmp != nil, let failure = run.sink.failure {
+                    stopReason = "stopped: \(failure)"
+                    break
+                }
                 var now = Terminal.monotonicNanoseconds()
                 if let duration, now - start >= duration {
                     stopReason = "stopped after \(options.duration!) s"
@@ -123,7 +127,7 @@ struct Live {
                 }
                 try receiver.tick(now: now)
                 if progress.due(now: now) {
-                    progress.show(status.line(now: now, start: start, receiver: receiver))
+                    progress.show(status.line(now: now, start: start, receiver: receiver, rtmp: run.sink.rtmp?.statistics))
                 }
             }
         }
@@ -142,6 +146,7 @@ struct Live {
                    ("receive_buffer_bytes", .int(sockets[0].grantedReceiveBufferBytes)),
                    ("other_sender", .int(filtered)),
                    ("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9))]))
+        if let failure = run.sink.failure { throw RunError(description: failure) }
         return 0
     }
 
@@ -212,13 +217,18 @@ final class LiveStatus {
     private var lastBytes = 0
     private var lastFrames = 0
     private var lastAudioFrames = 0
+    private var lastSent = 0
 
-    func line(now: Int64, start: Int64, receiver: Receiver) -> String {
+    func line(now: Int64, start: Int64, receiver: Receiver, rtmp: RTMPPublisher.Statistics?) -> String {
         let s = receiver.selected?.snapshot(), a = receiver.audio?.snapshot()
         let packets = s?.packets ?? 0, bytes = s?.bytes ?? 0, frames = s?.frames.written ?? 0
         let audioFrames = a?.frames.written ?? 0
         let seconds = Double(now - (lastTime == 0 ? start : lastTime)) / 1e9
-        defer { (lastTime, lastPackets, lastBytes, lastFrames, lastAudioFrames) = (now, packets, bytes, frames, audioFrames) }
+        let sent = rtmp?.bytesSent ?? 0
+        defer {
+            (lastTime, lastPackets, lastBytes, lastFrames, lastAudioFrames) = (now, packets, bytes, frames, audioFrames)
+            lastSent = sent
+        }
         guard seconds > 0 else { return "" }
         let elapsed = Int((now - start) / 1_000_000_000)
         let resolution = s?.sps.map { "\($0.width)x\($0.height)" } ?? "-"
@@ -229,6 +239,7 @@ final class LiveStatus {
             line += "audio \(audio.track.codec.name) \(fixed(Double(audioFrames - lastAudioFrames) / seconds)) frames/s "
                 + "loss \(fixed(lossPercent(a)))%  "
         }
+        if rtmp != nil { line += "rtmp \(fixed(Double(sent - lastSent) * 8 / seconds / 1e6)) Mbit/s  " }
         return line + "\(elapsed / 60):\(elapsed % 60 < 10 ? "0" : "")\(elapsed % 60)"
     }
 

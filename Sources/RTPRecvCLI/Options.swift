@@ -53,6 +53,12 @@ public struct Options {
     public var audioPayloadType: UInt8?
     /// Live without an SDP: a second port, for static-payload-type audio.
     public var audioPort: UInt16?
+    /// Publish the FLV tags to an RTMP server.
+    public var rtmp: String?
+    public var rtmpQueueMilliseconds = 2000
+    public var reconnect = false
+    /// Replay to RTMP: tags paced at their times (default), or as fast as the server takes them.
+    public var realtime: Bool?
     /// SRTP master keys (`--srtp-key`, in order given).
     public var srtpKeys: [SRTPMasterKey] = []
     /// DTLS-SRTP's exported keying material, and which side's packets to take it for.
@@ -164,6 +170,14 @@ public struct Options {
                     throw UsageError(description: "invalid value '\(text)' for '--dtls-role': expected client, server or auto")
                 }
                 dtlsRole = role
+            case "--rtmp":
+                let url = try value()
+                if let problem = RTMPURL.validationError(url) { throw UsageError(description: problem) }
+                rtmp = url
+            case "--rtmp-queue-ms": rtmpQueueMilliseconds = try number(Int.self, 100...60_000)
+            case "--reconnect": reconnect = true
+            case "--realtime": realtime = true
+            case "--no-realtime": realtime = false
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             default:
@@ -213,6 +227,13 @@ public struct Options {
             throw UsageError(description: "'\(flag)' applies to decoded frames: add --decode, --yuv or --y4m")
         }
         if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
+        if rtmp == nil, let flag = [("--reconnect", reconnect), ("--realtime", realtime == true), ("--no-realtime", realtime == false)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' is for publishing: add --rtmp URL")
+        }
+        if realtime != nil && pcap == nil {
+            throw UsageError(description: "'--\(realtime! ? "" : "no-")realtime' paces a replay; live input comes in real time already")
+        }
         if dtlsRole != nil && dtlsKeyingMaterial == nil {
             throw UsageError(description: "'--dtls-role' says whose packets '--srtp-keying-material' decrypts: give that too")
         }

@@ -9,6 +9,7 @@ final class Outputs: AccessUnitSink {
     private let annexB: OutputFile?
     let decoding: DecodingOutput?
     let flv: FLVOutput?
+    let rtmp: RTMPPublisher?
     let ledger: FrameLedger?
     let audio: AudioFileOutput?
     let wav: WAVOutput?
@@ -23,14 +24,19 @@ final class Outputs: AccessUnitSink {
     init(options: Options, sdp: SessionDescription?) throws {
         annexB = try options.out.map { try open($0) }
         decoding = options.decode ? try DecodingOutput(options: options) : nil
-        flv = try options.flv.map {
-            var configuration = FLVMuxer.Configuration()
-            configuration.keepAfterLoss = options.flvKeepAfterLoss
-            configuration.expectsVideo = sdp.map { $0.video != nil } ?? true
-            configuration.expectsAudio = !options.noAudio
-                && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
-            configuration.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
-            return try FLVOutput(file: open($0), configuration: configuration, quiet: options.quiet)
+        var muxing = FLVMuxer.Configuration()
+        muxing.keepAfterLoss = options.flvKeepAfterLoss
+        muxing.expectsVideo = sdp.map { $0.video != nil } ?? true
+        muxing.expectsAudio = !options.noAudio && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
+        muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
+        flv = try options.flv.map { try FLVOutput(file: open($0), configuration: muxing, quiet: options.quiet) }
+        // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
+        rtmp = try options.rtmp.map { url in
+            let realtime = !options.isLive && (options.realtime ?? true)
+            return try RTMPPublisher(configuration: .init(url: url, queueMilliseconds: options.rtmpQueueMilliseconds,
+                                                          reconnect: options.reconnect, realtime: realtime,
+                                                          blocksWhenFull: !options.isLive, measuresLatency: options.isLive),
+                                     muxer: FLVMuxer(configuration: muxing), quiet: options.quiet)
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
@@ -46,6 +52,7 @@ final class Outputs: AccessUnitSink {
         try annexB?.write(accessUnit.pieces)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
+        try rtmp?.write(accessUnit)
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
         bytesWritten += accessUnit.byteCount
         accessUnitsWritten += 1
@@ -70,7 +77,11 @@ final class Outputs: AccessUnitSink {
         try audio?.write(frame)
         try wav?.write(frame)
         try flv?.write(audio: frame)
+        try rtmp?.write(audio: frame)
     }
+
+    /// Why the run must stop before its input ends: publishing failed for good.
+    var failure: String? { rtmp?.failure }
 
     /// Drains the decoder and closes the files.
     func finish() throws {
@@ -78,6 +89,7 @@ final class Outputs: AccessUnitSink {
         try wav?.finish()
         try decoding?.finish()
         try flv?.finish()
+        try rtmp?.finish()
         try annexB?.close()
         try ledger?.finish()
     }

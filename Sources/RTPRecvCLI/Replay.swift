@@ -26,7 +26,7 @@ struct Replay {
 
         try run.writing {
             damage = try forEachDatagram(in: capture, skipped: &skipped,
-                                         while: { !run.sink.isFull && StopSignal.received == 0 }) { record, datagram in
+                                         while: { !run.sink.isFull && StopSignal.received == 0 && (run.sink.rtmp == nil || run.sink.failure == nil) }) { record, datagram in
                 datagramsRead += 1
                 try run.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
                                 destination: datagram.destination, arrival: record.time)
@@ -50,6 +50,7 @@ struct Replay {
             json: [("capture", .string(capture.path)), ("records", .int(records)),
                    ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),
                    ("truncated", damage.map(JSON.string) ?? .null)]))
+        if let failure = run.sink.failure { throw RunError(description: failure) }
         return 0
     }
 }

@@ -180,6 +180,16 @@ struct Report {
             if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
             lines.append(line)
         }
+        if let rtmp = outputs.rtmp {
+            let r = rtmp.statistics
+            let counts = r.fields.filter { $0.value > 0 || $0.name == "frames_sent" }
+                .map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+            var line = "rtmp       \(rtmp.displayURL): " + counts.joined(separator: ", ")
+            if r.latency.count > 0 {
+                line += "; last packet to sent: p50 \(r.latency.percentile(0.5)) µs, p99 \(r.latency.percentile(0.99)) µs"
+            }
+            lines.append(line)
+        }
         if let d = outputs.decoding {
             var line = "decoded    \(d.framesDecoded) frames"
             if let format = d.nativeFormat { line += " (\(format))" }
@@ -224,6 +234,15 @@ struct Report {
                 ("audio_sequence_headers", .int(f.audioSequenceHeaders)), ("tags_retimed", .int(f.tagsRetimed)),
                 ("duration_ms", .int(Int(f.durationMilliseconds))),
             ])))
+        }
+        if let rtmp = outputs.rtmp {
+            let r = rtmp.statistics
+            var fields: [(String, JSON)] = [("url", .string(rtmp.displayURL))] + r.fields.map { ($0.name, .int($0.value)) }
+            if r.latency.count > 0 {
+                fields.append(("latency_us", .object([("p50", .int(r.latency.percentile(0.5))), ("p99", .int(r.latency.percentile(0.99))),
+                                                      ("max", .int(r.latency.maxMicroseconds)), ("frames", .int(r.latency.count))])))
+            }
+            root.append(("rtmp", .object(fields)))
         }
         if let d = outputs.decoding {
             root.append(("decode", .object([

@@ -144,6 +144,16 @@ public enum Terminal {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
+    /// Sleeps for `nanoseconds`, through signals.
+    public static func sleep(nanoseconds: Int64) {
+        var remaining = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        while true {
+            var left = timespec()
+            guard nanosleep(&remaining, &left) != 0, errno == EINTR else { return }
+            remaining = left
+        }
+    }
+
     /// Writing to a closed pipe should fail with EPIPE, not kill the process.
     public static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
 }

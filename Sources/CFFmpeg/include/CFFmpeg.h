@@ -1,6 +1,8 @@
 #ifndef RTPRECV_CFFMPEG_H
 #define RTPRECV_CFFMPEG_H
 #include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/dict.h>
 #include <libavutil/error.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/imgutils.h>
@@ -19,4 +21,15 @@ static inline int rtprecv_frame_flag_corrupt(void) { return AV_FRAME_FLAG_CORRUP
    Returns 0, or -1 with a message in `message`. The functions of the headers above may be called
    only after it succeeded. */
 int rtprecv_ffmpeg_load(char *message, size_t size);
+
+/* libavformat as well, for the avio_* functions (RTMP output); after rtprecv_ffmpeg_load, and the
+   same way. */
+int rtprecv_avformat_load(char *message, size_t size);
+
+/* The last error the network protocols logged (kept, not printed), and clearing it. */
+const char *rtprecv_avformat_last_error(void);
+void rtprecv_avformat_clear_error(void);
+
+/* AVIO_FLAG_WRITE, a macro. */
+static inline int rtprecv_avio_flag_write(void) { return AVIO_FLAG_WRITE; }
 #endif
