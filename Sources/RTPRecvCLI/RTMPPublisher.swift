@@ -247,6 +247,7 @@ final class RTMPPublisher: @unchecked Sendable {
             case .audio where !started:
                 // Audio-only sessions start at their first frame; with video, nothing goes before a keyframe.
                 guard !muxer.configuration.expectsVideo else { continue }
+            case .end where !started: continue
             default: break
             }
             if !started {

@@ -46,6 +46,17 @@ enum Harness {
                       stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
     }
 
+    /// `body` given 127.0.0.1:`port` as a socket address, for bind(2) or connect(2).
+    static func withLoopback<T>(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
     /// The Python of the virtual environment scripts/setup makes (pylibsrtp, for an independent SRTP decryption).
     static var venvPython: String { packageRoot.appendingPathComponent(".build/venv/bin/python").path }
 

@@ -72,13 +72,7 @@ final class RTMPTests: XCTestCase {
         static func accepts(_ port: UInt16) -> Bool {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            } == 0
+            return Harness.withLoopback(port: port) { connect(fd, $0, $1) } == 0
         }
 
         /// The recordings of stream `key`, oldest first, once nginx has closed them.

@@ -187,13 +187,7 @@ final class SRTPTests: XCTestCase {
         try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
         let sink = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(sink) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        XCTAssertEqual(withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sink, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }, 0)
+        XCTAssertEqual(Harness.withLoopback(port: port) { bind(sink, $0, $1) }, 0)
         let file = Harness.temporaryFile(name + ".pcap"), errors = Harness.temporaryFile(name + ".tcpdump")
         FileManager.default.createFile(atPath: errors.path, contents: nil)
         let tcpdump = Process()
