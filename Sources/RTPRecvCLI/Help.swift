@@ -42,6 +42,15 @@ public enum Help {
                               size is reported, with a warning when it is less.
       --duration SECONDS      Stop after this long.
       --frames N              Stop after writing N frames (also with --pcap).
+      --rtcp-to ADDR:PORT     Where RTCP goes (default: where the sender reports come from, else
+                              the RTP source's port + 1, or its port with a=rtcp-mux). rtprecv
+                              sends receiver reports (RFC 3550) with a CNAME from its RTCP port
+                              (the RTP port with rtcp-mux), and BYE at the end.
+      --request-keyframe      Ask for a keyframe (PLI, RFC 4585) while the output waits for one, at
+                              the start or after a damaged reference, every 200 ms until it comes;
+                              on by itself when the SDP offers a=rtcp-fb:PT nack pli, and FIR
+                              (RFC 5104) after 3 PLIs when it offers ccm fir.
+      --no-rtcp               Send nothing back.
       --timeout SECONDS       Say so when no packet arrived for this long.
       --exit-on-timeout       ... and then stop.
                               Ctrl-C (SIGINT) or SIGTERM stops cleanly: waiting packets are

@@ -56,6 +56,11 @@ struct Live {
             Terminal.printError(lines.joined(separator: "\n") + "\n")
         }
 
+        // RTCP goes out of the video's RTCP socket, or its RTP socket with rtcp-mux.
+        let rtcpSocket = zip(sockets, roles).first { $0.1 == "video RTCP" }?.0 ?? sockets[0]
+        let feedback = options.noRTCP ? nil
+            : try RTCPFeedback(options: options, sdp: run.sdp, receiver: receiver, socket: rtcpSocket, start: Terminal.monotonicNanoseconds())
+        run.feedback = feedback
         StopSignal.install()
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
         let status = LiveStatus()
@@ -126,12 +131,14 @@ struct Live {
                     silenceReported = false
                 }
                 try receiver.tick(now: now)
+                feedback?.tick(now: now)
                 if progress.due(now: now) {
                     progress.show(status.line(now: now, start: start, receiver: receiver, rtmp: run.sink.rtmp?.statistics))
                 }
             }
         }
         progress.clear()
+        feedback?.finish(now: Terminal.monotonicNanoseconds())
         try run.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }
         let drops = sockets.reduce(0) { $0 + Int($1.kernelDrops) }

@@ -53,6 +53,12 @@ public struct Options {
     public var audioPayloadType: UInt8?
     /// Live without an SDP: a second port, for static-payload-type audio.
     public var audioPort: UInt16?
+    /// Live RTCP: no receiver reports and no requests at all.
+    public var noRTCP = false
+    /// Where RTCP goes: `ADDR:PORT` (`[v6]:PORT`); else where the sender reports come from.
+    public var rtcpTo: (address: String, port: UInt16)?
+    /// Ask for keyframes (PLI) though the SDP does not offer `nack pli`.
+    public var requestKeyframe = false
     /// Publish the FLV tags to an RTMP server.
     public var rtmp: String?
     public var rtmpQueueMilliseconds = 2000
@@ -176,6 +182,16 @@ public struct Options {
                 rtmp = url
             case "--rtmp-queue-ms": rtmpQueueMilliseconds = try number(Int.self, 100...60_000)
             case "--reconnect": reconnect = true
+            case "--no-rtcp": noRTCP = true
+            case "--request-keyframe": requestKeyframe = true
+            case "--rtcp-to":
+                let text = try value()
+                guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {
+                    throw UsageError(description: "invalid value '\(text)' for '--rtcp-to': expected ADDR:PORT, such as 10.0.0.7:5005 or [::1]:5005")
+                }
+                var address = String(text[..<colon])
+                if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+                rtcpTo = (address, port)
             case "--realtime": realtime = true
             case "--no-realtime": realtime = false
             case "-q", "--quiet": quiet = true
@@ -230,6 +246,13 @@ public struct Options {
         if rtmp == nil, let flag = [("--reconnect", reconnect), ("--realtime", realtime == true), ("--no-realtime", realtime == false)]
             .first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' is for publishing: add --rtmp URL")
+        }
+        if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' is for live input: a capture has no sender to talk back to")
+        }
+        if noRTCP, let flag = [("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe)].first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' sends RTCP, which '--no-rtcp' turns off")
         }
         if realtime != nil && pcap == nil {
             throw UsageError(description: "'--\(realtime! ? "" : "no-")realtime' paces a replay; live input comes in real time already")

@@ -14,6 +14,7 @@ struct Report {
     let receiver: Receiver
     let outputs: Outputs
     let security: SRTPDecryptor?
+    let feedback: RTCPFeedback?
 
     /// SSRCs no packet of which was decrypted, and why: said once each, as warnings.
     var securityWarnings: [String] {
@@ -180,6 +181,14 @@ struct Report {
             if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
             lines.append(line)
         }
+        if let feedback {
+            let counts = feedback.reporter.statistics.fields.filter { $0.value > 0 }
+                .map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+            var line = "rtcp sent  " + (counts.isEmpty ? "nothing (no sender heard from)" : counts.joined(separator: ", "))
+            if let to = feedback.lastDestination { line += " to \(to)" }
+            if feedback.sendFailures > 0 { line += "; \(feedback.sendFailures) could not be sent" }
+            lines.append(line)
+        }
         if let rtmp = outputs.rtmp {
             let r = rtmp.statistics
             let counts = r.fields.filter { $0.value > 0 || $0.name == "frames_sent" }
@@ -234,6 +243,11 @@ struct Report {
                 ("audio_sequence_headers", .int(f.audioSequenceHeaders)), ("tags_retimed", .int(f.tagsRetimed)),
                 ("duration_ms", .int(Int(f.durationMilliseconds))),
             ])))
+        }
+        if let feedback {
+            root.append(("rtcp_sent", .object(feedback.reporter.statistics.fields.map { ($0.name, .int($0.value)) }
+                                                + [("send_failures", .int(feedback.sendFailures)),
+                                                   ("destination", feedback.lastDestination.map { .string($0.description) } ?? .null)])))
         }
         if let rtmp = outputs.rtmp {
             let r = rtmp.statistics

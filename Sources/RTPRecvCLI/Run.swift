@@ -16,6 +16,8 @@ final class Run {
     let sink: Outputs
     /// SRTP: what the input's datagrams go through before the receiver, when they are encrypted.
     let security: SRTPDecryptor?
+    /// Live: the RTCP this run sends, for the report.
+    var feedback: RTCPFeedback?
 
     /// `sdp`: the options' SDP, loaded (`Run.loadSDP`). `borrowsPayloads`: the input keeps packets in
     /// memory while the receiver refers to them.
@@ -119,7 +121,7 @@ final class Run {
     }
 
     func report(_ input: Report.Input) throws {
-        let report = Report(input: input, receiver: receiver, outputs: sink, security: security)
+        let report = Report(input: input, receiver: receiver, outputs: sink, security: security, feedback: feedback)
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             for warning in report.securityWarnings { Terminal.printError("warning: \(warning)\n") }

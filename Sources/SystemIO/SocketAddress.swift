@@ -72,6 +72,27 @@ public enum SocketAddress {
         }
     }
 
+    /// `endpoint` as a socket address of `family`: an IPv4 one v4-mapped (::ffff:a.b.c.d) for AF_INET6.
+    static func storage(_ endpoint: Endpoint, family: Int32) -> (sockaddr_storage, socklen_t) {
+        switch endpoint.address {
+        case .v4(let a) where family == AF_INET:
+            return storage(.v4(in_addr(s_addr: a.bigEndian)), port: endpoint.port)
+        case .v4(let a):
+            return storage(.v6(address6(high: 0, low: 0xFFFF_0000_0000 | UInt64(a))), port: endpoint.port)
+        case .v6(let high, let low):
+            return storage(.v6(address6(high: high, low: low)), port: endpoint.port)
+        }
+    }
+
+    private static func address6(high: UInt64, low: UInt64) -> in6_addr {
+        var address = in6_addr()
+        withUnsafeMutableBytes(of: &address) { b in
+            b.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            b.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return address
+    }
+
     /// The endpoint a received datagram came from.
     static func endpoint(_ storage: UnsafePointer<sockaddr_storage>) -> Endpoint? {
         switch Int32(storage.pointee.ss_family) {

@@ -45,6 +45,7 @@ public final class UDPReceiver {
     public private(set) var joinedSource: String?
 
     private let interfaceIndex: UInt32
+    private let family: Int32
     private let storage: UnsafeMutableRawPointer
     private let batch: OpaquePointer
     private let names: UnsafeMutablePointer<sockaddr_storage>
@@ -65,6 +66,7 @@ public final class UDPReceiver {
             address = .v6(in6addr_any)
         }
         let family: Int32 = address.isIPv4 ? AF_INET : AF_INET6
+        self.family = family
         if let name = options.interface ?? options.bindAddress.flatMap(SocketAddress.zone) {
             interfaceIndex = if_nametoindex(name)
             guard interfaceIndex != 0 else { throw SystemError("if_nametoindex", "interface '\(name)'", errno: ENODEV) }
@@ -202,6 +204,18 @@ public final class UDPReceiver {
         let bytes = UnsafeRawBufferPointer(start: storage + index * options.maxDatagramBytes,
                                            count: truncated[index] != 0 ? 0 : Int(lengths[index]))
         return (bytes, SocketAddress.endpoint(names + index))
+    }
+
+    /// Sends one datagram from this socket (RTCP from its port, as RFC 3550 §11 has it), to
+    /// `destination`: an IPv4 one as v4-mapped on a dual-stack socket.
+    public func send(_ bytes: UnsafeRawBufferPointer, to destination: Endpoint) throws {
+        var (storage, length) = SocketAddress.storage(destination, family: family)
+        let sent = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, length)
+            }
+        }
+        if sent < 0 { throw SystemError("sendto", "UDP socket \(boundDescription) to \(destination)") }
     }
 
 }

@@ -34,6 +34,12 @@ public final class FrameGate {
     private var timestamps = TimestampExtender()
     private var seenKeyframe = false
     private var waitingForKeyframe = true
+    /// A frame was dropped, or written with a reference lost, since the last keyframe written.
+    private var referencesDamaged = false
+
+    /// Whether a keyframe would help now: none written yet, or a picture since the last one was lost
+    /// or damaged. RTCP asks the sender for one while this holds (PLI, FIR).
+    public var wantsKeyframe: Bool { !seenKeyframe || referencesDamaged }
     private var origin: Int64 = 0
     /// The generation (`ParameterSetCache`) of the SPS and PPS last written under each id.
     private var writtenSPS = [UInt32](repeating: 0, count: 32)
@@ -90,6 +96,7 @@ public final class FrameGate {
         func drop(_ reason: FrameRecord.Reason) throws {
             record.status = .dropped
             record.reason = reason
+            referencesDamaged = true
             continuity.record(au, written: false)
             if try emit(record, nil) { tally.count(record) }
         }
@@ -122,7 +129,12 @@ public final class FrameGate {
         continuity.record(au, written: taken)
         guard taken else { return }
         tally.count(accessUnit.record)
-        if au.isKeyframe { waitingForKeyframe = false }
+        if au.isKeyframe {
+            waitingForKeyframe = false
+            referencesDamaged = false
+        } else if !referencesIntact {
+            referencesDamaged = true
+        }
         // What the output now has: the sets the unit carried, and those put in front of it.
         for id in 0..<32 where au.spsIds & (1 << id) != 0 { noteWritten(sps: UInt32(id), cache) }
         au.ppsIds.forEach { noteWritten(pps: $0, cache) }

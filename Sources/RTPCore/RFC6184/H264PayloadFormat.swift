@@ -57,6 +57,9 @@ public final class H264PayloadFormat: PayloadFormat {
     public var parsedSPSCount: Int { assembler.spsSeen }
     public var parsedSliceCount: Int { assembler.slicesSeen }
 
+    /// Whether the output waits for, or would be mended by, a keyframe (`FrameGate.wantsKeyframe`).
+    public var wantsKeyframe: Bool { gate.wantsKeyframe }
+
     public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
         if let invalid = H264Payload.validate(payload) {
             invalidPayload[invalid, default: 0] += 1

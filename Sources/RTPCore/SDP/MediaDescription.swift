@@ -42,6 +42,15 @@ public struct MediaDescription: Sendable {
     /// `a=ssrc` (RFC 5576): the SSRCs the sender announces, with their attributes (cname, msid...).
     public var ssrcs: [(ssrc: UInt32, attribute: String, value: String?)] = []
     public var formats: [UInt8: Format] = [:]
+    /// `a=rtcp-fb` (RFC 4585 §4.2): the feedback offered, per payload type (nil for `*`), as
+    /// "nack", "nack pli", "ccm fir"...
+    public var rtcpFeedback: [(payloadType: UInt8?, kind: String)] = []
+
+    /// Whether `kind` ("nack pli", "ccm fir") is offered for `payloadType`.
+    public func offersFeedback(_ kind: String, for payloadType: UInt8?) -> Bool {
+        rtcpFeedback.contains { ($0.payloadType == nil || $0.payloadType == payloadType) && $0.kind == kind }
+    }
+
     /// `a=crypto` (RFC 4568): the SDES keys of an RTP/SAVP line.
     public var crypto: [CryptoAttribute] = []
 
@@ -101,6 +110,15 @@ public struct MediaDescription: Sendable {
             rtcpMux = true
         } else if value.hasPrefix("control:") {
             control = String(value.dropFirst("control:".count).trimmingWhitespace())
+        } else if value.hasPrefix("rtcp-fb:") {
+            // a=rtcp-fb:<payload type or *> <type> [<parameters>]
+            let parts = value.dropFirst("rtcp-fb:".count).split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0] == "*" || UInt8(parts[0]) != nil else {
+                warnings.append("line \(line): malformed 'a=\(value)'; ignored")
+                return
+            }
+            let kind = parts[1].split(separator: " ").joined(separator: " ").lowercased()
+            rtcpFeedback.append((UInt8(parts[0]), kind))
         } else if value.hasPrefix("crypto:") {
             do {
                 crypto.append(try CryptoAttribute(value.dropFirst("crypto:".count), line: line))

@@ -21,6 +21,11 @@ public final class RTPStream<Format: PayloadFormat> {
     public var onNotice: (RTPStream, StreamNotice) -> Void = { _, _ in }
 
     private var source: RTPSourceState?
+    // For reception reports (A.3): the first sequence number, extended, packets counted since, and
+    // what the last report said.
+    private var baseExtended: Int64 = 0
+    private var receivedPackets: Int64 = 0
+    private var reception = ReceptionInterval()
     private let reorder: ReorderBuffer
     private var lastDelivered: Int64?
     private var highestArrived: Int64 = -1
@@ -88,6 +93,7 @@ public final class RTPStream<Format: PayloadFormat> {
         if source == nil {
             source = RTPSourceState(firstSequenceNumber: packet.sequenceNumber)
             extended = source!.extendedHighestSequenceNumber
+            baseExtended = extended
         } else {
             switch source!.update(packet.sequenceNumber) {
             case .accepted(let e):
@@ -109,6 +115,7 @@ public final class RTPStream<Format: PayloadFormat> {
                 extended = e
             }
         }
+        receivedPackets += 1
         // A.8 jitter, with arrival on the RTP clock relative to the first packet.
         // Capture times can be anything: wrapping arithmetic, microsecond steps.
         let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(statistics.clockRate) / 1_000_000
@@ -188,6 +195,15 @@ public final class RTPStream<Format: PayloadFormat> {
         try drain(now: lastArrival, flushing: true)
         try format.flush()
         statistics = snapshot()
+    }
+
+    /// The report block a receiver sends of this stream (RFC 3550 §6.4.1), `now` on the arrival
+    /// clock; each call starts a new interval for the fraction lost. Nil before a packet counted.
+    public func receptionReport(now: Int64) -> ReceptionReport? {
+        guard let source else { return nil }
+        let lastSR = statistics.lastSenderReport.map { ($0.ntpTimestamp, statistics.lastSenderReportArrival ?? now) }
+        return reception.report(ssrc: ssrc, baseExtended: baseExtended, highestExtended: source.extendedHighestSequenceNumber,
+                                received: receivedPackets, jitter: source.jitter, lastSR: lastSR, now: now)
     }
 
     /// The statistics with the counters kept by the format folded in.

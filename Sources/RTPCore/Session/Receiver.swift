@@ -106,7 +106,7 @@ public final class Receiver {
             return
         }
         if RTCP.isPacket(datagram) {
-            receiveRTCP(datagram, arrival: arrival)
+            receiveRTCP(datagram, source: source, arrival: arrival)
             return
         }
         let packet: RTPPacket
@@ -145,13 +145,14 @@ public final class Receiver {
 
     /// Counts what a compound RTCP datagram holds, and gives each stream its sender reports,
     /// CNAME and BYE.
-    private func receiveRTCP(_ datagram: UnsafeRawBufferPointer, arrival: Int64) {
+    private func receiveRTCP(_ datagram: UnsafeRawBufferPointer, source: Endpoint?, arrival: Int64) {
         counters.rtcp += 1
         do {
             try RTCPPacket.forEach(in: datagram) { packet in
                 counters.rtcpPackets[packet.kind, default: 0] += 1
                 switch packet {
                 case .senderReport(let report):
+                    if report.ssrc == selected?.ssrc || selected == nil { senderReportSource = source }
                     clock.senderReport(ssrc: report.ssrc, ntp: report.ntpTimestamp, rtp: report.rtpTimestamp, arrival: arrival)
                     if let stream = stream(ssrc: report.ssrc) {
                         stream.noteSenderReport(report, arrival: arrival)
@@ -327,6 +328,25 @@ public final class Receiver {
         var s = stream.snapshot()
         s.packets = stream.statistics.packets
         if otherStreams.count < 1024 { otherStreams[s.ssrc] = s }
+    }
+
+    // MARK: What RTCP reports and asks for
+
+    /// Where the video's sender reports come from: where RTCP back to it goes.
+    public private(set) var senderReportSource: Endpoint?
+
+    /// Report blocks (RFC 3550 §6.4.1) for the video stream (or, before one is selected, the first
+    /// candidates) and the audio stream; each call starts their next interval.
+    public func receptionReports(now: Int64) -> [ReceptionReport] {
+        let video = selected.map { [$0] } ?? candidates.values.sorted { $0.firstArrival < $1.firstArrival }.prefix(4).map { $0 }
+        return video.compactMap { $0.receptionReport(now: now) } + (audio?.receptionReport(now: now).map { [$0] } ?? [])
+    }
+
+    /// The video source to ask for a keyframe: the selected stream while its output waits for one,
+    /// or, before any is selected (joining mid-GOP, with no SPS yet), the busiest candidate.
+    public var keyframeRequestTarget: UInt32? {
+        if let selected { return selected.format.wantsKeyframe ? selected.ssrc : nil }
+        return candidates.values.max { $0.statistics.packets < $1.statistics.packets }?.ssrc
     }
 
     /// Ends the input: flushes the selected stream and accounts for the others.

@@ -1,0 +1,125 @@
+/// The receiver's side of RTCP: when to report (RFC 3550 §6.3, A.7), what (an RR with a block per
+/// stream, and SDES with the CNAME, as every compound must carry), and keyframe requests while the
+/// video waits for one (RFC 4585 PLI, RFC 5104 FIR). It builds bytes; the caller sends them.
+///
+/// With one sender and one receiver the session is small enough for RFC 4585's Immediate Feedback
+/// mode (§3.5.3): a request goes out when it is due, in a compound of its own, rate-limited to one
+/// per `keyframeRequestInterval` (or the round trip, when longer).
+public final class RTCPReporter {
+    public struct Configuration: Sendable {
+        /// PLI is allowed: the SDP offers `a=rtcp-fb:PT nack pli`, or `--request-keyframe`.
+        public var requestKeyframes = false
+        /// FIR is allowed (`a=rtcp-fb:PT ccm fir`): after three PLIs the requests become FIRs.
+        public var fullIntraRequests = false
+        public var keyframeRequestInterval: Int64 = 200_000_000
+        public init() {}
+    }
+
+    public struct Statistics: Sendable {
+        public var receiverReports = 0
+        public var pictureLossIndications = 0
+        public var fullIntraRequests = 0
+        public var goodbyes = 0
+        public var keyframeRequestsAnswered = 0
+        /// From the first request to the keyframe, for the last answered one, and the longest.
+        public var lastAnswerMilliseconds = 0
+        public var longestAnswerMilliseconds = 0
+
+        /// Every count by its name, for the report and the JSON alike.
+        public var fields: [(name: String, value: Int)] {
+            [("receiver_reports", receiverReports), ("pli_sent", pictureLossIndications), ("fir_sent", fullIntraRequests),
+             ("bye_sent", goodbyes), ("keyframe_requests_answered", keyframeRequestsAnswered),
+             ("last_keyframe_answer_ms", lastAnswerMilliseconds), ("longest_keyframe_answer_ms", longestAnswerMilliseconds)]
+        }
+    }
+
+    public let configuration: Configuration
+    /// This receiver's SSRC and CNAME (RFC 7022: random, so that nothing about the host is told).
+    public let ssrc: UInt32
+    public let cname: String
+    public private(set) var statistics = Statistics()
+
+    private var writer = RTCPWriter()
+    private var nextReport: Int64?
+    /// RFC 3550 A.7's avg_rtcp_size: what this receiver sends, with UDP and IP headers.
+    private var averagePacketSize = 100.0
+    private var request: (since: Int64, last: Int64, sent: Int)?
+    private var firSequence: UInt8 = 0
+    private var generator = SystemRandomNumberGenerator()
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        var generator = SystemRandomNumberGenerator()
+        ssrc = generator.next()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        cname = String((0..<16).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+
+    /// The compound packet to send now, if one is due: RR and SDES at the report interval, with a
+    /// keyframe request at its own pace while `keyframeFor` (a media SSRC) waits for one. `reports`
+    /// gives the report blocks (asked only when a packet goes out: each starts a new interval).
+    /// `sessionBitsPerSecond`: what the session receives, for the report interval.
+    public func poll(now: Int64, reports: () -> [ReceptionReport], keyframeFor: UInt32?, sessionBitsPerSecond: Double) -> [UInt8]? {
+        var feedback: UInt32?
+        if let media = keyframeFor, configuration.requestKeyframes {
+            var r = request ?? (since: now, last: Int64.min, sent: 0)
+            if r.last == Int64.min || now - r.last >= configuration.keyframeRequestInterval {
+                feedback = media
+                r.last = now
+                r.sent += 1
+            }
+            request = r
+        } else if let r = request {
+            // The keyframe came: how long the asking took.
+            let milliseconds = Int((now - r.since) / 1_000_000)
+            statistics.keyframeRequestsAnswered += 1
+            statistics.lastAnswerMilliseconds = milliseconds
+            statistics.longestAnswerMilliseconds = max(statistics.longestAnswerMilliseconds, milliseconds)
+            request = nil
+        }
+        let reportDue = nextReport.map { now >= $0 } ?? true
+        guard reportDue || feedback != nil else { return nil }
+        writer.reset()
+        writer.receiverReport(ssrc: ssrc, reports: reports())
+        writer.sourceDescription(ssrc: ssrc, cname: cname)
+        statistics.receiverReports += 1
+        if let media = feedback {
+            if configuration.fullIntraRequests && (request?.sent ?? 0) > 3 {
+                firSequence &+= 1
+                writer.fullIntraRequest(sender: ssrc, mediaSource: media, sequenceNumber: firSequence)
+                statistics.fullIntraRequests += 1
+            } else {
+                writer.pictureLossIndication(sender: ssrc, mediaSource: media)
+                statistics.pictureLossIndications += 1
+            }
+        }
+        averagePacketSize += (Double(writer.bytes.count + 28) - averagePacketSize) / 16
+        if reportDue {
+            nextReport = now + interval(sessionBitsPerSecond: sessionBitsPerSecond, initial: nextReport == nil)
+        }
+        return writer.bytes
+    }
+
+    /// RR, SDES and BYE: what a receiver sends as it leaves (RFC 3550 §6.6).
+    public func goodbye(reports: [ReceptionReport]) -> [UInt8] {
+        writer.reset()
+        writer.receiverReport(ssrc: ssrc, reports: reports)
+        writer.sourceDescription(ssrc: ssrc, cname: cname)
+        writer.goodbye(ssrc: ssrc)
+        statistics.goodbyes += 1
+        return writer.bytes
+    }
+
+    /// RFC 3550 A.7 for one receiver of one sender: 5% of the session bandwidth for RTCP, the
+    /// receivers' 75% of it, the reduced minimum of §6.2 (360 s over the bandwidth in kbit/s, at
+    /// most 5 s), half of it before the first report, randomized to [0.5, 1.5] and compensated.
+    func interval(sessionBitsPerSecond: Double, initial: Bool) -> Int64 {
+        let bandwidth = max(sessionBitsPerSecond, 16_000)
+        let rtcpBytesPerSecond = bandwidth * 0.05 / 8 * 0.75
+        var minimum = min(5, 360 / (bandwidth / 1000))
+        if initial { minimum /= 2 }
+        let deterministic = max(minimum, averagePacketSize / rtcpBytesPerSecond)
+        let random = Double(generator.next() % 1_000_000) / 1_000_000 + 0.5
+        return Int64(deterministic * random / 1.21828 * 1e9)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+
+/// Live RTCP back to a real AVPF sender: GStreamer's rtpsession, whose encoder keyframes only every
+/// 1000 frames, answers a PLI with an IDR. A receiver joining mid-GOP gets its first frame at once;
+/// without RTCP it gets none. What rtprecv sends is read back by tshark's RTCP dissector.
+final class RTCPFeedbackTests: XCTestCase {
+    /// Ports apart from other test processes': the sender's RTP to us at `base`, its RTCP in at `base + 10`.
+    private let base = UInt16(34000 + Int(getpid() % 1000) * 2)
+
+    /// The sender, running for `seconds`, listening for RTCP on `base + 10`.
+    private func startSender(seconds: Int) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["gst-launch-1.0", "-q", "rtpsession", "name=s", "rtp-profile=avpf",
+                       "videotestsrc", "is-live=true", "num-buffers=\(seconds * 30)", "!", "video/x-raw,width=320,height=240,framerate=30/1",
+                       "!", "x264enc", "key-int-max=1000", "tune=zerolatency", "speed-preset=ultrafast", "bframes=0",
+                       "!", "rtph264pay", "pt=96", "config-interval=-1", "!", "s.send_rtp_sink",
+                       "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base)",
+                       "s.send_rtcp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base + 1)", "sync=false", "async=false",
+                       "udpsrc", "address=127.0.0.1", "port=\(base + 10)", "!", "s.recv_rtcp_sink"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    private func sdp() throws -> URL {
+        let url = Harness.temporaryFile("avpf.sdp")
+        try """
+        v=0
+        o=- 1 1 IN IP4 127.0.0.1
+        s=AVPF
+        c=IN IP4 127.0.0.1
+        t=0 0
+        m=video \(base) RTP/AVPF 96
+        a=rtpmap:96 H264/90000
+        a=rtcp-fb:96 nack
+        a=rtcp-fb:96 nack pli
+        a=rtcp-fb:96 ccm fir
+
+        """.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// rtprecv joining 1.5 s into the sender's first GOP, for `seconds`.
+    private func join(_ extra: [String], seconds: String, name: String) throws -> (Harness.Result, [String: Any]) {
+        let sender = try startSender(seconds: 4)
+        defer { sender.terminate(); sender.waitUntilExit() }
+        usleep(1_500_000)
+        let stats = Harness.temporaryFile(name + ".json")
+        let to = extra.contains("--no-rtcp") ? [] : ["--rtcp-to", "127.0.0.1:\(base + 10)"]
+        let r = try Harness.rtprecv(["--sdp", try sdp().path, "--bind", "127.0.0.1", "--duration", seconds, "--out", "/dev/null",
+                                     "--stats-json", stats.path] + to + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return (r, try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any])
+    }
+
+    private func framesWritten(_ stats: [String: Any]) -> Int {
+        ((stats["streams"] as? [[String: Any]])?.first?["frames_written"] as? Int) ?? 0
+    }
+
+    func testJoiningMidGOPAsksForAKeyframeAndGetsOneAtOnce() throws {
+        let (r, stats) = try join([], seconds: "0.5", name: "pli")
+        XCTAssertGreaterThan(framesWritten(stats), 0, "a keyframe within 0.5 s: \(r.stderr)")
+        let rtcp = try XCTUnwrap(stats["rtcp_sent"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(rtcp["pli_sent"] as? Int ?? 0, 1)
+        XCTAssertEqual(rtcp["keyframe_requests_answered"] as? Int, 1)
+        XCTAssertLessThan(rtcp["last_keyframe_answer_ms"] as? Int ?? .max, 500)
+        XCTAssertEqual(rtcp["bye_sent"] as? Int, 1)
+    }
+
+    func testWithoutRTCPAMidGOPJoinWaitsForTheNextKeyframe() throws {
+        let (r, stats) = try join(["--no-rtcp"], seconds: "1", name: "no-rtcp")
+        XCTAssertEqual(framesWritten(stats), 0, r.stderr)
+        XCTAssertNil(stats["rtcp_sent"])
+    }
+
+    /// Every packet rtprecv sends, as tshark's RTCP dissector reads it: valid, with the report block
+    /// naming the sender's SSRC and the highest sequence number rtprecv saw.
+    func testWhatIsSentIsValidRTCPToTshark() throws {
+        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
+        let capture = Harness.temporaryFile("rtcp-sent.pcap"), errors = Harness.temporaryFile("rtcp-sent.tcpdump")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let tcpdump = Process()
+        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-s", "0", "-w", capture.path, "udp and dst port \(base + 10)"]
+        tcpdump.standardError = try FileHandle(forWritingTo: errors)
+        try tcpdump.run()
+        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
+        usleep(300_000)
+        let (r, stats) = try join([], seconds: "2", name: "tshark")
+        usleep(1_000_000)
+        tcpdump.interrupt()
+        tcpdump.waitUntilExit()
+        let rtcp = try XCTUnwrap(stats["rtcp_sent"] as? [String: Any])
+        let sent = try Harness.run("tshark", ["-r", capture.path, "-d", "udp.port==\(base + 10),rtcp", "-V"])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        let text = String(decoding: sent.stdout, as: UTF8.self)
+        XCTAssertFalse(text.contains("Malformed") || text.contains("[Expert Info (Error") || text.contains("Warning/Malformed"), text)
+        let fields = try Harness.run("tshark", ["-r", capture.path, "-d", "udp.port==\(base + 10),rtcp", "-T", "fields",
+                                                "-e", "rtcp.pt", "-e", "rtcp.ssrc.identifier", "-e", "rtcp.ssrc.high_seq",
+                                                "-e", "rtcp.sdes.text", "-e", "rtcp.psfb.fmt"])
+        let lines = String(decoding: fields.stdout, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, (rtcp["receiver_reports"] as? Int ?? 0) + (rtcp["bye_sent"] as? Int ?? 0),
+                       "one datagram per compound: \(lines)")
+        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("201,202") }, "every compound starts RR, SDES: \(lines)")
+        XCTAssertTrue(lines.contains { $0.contains("206") }, "a PLI: \(lines)")
+        XCTAssertTrue(lines.last?.contains("203") ?? false, "BYE last: \(lines)")
+        let stream = try XCTUnwrap((stats["streams"] as? [[String: Any]])?.first)
+        let ssrc = String(format: "0x%08x", stream["ssrc"] as? Int ?? 0)
+        XCTAssertTrue(lines.last?.contains(ssrc) ?? false, "the report block names the sender \(ssrc): \(lines.last ?? "")")
+        XCTAssertFalse(r.stderr.contains("could not be sent"), r.stderr)
+    }
+}
