@@ -50,6 +50,12 @@ public enum Help {
                               the start or after a damaged reference, every 200 ms until it comes;
                               on by itself when the SDP offers a=rtcp-fb:PT nack pli, and FIR
                               (RFC 5104) after 3 PLIs when it offers ccm fir.
+      --nack                  Ask for lost packets again (generic NACK, RFC 4585) as soon as a gap
+                              shows, every 20 ms, three times at most, while they could still come
+                              within --latency-ms; on by itself when the SDP offers nack.
+      --rtx-payload-type N    Retransmissions (RTX, RFC 4588) come on payload type N, for the
+                              video's; the SDP's rtpmap rtx with apt= says so by itself. RTX is
+                              unwrapped into its stream, live and in captures.
       --no-rtcp               Send nothing back.
       --timeout SECONDS       Say so when no packet arrived for this long.
       --exit-on-timeout       ... and then stop.

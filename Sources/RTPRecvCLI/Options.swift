@@ -59,6 +59,10 @@ public struct Options {
     public var rtcpTo: (address: String, port: UInt16)?
     /// Ask for keyframes (PLI) though the SDP does not offer `nack pli`.
     public var requestKeyframe = false
+    /// Ask for lost packets again (generic NACK) though the SDP does not offer `nack`.
+    public var nack = false
+    /// RTX (RFC 4588) on this payload type, for the video's, without an SDP that says so.
+    public var rtxPayloadType: UInt8?
     /// Publish the FLV tags to an RTMP server.
     public var rtmp: String?
     public var rtmpQueueMilliseconds = 2000
@@ -184,6 +188,8 @@ public struct Options {
             case "--reconnect": reconnect = true
             case "--no-rtcp": noRTCP = true
             case "--request-keyframe": requestKeyframe = true
+            case "--nack": nack = true
+            case "--rtx-payload-type": rtxPayloadType = try number(UInt8.self, 96...127)
             case "--rtcp-to":
                 let text = try value()
                 guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {
@@ -247,11 +253,13 @@ public struct Options {
             .first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' is for publishing: add --rtmp URL")
         }
-        if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe)]
+        if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe),
+                                    ("--nack", nack)]
             .first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' is for live input: a capture has no sender to talk back to")
         }
-        if noRTCP, let flag = [("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe)].first(where: { $0.1 })?.0 {
+        if noRTCP, let flag = [("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe), ("--nack", nack)]
+            .first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' sends RTCP, which '--no-rtcp' turns off")
         }
         if realtime != nil && pcap == nil {

@@ -15,6 +15,8 @@ final class RTCPFeedback {
     private var nextCheck: Int64 = 0
     private var bitsPerSecond: Double = 0
     private var nextRate: Int64 = 0
+    /// How long a gap is waited for: a NACK past it is of no use.
+    private let latency: Int64
     private(set) var sendFailures = 0
     private(set) var lastDestination: Endpoint?
 
@@ -23,6 +25,8 @@ final class RTCPFeedback {
         let video = sdp?.video, payloadType = options.payloadType ?? sdp?.payloadType
         configuration.requestKeyframes = options.requestKeyframe || video?.offersFeedback("nack pli", for: payloadType) == true
         configuration.fullIntraRequests = video?.offersFeedback("ccm fir", for: payloadType) == true
+        configuration.negativeAcknowledgements = options.nack || video?.offersFeedback("nack", for: payloadType) == true
+        latency = Int64(options.latencyMilliseconds ?? 50) * 1_000_000
         reporter = RTCPReporter(configuration: configuration)
         self.receiver = receiver
         self.socket = socket
@@ -58,8 +62,11 @@ final class RTCPFeedback {
         }
         // Nothing to report on before the first packet.
         guard receiver.counters.datagrams > 0, let destination else { return }
+        // Each missing packet asked for every 20 ms (no round trip is known), three times at most.
+        let lost = reporter.configuration.negativeAcknowledgements
+            ? receiver.retransmissionRequests(now: now, interval: 20_000_000, maxTries: 3, latency: latency) : []
         guard let packet = reporter.poll(now: now, reports: { receiver.receptionReports(now: now) },
-                                         keyframeFor: receiver.keyframeRequestTarget, sessionBitsPerSecond: bitsPerSecond)
+                                         keyframeFor: receiver.keyframeRequestTarget, lost: lost, sessionBitsPerSecond: bitsPerSecond)
         else { return }
         send(packet, to: destination)
     }

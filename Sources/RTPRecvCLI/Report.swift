@@ -72,6 +72,9 @@ struct Report {
                 lines.append(line)
             }
             if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
+            if s.retransmissions.fields.contains(where: { $0.value > 0 }) {
+                lines.append("  rtx        " + s.retransmissions.fields.map { "\($0.value) \($0.name)" }.joined(separator: ", "))
+            }
             if s.senderReports > 0 || s.cname != nil || s.goodbye {
                 var parts: [String] = []
                 if s.senderReports > 0 { parts.append("\(s.senderReports) sender reports") }
@@ -333,6 +336,7 @@ struct Report {
             ("notices", .array(s.notices.map { .string($0.description) })),
             ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
             ("sender_reports", .int(s.senderReports)),
+            ("retransmissions", .object(s.retransmissions.fields.map { ($0.name, .int($0.value)) })),
             ("cname", s.cname.map(JSON.string) ?? .null),
             ("bye", .bool(s.goodbye)),
             ("sr_synchronized_after_s", synchronization(s).map { .double($0.after) } ?? .null),

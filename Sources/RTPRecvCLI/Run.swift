@@ -35,8 +35,14 @@ final class Run {
             configuration.video.interleaving = sdp.interleaving
             configuration.audio.media = sdp.media.filter { $0.media == "audio" }
             configuration.rtcpPorts = sdp.media.compactMap(\.rtcpPort)
+            for line in sdp.media { configuration.retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a } }
             if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdp!) }
         }
+        if let rtx = options.rtxPayloadType { configuration.retransmission[rtx] = configuration.payloadType ?? 96 }
+        // Live, what is missing is followed for NACKs when they may be sent.
+        let video = sdp?.video
+        configuration.stream.tracksMissing = options.isLive && !options.noRTCP
+            && (options.nack || video?.offersFeedback("nack", for: configuration.payloadType) == true)
         sink = try Outputs(options: options, sdp: sdp)
         receiver = Receiver(configuration: configuration, sink: sink)
         if !options.quiet {

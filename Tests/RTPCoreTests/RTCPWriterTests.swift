@@ -59,4 +59,13 @@ final class RTCPWriterTests: XCTestCase {
         XCTAssertEqual(r.lastSenderReport, 0x1234_5678)  // the middle 32 bits
         XCTAssertEqual(r.delaySinceLastSenderReport, 16384)  // 0.25 s in 1/65536 s
     }
+
+    func testGenericNACKPacksFollowersIntoTheBitmaskAcrossTheWrap() {
+        XCTAssertEqual(TransportFeedback.entries([105, 100, 101, 117, 118]).map { [$0.pid, $0.blp] },
+                       [[100, 0b1_0001], [117, 0b1]])
+        XCTAssertEqual(TransportFeedback.entries([65535, 0, 2]).map { [$0.pid, $0.blp] }, [[65535, 0b101]])
+        var w = RTCPWriter()
+        w.genericNACK(sender: 1, mediaSource: 2, lost: [7, 8])
+        XCTAssertEqual(w.bytes, [0x81, 205, 0, 3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 7, 0, 1])
+    }
 }

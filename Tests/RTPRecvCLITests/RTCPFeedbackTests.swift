@@ -70,6 +70,55 @@ final class RTCPFeedbackTests: XCTestCase {
         XCTAssertEqual(rtcp["bye_sent"] as? Int, 1)
     }
 
+    /// 3% of the sender's packets dropped before its session: NACKs bring them back in RTX
+    /// (RFC 4588), unwrapped into the stream; without RTCP, --wait-keyframe loses the rest of the GOP.
+    func testLossIsRepairedByNACKAndRetransmission() throws {
+        func run(_ extra: [String], name: String) throws -> (frames: Int, stats: [String: Any]) {
+            let stats = Harness.temporaryFile(name + ".json")
+            let sdp = Harness.temporaryFile("rtx.sdp")
+            try """
+            v=0
+            o=- 1 1 IN IP4 127.0.0.1
+            s=AVPF
+            c=IN IP4 127.0.0.1
+            t=0 0
+            m=video \(base) RTP/AVPF 96 97
+            a=rtpmap:96 H264/90000
+            a=rtpmap:97 rtx/90000
+            a=fmtp:97 apt=96
+            a=rtcp-fb:96 nack
+            a=rtcp-fb:96 nack pli
+
+            """.write(to: sdp, atomically: true, encoding: .utf8)
+            let listener = try LiveTests.Listener(["--sdp", sdp.path, "--bind", "127.0.0.1", "--wait-keyframe", "--latency-ms", "150",
+                                                   "--stats-json", stats.path] + extra, name: name)
+            let sender = try Harness.run("gst-launch-1.0", [
+                "-q", "rtpsession", "name=s", "rtp-profile=avpf",
+                "videotestsrc", "is-live=true", "num-buffers=150", "!", "video/x-raw,width=320,height=240,framerate=30/1",
+                "!", "x264enc", "key-int-max=1000", "tune=zerolatency", "speed-preset=ultrafast", "bframes=0",
+                "!", "rtph264pay", "pt=96", "config-interval=-1", "ssrc=4369",
+                "!", "rtprtxsend", "payload-type-map=application/x-rtp-pt-map,96=(uint)97",
+                "ssrc-map=application/x-rtp-ssrc-map,4369=(uint)8738", "max-size-packets=1000",
+                "!", "identity", "drop-probability=0.03", "!", "s.send_rtp_sink",
+                "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base)",
+                "s.send_rtcp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base + 1)", "sync=false", "async=false",
+                "udpsrc", "address=127.0.0.1", "port=\(base + 10)", "!", "s.recv_rtcp_sink"])
+            XCTAssertEqual(sender.status, 0, sender.stderr)
+            usleep(300_000)
+            XCTAssertEqual(listener.stop(), 0, listener.stderr)
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+            return (framesWritten(json), json)
+        }
+        let repaired = try run(["--rtcp-to", "127.0.0.1:\(base + 10)"], name: "nack")
+        let stream = try XCTUnwrap((repaired.stats["streams"] as? [[String: Any]])?.first)
+        let rtx = try XCTUnwrap(stream["retransmissions"] as? [String: Any])
+        XCTAssertGreaterThan(rtx["recovered"] as? Int ?? 0, 0, "\(rtx)")
+        XCTAssertGreaterThan((repaired.stats["rtcp_sent"] as? [String: Any])?["nack_sent"] as? Int ?? 0, 0)
+        XCTAssertGreaterThanOrEqual(repaired.frames, 147, "nearly every frame kept: \(stream)")
+        let unrepaired = try run(["--no-rtcp"], name: "no-nack")
+        XCTAssertLessThan(unrepaired.frames, 120, "without RTCP the GOP is lost from the first loss on")
+    }
+
     func testWithoutRTCPAMidGOPJoinWaitsForTheNextKeyframe() throws {
         let (r, stats) = try join(["--no-rtcp"], seconds: "1", name: "no-rtcp")
         XCTAssertEqual(framesWritten(stats), 0, r.stderr)

@@ -46,6 +46,15 @@ public struct MediaDescription: Sendable {
     /// "nack", "nack pli", "ccm fir"...
     public var rtcpFeedback: [(payloadType: UInt8?, kind: String)] = []
 
+    /// RTX (RFC 4588 §8.1): `a=rtpmap:N rtx/90000` with `a=fmtp:N apt=M`: N carries retransmissions of M.
+    public var retransmissionPayloadTypes: [UInt8: UInt8] {
+        var map: [UInt8: UInt8] = [:]
+        for (pt, format) in formats where format.encodingName.lowercased() == "rtx" {
+            if let apt = format.parameter("apt").flatMap({ UInt8($0) }) { map[pt] = apt }
+        }
+        return map
+    }
+
     /// Whether `kind` ("nack pli", "ccm fir") is offered for `payloadType`.
     public func offersFeedback(_ kind: String, for payloadType: UInt8?) -> Bool {
         rtcpFeedback.contains { ($0.payloadType == nil || $0.payloadType == payloadType) && $0.kind == kind }

@@ -11,6 +11,8 @@ public final class RTCPReporter {
         public var requestKeyframes = false
         /// FIR is allowed (`a=rtcp-fb:PT ccm fir`): after three PLIs the requests become FIRs.
         public var fullIntraRequests = false
+        /// Generic NACK is allowed (`a=rtcp-fb:PT nack`, or `--nack`).
+        public var negativeAcknowledgements = false
         public var keyframeRequestInterval: Int64 = 200_000_000
         public init() {}
     }
@@ -19,6 +21,8 @@ public final class RTCPReporter {
         public var receiverReports = 0
         public var pictureLossIndications = 0
         public var fullIntraRequests = 0
+        public var nacks = 0
+        public var packetsRequested = 0
         public var goodbyes = 0
         public var keyframeRequestsAnswered = 0
         /// From the first request to the keyframe, for the last answered one, and the longest.
@@ -28,6 +32,7 @@ public final class RTCPReporter {
         /// Every count by its name, for the report and the JSON alike.
         public var fields: [(name: String, value: Int)] {
             [("receiver_reports", receiverReports), ("pli_sent", pictureLossIndications), ("fir_sent", fullIntraRequests),
+             ("nack_sent", nacks), ("packets_requested", packetsRequested),
              ("bye_sent", goodbyes), ("keyframe_requests_answered", keyframeRequestsAnswered),
              ("last_keyframe_answer_ms", lastAnswerMilliseconds), ("longest_keyframe_answer_ms", longestAnswerMilliseconds)]
         }
@@ -59,7 +64,9 @@ public final class RTCPReporter {
     /// keyframe request at its own pace while `keyframeFor` (a media SSRC) waits for one. `reports`
     /// gives the report blocks (asked only when a packet goes out: each starts a new interval).
     /// `sessionBitsPerSecond`: what the session receives, for the report interval.
-    public func poll(now: Int64, reports: () -> [ReceptionReport], keyframeFor: UInt32?, sessionBitsPerSecond: Double) -> [UInt8]? {
+    /// `lost`: the NACK requests due now, by media SSRC.
+    public func poll(now: Int64, reports: () -> [ReceptionReport], keyframeFor: UInt32?,
+                     lost: [(ssrc: UInt32, lost: [UInt16])] = [], sessionBitsPerSecond: Double) -> [UInt8]? {
         var feedback: UInt32?
         if let media = keyframeFor, configuration.requestKeyframes {
             var r = request ?? (since: now, last: Int64.min, sent: 0)
@@ -78,7 +85,8 @@ public final class RTCPReporter {
             request = nil
         }
         let reportDue = nextReport.map { now >= $0 } ?? true
-        guard reportDue || feedback != nil else { return nil }
+        let nacks = configuration.negativeAcknowledgements ? lost.filter { !$0.lost.isEmpty } : []
+        guard reportDue || feedback != nil || !nacks.isEmpty else { return nil }
         writer.reset()
         writer.receiverReport(ssrc: ssrc, reports: reports())
         writer.sourceDescription(ssrc: ssrc, cname: cname)
@@ -92,6 +100,11 @@ public final class RTCPReporter {
                 writer.pictureLossIndication(sender: ssrc, mediaSource: media)
                 statistics.pictureLossIndications += 1
             }
+        }
+        for request in nacks {
+            writer.genericNACK(sender: ssrc, mediaSource: request.ssrc, lost: request.lost)
+            statistics.nacks += 1
+            statistics.packetsRequested += request.lost.count
         }
         averagePacketSize += (Double(writer.bytes.count + 28) - averagePacketSize) / 16
         if reportDue {

@@ -6,6 +6,9 @@ public struct RTPStreamConfiguration: Sendable {
     /// (a capture read into buffers that are not reused until then): payloads of packets that
     /// arrive in order are then referenced by what the format gives, not copied.
     public var borrowsPayloads = false
+    /// Follow what is missing, for NACKs (RFC 4585), up to `maxMissing` sequence numbers at once.
+    public var tracksMissing = false
+    public var maxMissing = 256
 
     public init() {}
 }
@@ -26,6 +29,9 @@ public final class RTPStream<Format: PayloadFormat> {
     private var baseExtended: Int64 = 0
     private var receivedPackets: Int64 = 0
     private var reception = ReceptionInterval()
+    /// Generic NACK (RFC 4585): what is missing since a gap was seen, when it was last asked for
+    /// and how often (with `configuration.tracksMissing`).
+    private var missing: [Int64: (seen: Int64, asked: Int64, tries: Int)] = [:]
     private let reorder: ReorderBuffer
     private var lastDelivered: Int64?
     private var highestArrived: Int64 = -1
@@ -83,7 +89,25 @@ public final class RTPStream<Format: PayloadFormat> {
     // MARK: Packets
 
     /// `payload` is the RTP payload of `packet`, a view into the caller's buffer.
-    public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+    /// `retransmitted`: it came in an RTX packet (RFC 4588), unwrapped: counted as recovered,
+    /// duplicate or late, and kept out of the jitter, whose arrival it would distort.
+    public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, retransmitted: Bool = false) throws {
+        if retransmitted {
+            let (duplicates, late) = (statistics.duplicates, statistics.late)
+            try receive(packet, payload: payload, arrival: arrival, jitter: false)
+            if statistics.duplicates > duplicates {
+                statistics.retransmissions.duplicate += 1
+            } else if statistics.late > late {
+                statistics.retransmissions.late += 1
+            } else {
+                statistics.retransmissions.recovered += 1
+            }
+            return
+        }
+        try receive(packet, payload: payload, arrival: arrival, jitter: true)
+    }
+
+    private func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, jitter: Bool) throws {
         statistics.packets += 1
         statistics.bytes += payload.count
         lastArrival = arrival
@@ -118,8 +142,10 @@ public final class RTPStream<Format: PayloadFormat> {
         receivedPackets += 1
         // A.8 jitter, with arrival on the RTP clock relative to the first packet.
         // Capture times can be anything: wrapping arithmetic, microsecond steps.
-        let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(statistics.clockRate) / 1_000_000
-        source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
+        if jitter {
+            let arrivalTicks = ((arrival &- firstArrival) / 1000) &* Int64(statistics.clockRate) / 1_000_000
+            source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
+        }
         try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
                    payload: payload, arrival: arrival, borrowing: configuration.borrowsPayloads)
     }
@@ -127,6 +153,7 @@ public final class RTPStream<Format: PayloadFormat> {
     /// `borrowing`: `payload` outlives the stream, so what the format gives may reference it.
     private func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
                         payload: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool) throws {
+        if configuration.tracksMissing { noteMissing(extended, arrival: arrival) }
         if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
         while true {
             switch reorder.arrive(extended: extended, timestamp: timestamp, marker: marker,
@@ -195,6 +222,32 @@ public final class RTPStream<Format: PayloadFormat> {
         try drain(now: lastArrival, flushing: true)
         try format.flush()
         statistics = snapshot()
+    }
+
+    private func noteMissing(_ extended: Int64, arrival: Int64) {
+        if !missing.isEmpty { missing[extended] = nil }
+        guard highestArrived >= 0, extended > highestArrived + 1 else { return }
+        for gap in highestArrived + 1 ..< extended where missing.count < configuration.maxMissing {
+            missing[gap] = (arrival, Int64.min, 0)
+        }
+    }
+
+    /// The sequence numbers to ask for again now: missing, not asked for within `interval`, asked
+    /// fewer than `maxTries` times, and still able to arrive before the reorder buffer gives up on
+    /// them (`latency` after they were found missing). What is past that is forgotten.
+    public func retransmissionRequests(now: Int64, interval: Int64, maxTries: Int, latency: Int64) -> [UInt16] {
+        guard !missing.isEmpty else { return [] }
+        var due: [UInt16] = []
+        for (seq, entry) in missing {
+            if entry.tries >= maxTries || now - entry.seen >= latency || seq <= (lastDelivered ?? -1) {
+                missing[seq] = nil
+            } else if entry.asked == Int64.min || now - entry.asked >= interval {
+                missing[seq] = (entry.seen, now, entry.tries + 1)
+                due.append(UInt16(truncatingIfNeeded: seq))
+            }
+        }
+        statistics.retransmissions.requested += due.count
+        return due
     }
 
     /// The report block a receiver sends of this stream (RFC 3550 §6.4.1), `now` on the arrival

@@ -20,6 +20,8 @@ public final class Receiver {
         /// Parameter sets from the SDP.
         public var parameterSets: [[UInt8]] = []
         public var audio = AudioSelection()
+        /// RTX (RFC 4588): each retransmission payload type, and the payload type it carries (apt).
+        public var retransmission: [UInt8: UInt8] = [:]
         /// RTCP ports beside the RTP ones (the SDP's a=rtcp); RTP port + 1 is taken anyway.
         public var rtcpPorts: [UInt16] = []
 
@@ -42,6 +44,9 @@ public final class Receiver {
         public var ssrcChanges = 0
         /// Audio SSRCs after the first that took over from a silent one.
         public var audioSSRCChanges = 0
+        /// RTX packets (RFC 4588) unwrapped into their stream, and those of no stream followed.
+        public var retransmissions = 0
+        public var retransmissionsUnmatched = 0
     }
 
     public let configuration: Configuration
@@ -130,6 +135,10 @@ public final class Receiver {
             }
             if handled { return }
         }
+        if !configuration.retransmission.isEmpty, let original = configuration.retransmission[packet.payloadType] {
+            try receiveRetransmission(packet, payload: payload, originalPayloadType: original, arrival: arrival)
+            return
+        }
         if try receiveAudio(packet, payload: payload, source: source, destination: destination, arrival: arrival) { return }
         guard accepts(packet) else {
             noteOther(packet, payload: payload, source: source, destination: destination)
@@ -141,6 +150,48 @@ public final class Receiver {
         }
         try candidate.receive(packet, payload: payload, arrival: arrival)
         if selected !== candidate { try considerSelecting(candidate) }
+    }
+
+    /// An RTX packet (RFC 4588 §4): the original sequence number (OSN) in its first two bytes, then the
+    /// original payload. It goes into the stream of the payload type it carries, as that packet; an
+    /// RTX stream is never a candidate of its own.
+    private func receiveRetransmission(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, originalPayloadType: UInt8,
+                                       arrival: Int64) throws {
+        guard payload.count >= 2 else {
+            counters.retransmissionsUnmatched += 1
+            return
+        }
+        var original = packet
+        original.sequenceNumber = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        original.payloadType = originalPayloadType
+        let inner = payload.view(2..<payload.count)
+        if let video = selected ?? candidates.values.filter({ $0.payloadType == originalPayloadType }).max(by: { $0.statistics.packets < $1.statistics.packets }),
+           video.payloadType == originalPayloadType {
+            original.ssrc = video.ssrc
+            counters.retransmissions += 1
+            try video.receive(original, payload: inner, arrival: arrival, retransmitted: true)
+        } else if let audio, audio.payloadType == originalPayloadType {
+            original.ssrc = audio.ssrc
+            counters.retransmissions += 1
+            try audio.receive(original, payload: inner, arrival: arrival, retransmitted: true)
+        } else {
+            counters.retransmissionsUnmatched += 1
+        }
+    }
+
+    /// Every followed stream's NACK requests due now: the media SSRC and the sequence numbers.
+    public func retransmissionRequests(now: Int64, interval: Int64, maxTries: Int, latency: Int64) -> [(ssrc: UInt32, lost: [UInt16])] {
+        guard configuration.stream.tracksMissing else { return [] }
+        var requests: [(ssrc: UInt32, lost: [UInt16])] = []
+        if let selected {
+            let lost = selected.retransmissionRequests(now: now, interval: interval, maxTries: maxTries, latency: latency)
+            if !lost.isEmpty { requests.append((selected.ssrc, lost)) }
+        }
+        if let audio {
+            let lost = audio.retransmissionRequests(now: now, interval: interval, maxTries: maxTries, latency: latency)
+            if !lost.isEmpty { requests.append((audio.ssrc, lost)) }
+        }
+        return requests
     }
 
     /// Counts what a compound RTCP datagram holds, and gives each stream its sender reports,

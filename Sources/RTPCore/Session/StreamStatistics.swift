@@ -52,6 +52,22 @@ public struct StreamStatistics: Sendable {
     /// The latest sender report, and when it arrived on the packet clock.
     public var lastSenderReport: RTCPPacket.SenderReport?
     public var lastSenderReportArrival: Int64?
+    /// RFC 4588: packets asked for again (NACK), and what the retransmissions that came did.
+    public var retransmissions = Retransmissions()
+
+    public struct Retransmissions: Sendable, Equatable {
+        public var requested = 0
+        /// Filled a gap before it was declared lost.
+        public var recovered = 0
+        /// Of a packet that had come already.
+        public var duplicate = 0
+        /// After the gap was declared lost.
+        public var late = 0
+
+        public var fields: [(name: String, value: Int)] {
+            [("requested", requested), ("recovered", recovered), ("duplicate", duplicate), ("late", late)]
+        }
+    }
     /// When the first one arrived: before it, the stream's times can only be anchored on arrival.
     public var firstSenderReportArrival: Int64?
     public var cname: String?
