@@ -19,6 +19,9 @@ public enum Help {
     MP4A-LATM, which need the SDP), G.711 (PCMU, PCMA), G.722, MPEG audio (RFC 2250 MPA) and
     Opus (RFC 7587). Static payload types (0, 8, 9, 14) are taken without an SDP.
 
+    It decrypts SRTP (--srtp-key, or the SDP's a=crypto), talks back over RTCP live (receiver
+    reports, NACK with RTX, keyframe requests), and publishes to an RTMP server (--rtmp).
+
     USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
            rtprecv --pcap FILE --list                       list the RTP streams in a capture

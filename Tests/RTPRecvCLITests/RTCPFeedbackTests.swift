@@ -8,17 +8,27 @@ final class RTCPFeedbackTests: XCTestCase {
     /// Ports apart from other test processes': the sender's RTP to us at `base`, its RTCP in at `base + 10`.
     private let base = UInt16(34000 + Int(getpid() % 1000) * 2)
 
-    /// The sender, running for `seconds`, listening for RTCP on `base + 10`.
+    /// gst-launch's arguments for the sender: `frames` at 30 frames/s, listening for RTCP on
+    /// `base + 10`; with `lossy`, RTX from rtprtxsend (payload type 97, SSRC 0x2222 for 0x1111) and 3%
+    /// of the packets dropped before the session.
+    private func sender(frames: Int, lossy: Bool = false) -> [String] {
+        let retransmission = lossy ? ["!", "rtprtxsend", "payload-type-map=application/x-rtp-pt-map,96=(uint)97",
+                                      "ssrc-map=application/x-rtp-ssrc-map,4369=(uint)8738", "max-size-packets=1000",
+                                      "!", "identity", "drop-probability=0.03"] : []
+        return ["-q", "rtpsession", "name=s", "rtp-profile=avpf",
+                "videotestsrc", "is-live=true", "num-buffers=\(frames)", "!", "video/x-raw,width=320,height=240,framerate=30/1",
+                "!", "x264enc", "key-int-max=1000", "tune=zerolatency", "speed-preset=ultrafast", "bframes=0",
+                "!", "rtph264pay", "pt=96", "config-interval=-1", "ssrc=4369"] + retransmission + ["!", "s.send_rtp_sink",
+                "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base)",
+                "s.send_rtcp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base + 1)", "sync=false", "async=false",
+                "udpsrc", "address=127.0.0.1", "port=\(base + 10)", "!", "s.recv_rtcp_sink"]
+    }
+
+    /// The sender, running for `seconds`, in the background.
     private func startSender(seconds: Int) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["gst-launch-1.0", "-q", "rtpsession", "name=s", "rtp-profile=avpf",
-                       "videotestsrc", "is-live=true", "num-buffers=\(seconds * 30)", "!", "video/x-raw,width=320,height=240,framerate=30/1",
-                       "!", "x264enc", "key-int-max=1000", "tune=zerolatency", "speed-preset=ultrafast", "bframes=0",
-                       "!", "rtph264pay", "pt=96", "config-interval=-1", "!", "s.send_rtp_sink",
-                       "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base)",
-                       "s.send_rtcp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base + 1)", "sync=false", "async=false",
-                       "udpsrc", "address=127.0.0.1", "port=\(base + 10)", "!", "s.recv_rtcp_sink"]
+        p.arguments = ["gst-launch-1.0"] + sender(frames: seconds * 30)
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
@@ -92,17 +102,7 @@ final class RTCPFeedbackTests: XCTestCase {
             """.write(to: sdp, atomically: true, encoding: .utf8)
             let listener = try LiveTests.Listener(["--sdp", sdp.path, "--bind", "127.0.0.1", "--wait-keyframe", "--latency-ms", "150",
                                                    "--stats-json", stats.path] + extra, name: name)
-            let sender = try Harness.run("gst-launch-1.0", [
-                "-q", "rtpsession", "name=s", "rtp-profile=avpf",
-                "videotestsrc", "is-live=true", "num-buffers=150", "!", "video/x-raw,width=320,height=240,framerate=30/1",
-                "!", "x264enc", "key-int-max=1000", "tune=zerolatency", "speed-preset=ultrafast", "bframes=0",
-                "!", "rtph264pay", "pt=96", "config-interval=-1", "ssrc=4369",
-                "!", "rtprtxsend", "payload-type-map=application/x-rtp-pt-map,96=(uint)97",
-                "ssrc-map=application/x-rtp-ssrc-map,4369=(uint)8738", "max-size-packets=1000",
-                "!", "identity", "drop-probability=0.03", "!", "s.send_rtp_sink",
-                "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base)",
-                "s.send_rtcp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base + 1)", "sync=false", "async=false",
-                "udpsrc", "address=127.0.0.1", "port=\(base + 10)", "!", "s.recv_rtcp_sink"])
+            let sender = try Harness.run("gst-launch-1.0", self.sender(frames: 150, lossy: true))
             XCTAssertEqual(sender.status, 0, sender.stderr)
             usleep(300_000)
             XCTAssertEqual(listener.stop(), 0, listener.stderr)
