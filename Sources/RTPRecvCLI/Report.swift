@@ -57,7 +57,7 @@ struct Report {
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
                 // Ciphertext sets H.264's forbidden bit in half its packets; no sender's H.264 sets it.
-                if security == nil, s.packets >= 50, (s.invalidPayload[.forbiddenBit] ?? 0) * 4 >= s.packets {
+                if security == nil, s.packets >= 50, H264Payload.looksEncrypted(s.invalidPayload, packets: s.packets) {
                     lines.append("  encrypted (SRTP?): most payloads are no H.264 at all; give the key with --srtp-key")
                 }
             }
@@ -72,9 +72,8 @@ struct Report {
                 lines.append(line)
             }
             if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
-            if s.retransmissions.fields.contains(where: { $0.value > 0 }) {
-                lines.append("  rtx        " + s.retransmissions.fields.map { "\($0.value) \($0.name)" }.joined(separator: ", "))
-            }
+            let retransmissions = Report.counts(s.retransmissions.fields)
+            if !retransmissions.isEmpty { lines.append("  rtx        " + retransmissions.joined(separator: ", ")) }
             if s.senderReports > 0 || s.cname != nil || s.goodbye {
                 var parts: [String] = []
                 if s.senderReports > 0 { parts.append("\(s.senderReports) sender reports") }
@@ -145,7 +144,7 @@ struct Report {
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
         if let security {
             for (ssrc, c) in security.counters.sorted(by: { $0.key < $1.key }) {
-                let counts = c.fields.filter { $0.value > 0 }.map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+                let counts = Report.counts(c.fields)
                 let key = security.key(of: ssrc).map { ", \($0.suite.rawValue) from \($0.origin)" } ?? ""
                 lines.append("srtp       \(hex(ssrc)): " + counts.joined(separator: ", ") + key)
             }
@@ -185,8 +184,7 @@ struct Report {
             lines.append(line)
         }
         if let feedback {
-            let counts = feedback.reporter.statistics.fields.filter { $0.value > 0 }
-                .map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+            let counts = Report.counts(feedback.reporter.statistics.fields)
             var line = "rtcp sent  " + (counts.isEmpty ? "nothing (no sender heard from)" : counts.joined(separator: ", "))
             if let to = feedback.lastDestination { line += " to \(to)" }
             if feedback.sendFailures > 0 { line += "; \(feedback.sendFailures) could not be sent" }
@@ -194,8 +192,7 @@ struct Report {
         }
         if let rtmp = outputs.rtmp {
             let r = rtmp.statistics
-            let counts = r.fields.filter { $0.value > 0 || $0.name == "frames_sent" }
-                .map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+            let counts = Report.counts(r.fields, keeping: ["frames_sent"])
             var line = "rtmp       \(rtmp.displayURL): " + counts.joined(separator: ", ")
             if r.latency.count > 0 {
                 line += "; last packet to sent: p50 \(r.latency.percentile(0.5)) µs, p99 \(r.latency.percentile(0.99)) µs"
@@ -248,13 +245,13 @@ struct Report {
             ])))
         }
         if let feedback {
-            root.append(("rtcp_sent", .object(feedback.reporter.statistics.fields.map { ($0.name, .int($0.value)) }
+            root.append(("rtcp_sent", .object(Report.json(feedback.reporter.statistics.fields)
                                                 + [("send_failures", .int(feedback.sendFailures)),
                                                    ("destination", feedback.lastDestination.map { .string($0.description) } ?? .null)])))
         }
         if let rtmp = outputs.rtmp {
             let r = rtmp.statistics
-            var fields: [(String, JSON)] = [("url", .string(rtmp.displayURL))] + r.fields.map { ($0.name, .int($0.value)) }
+            var fields: [(String, JSON)] = [("url", .string(rtmp.displayURL))] + Report.json(r.fields)
             if r.latency.count > 0 {
                 fields.append(("latency_us", .object([("p50", .int(r.latency.percentile(0.5))), ("p99", .int(r.latency.percentile(0.99))),
                                                       ("max", .int(r.latency.maxMicroseconds)), ("frames", .int(r.latency.count))])))
@@ -290,7 +287,7 @@ struct Report {
                 ("keys", .int(security.keys.count)),
                 ("ssrcs", .array(security.counters.sorted { $0.key < $1.key }.map { ssrc, c in
                     .object([("ssrc", .int(Int(ssrc))), ("key", security.key(of: ssrc).map { .string($0.description) } ?? .null)]
-                            + c.fields.map { ($0.name, .int($0.value)) })
+                            + Report.json(c.fields))
                 })),
             ])))
         }
@@ -336,7 +333,7 @@ struct Report {
             ("notices", .array(s.notices.map { .string($0.description) })),
             ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
             ("sender_reports", .int(s.senderReports)),
-            ("retransmissions", .object(s.retransmissions.fields.map { ($0.name, .int($0.value)) })),
+            ("retransmissions", .object(Report.json(s.retransmissions.fields))),
             ("cname", s.cname.map(JSON.string) ?? .null),
             ("bye", .bool(s.goodbye)),
             ("sr_synchronized_after_s", synchronization(s).map { .double($0.after) } ?? .null),
@@ -384,6 +381,18 @@ struct Report {
         let reasons = FrameRecord.Reason.allCases.filter { t.dropped($0) > 0 }
         if !reasons.isEmpty { line += ": " + reasons.map { "\(t.dropped($0)) \($0.description)" }.joined(separator: ", ") }
         return line
+    }
+
+    /// Named counts as the text shows them, "3 pli sent, 1 bye sent", leaving out the zeros but
+    /// those `keeping` names.
+    static func counts(_ fields: [(name: String, value: Int)], keeping: Set<String> = []) -> [String] {
+        fields.filter { $0.value > 0 || keeping.contains($0.name) }
+            .map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+    }
+
+    /// Named counts as JSON fields.
+    static func json(_ fields: [(name: String, value: Int)]) -> [(String, JSON)] {
+        fields.map { ($0.name, .int($0.value)) }
     }
 
     static func describe(_ pairs: [(String, Int)]) -> String {

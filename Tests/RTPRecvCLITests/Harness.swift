@@ -57,6 +57,30 @@ enum Harness {
         }
     }
 
+    /// What tcpdump on lo captures of UDP to `port` while `body` runs (root only; skips otherwise).
+    /// `bindingIt`: bind a socket there meanwhile, for senders to a port nobody listens on, whose
+    /// next sends the kernel's port-unreachable replies would fail.
+    static func record(_ name: String, port: UInt16, bindingIt: Bool = false, _ body: () throws -> Void) throws -> URL {
+        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
+        let sink = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(sink) }
+        if bindingIt { XCTAssertEqual(withLoopback(port: port) { bind(sink, $0, $1) }, 0) }
+        let file = temporaryFile(name + ".pcap"), errors = temporaryFile(name + ".tcpdump")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let tcpdump = Process()
+        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path, "udp and dst port \(port)"]
+        tcpdump.standardError = try FileHandle(forWritingTo: errors)
+        try tcpdump.run()
+        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
+        usleep(300_000)  // "listening" comes a little before the capture does
+        try body()
+        usleep(1_000_000)
+        tcpdump.interrupt()
+        tcpdump.waitUntilExit()
+        return file
+    }
+
     /// The Python of the virtual environment scripts/setup makes (pylibsrtp, for an independent SRTP decryption).
     static var venvPython: String { packageRoot.appendingPathComponent(".build/venv/bin/python").path }
 

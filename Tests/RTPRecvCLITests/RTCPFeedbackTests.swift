@@ -35,17 +35,19 @@ final class RTCPFeedbackTests: XCTestCase {
         return p
     }
 
-    private func sdp() throws -> URL {
-        let url = Harness.temporaryFile("avpf.sdp")
+    /// The session as an AVPF SDP offering NACK, PLI and FIR; with `retransmission`, RTX on 97.
+    private func sdp(retransmission: Bool = false) throws -> URL {
+        let url = Harness.temporaryFile(retransmission ? "rtx.sdp" : "avpf.sdp")
+        let rtx = retransmission ? "a=rtpmap:97 rtx/90000\na=fmtp:97 apt=96\n" : ""
         try """
         v=0
         o=- 1 1 IN IP4 127.0.0.1
         s=AVPF
         c=IN IP4 127.0.0.1
         t=0 0
-        m=video \(base) RTP/AVPF 96
+        m=video \(base) RTP/AVPF 96\(retransmission ? " 97" : "")
         a=rtpmap:96 H264/90000
-        a=rtcp-fb:96 nack
+        \(rtx)a=rtcp-fb:96 nack
         a=rtcp-fb:96 nack pli
         a=rtcp-fb:96 ccm fir
 
@@ -85,21 +87,7 @@ final class RTCPFeedbackTests: XCTestCase {
     func testLossIsRepairedByNACKAndRetransmission() throws {
         func run(_ extra: [String], name: String) throws -> (frames: Int, stats: [String: Any]) {
             let stats = Harness.temporaryFile(name + ".json")
-            let sdp = Harness.temporaryFile("rtx.sdp")
-            try """
-            v=0
-            o=- 1 1 IN IP4 127.0.0.1
-            s=AVPF
-            c=IN IP4 127.0.0.1
-            t=0 0
-            m=video \(base) RTP/AVPF 96 97
-            a=rtpmap:96 H264/90000
-            a=rtpmap:97 rtx/90000
-            a=fmtp:97 apt=96
-            a=rtcp-fb:96 nack
-            a=rtcp-fb:96 nack pli
-
-            """.write(to: sdp, atomically: true, encoding: .utf8)
+            let sdp = try self.sdp(retransmission: true)
             let listener = try LiveTests.Listener(["--sdp", sdp.path, "--bind", "127.0.0.1", "--wait-keyframe", "--latency-ms", "150",
                                                    "--stats-json", stats.path] + extra, name: name)
             let sender = try Harness.run("gst-launch-1.0", self.sender(frames: 150, lossy: true))
@@ -128,20 +116,9 @@ final class RTCPFeedbackTests: XCTestCase {
     /// Every packet rtprecv sends, as tshark's RTCP dissector reads it: valid, with the report block
     /// naming the sender's SSRC and the highest sequence number rtprecv saw.
     func testWhatIsSentIsValidRTCPToTshark() throws {
-        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
-        let capture = Harness.temporaryFile("rtcp-sent.pcap"), errors = Harness.temporaryFile("rtcp-sent.tcpdump")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let tcpdump = Process()
-        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-s", "0", "-w", capture.path, "udp and dst port \(base + 10)"]
-        tcpdump.standardError = try FileHandle(forWritingTo: errors)
-        try tcpdump.run()
-        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
-        usleep(300_000)
-        let (r, stats) = try join([], seconds: "2", name: "tshark")
-        usleep(1_000_000)
-        tcpdump.interrupt()
-        tcpdump.waitUntilExit()
+        var joined: (Harness.Result, [String: Any])?
+        let capture = try Harness.record("rtcp-sent", port: base + 10) { joined = try join([], seconds: "2", name: "tshark") }
+        let (r, stats) = try XCTUnwrap(joined)
         let rtcp = try XCTUnwrap(stats["rtcp_sent"] as? [String: Any])
         let sent = try Harness.run("tshark", ["-r", capture.path, "-d", "udp.port==\(base + 10),rtcp", "-V"])
         XCTAssertEqual(sent.status, 0, sent.stderr)

@@ -181,35 +181,12 @@ final class SRTPTests: XCTestCase {
         XCTAssertEqual(wav, try Data(contentsOf: theirs))
     }
 
-    /// tcpdump on lo while `body` sends to `port`, where a socket is bound: with none, the kernel's port
-    /// unreachable replies make the sender's next sends fail.
-    private func record(_ name: String, port: UInt16, _ body: () throws -> Void) throws -> URL {
-        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
-        let sink = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(sink) }
-        XCTAssertEqual(Harness.withLoopback(port: port) { bind(sink, $0, $1) }, 0)
-        let file = Harness.temporaryFile(name + ".pcap"), errors = Harness.temporaryFile(name + ".tcpdump")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let tcpdump = Process()
-        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path, "udp and dst port \(port)"]
-        tcpdump.standardError = try FileHandle(forWritingTo: errors)
-        try tcpdump.run()
-        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
-        usleep(300_000)  // "listening" comes a little before the capture does
-        try body()
-        usleep(1_000_000)
-        tcpdump.interrupt()
-        tcpdump.waitUntilExit()
-        return file
-    }
-
     /// A call's two directions with two keys in one capture, one of them wrapping its sequence numbers:
     /// each key is tried on each new SSRC, and each direction decrypts.
     func testCallCaptureWithTwoDirectionsAndTwoKeys() throws {
         let port = UInt16(40000 + Int(getpid() % 10000))
         let a = randomKey(30), b = randomKey(30)
-        let capture = try record("srtp-call", port: port) {
+        let capture = try Harness.record("srtp-call", port: port, bindingIt: true) {
             // Paced, as a call is: a burst can outrun tcpdump.
             try gstreamerSRTP(port: port, keyHex: a.hex, ssrc: 0xA, paced: true)
             try gstreamerSRTP(port: port, keyHex: b.hex, ssrc: 0xB, sequenceStart: 65_300, paced: true)

@@ -15,6 +15,12 @@ public enum H264Payload {
     public static let fuA: UInt8 = 28
     public static let fuB: UInt8 = 29
 
+    /// Ciphertext (SRTP without its key) sets the forbidden bit in half its packets; no H.264
+    /// sender sets it in a quarter of them.
+    public static func looksEncrypted(_ invalid: [Invalid: Int], packets: Int) -> Bool {
+        (invalid[.forbiddenBit] ?? 0) * 4 >= packets
+    }
+
     public enum Invalid: String, Error, CaseIterable, Sendable {
         case empty = "empty H.264 payload"
         case forbiddenBit = "forbidden_zero_bit set"

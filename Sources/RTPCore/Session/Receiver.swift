@@ -351,10 +351,9 @@ public final class Receiver {
     }
 
     private func isConvincing(_ stream: VideoStream) -> Bool {
-        // Ciphertext (SRTP without its key) sets H.264's forbidden bit in half its packets, and now and
-        // then parses as an SPS or slices; no H.264 sender sets it in a quarter of them.
+        // Ciphertext now and then parses as an SPS or slices: not convincing however it parses.
         let packets = stream.statistics.packets
-        if packets >= 4 && (stream.format.invalidPayload[.forbiddenBit] ?? 0) * 4 >= packets { return false }
+        if packets >= 4 && H264Payload.looksEncrypted(stream.format.invalidPayload, packets: packets) { return false }
         if stream.format.parsedSPSCount > 0 { return true }
         if configuration.payloadType != nil || configuration.ssrc != nil { return stream.format.parsedSliceCount > 0 }
         return stream.format.parsedSliceCount >= 3
