@@ -7,7 +7,8 @@ import SystemIO
 ///     {"ssrc":…,"ts":…,"seq_first":…,"seq_last":…,"packets":…,"bytes":…,"keyframe":…,"status":"written",
 ///      "refs_intact":…,"pts_ms":…}
 ///
-/// with `"reason"` for dropped and repaired ones, `"missing_packets"` where packets were missing, and
+/// with `"reason"` for dropped and repaired ones, `"missing_packets"` where packets were missing,
+/// `"retransmitted_packets"` where packets came in retransmissions (RFC 4588), and
 /// `"media":"audio"` on the lines of the audio stream's frames.
 /// Lines are gathered and written in batches; live, each line goes out as it is made, for `tail -f`.
 final class FrameLedger {
@@ -34,6 +35,7 @@ final class FrameLedger {
         field("status", r.status.rawValue)
         if let reason = r.reason { field("reason", reason.code) }
         if r.missingPackets > 0 { field("missing_packets", Int64(r.missingPackets)) }
+        if r.retransmittedPackets > 0 { field("retransmitted_packets", Int64(r.retransmittedPackets)) }
         field("refs_intact", r.referencesIntact)
         field("pts_ms", r.presentationMilliseconds)
         if r.isAudio { field("media", "audio") }

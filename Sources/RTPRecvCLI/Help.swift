@@ -112,7 +112,7 @@ public enum Help {
                               missing_fragment_start, aggregation_overrun, don_gap,
                               over_max_frame_bytes, incomplete_at_end, unfinished_fragment,
                               no_parameter_sets, waiting_for_keyframe), missing_packets,
-                              refs_intact, pts_ms. '-' for standard output; live, line by line.
+                              retransmitted_packets (repaired by RTX), refs_intact, pts_ms. '-' for standard output; live, line by line.
 
     AUDIO OUTPUT:
       --audio FILE            The audio stream's frames, bit-exact, in the file its codec plays

@@ -27,7 +27,9 @@ final class RTCPFeedback {
         configuration.fullIntraRequests = video?.offersFeedback("ccm fir", for: payloadType) == true
         configuration.negativeAcknowledgements = options.nack || video?.offersFeedback("nack", for: payloadType) == true
         latency = Int64(options.latencyMilliseconds ?? 50) * 1_000_000
+        configuration.wallclockOffset = Terminal.wallclockNanoseconds() - Terminal.monotonicNanoseconds()
         reporter = RTCPReporter(configuration: configuration)
+        receiver.onDelaySinceLastReceiverReport = { [reporter] in reporter.noteDelay($0, arrival: $1) }
         self.receiver = receiver
         self.socket = socket
         self.start = start
@@ -62,9 +64,9 @@ final class RTCPFeedback {
         }
         // Nothing to report on before the first packet.
         guard receiver.counters.datagrams > 0, let destination else { return }
-        // Each missing packet asked for every 20 ms (no round trip is known), three times at most.
+        // Each missing packet asked for once a round trip (20 ms before one is known), three times at most.
         let lost = reporter.configuration.negativeAcknowledgements
-            ? receiver.retransmissionRequests(now: now, interval: 20_000_000, maxTries: 3, latency: latency) : []
+            ? receiver.retransmissionRequests(now: now, interval: reporter.retransmissionInterval, maxTries: 3, latency: latency) : []
         guard let packet = reporter.poll(now: now, reports: { receiver.receptionReports(now: now) },
                                          keyframeFor: receiver.keyframeRequestTarget, lost: lost, sessionBitsPerSecond: bitsPerSecond)
         else { return }

@@ -386,8 +386,15 @@ struct Report {
     /// Named counts as the text shows them, "3 pli sent, 1 bye sent", leaving out the zeros but
     /// those `keeping` names.
     static func counts(_ fields: [(name: String, value: Int)], keeping: Set<String> = []) -> [String] {
-        fields.filter { $0.value > 0 || keeping.contains($0.name) }
-            .map { "\($0.value) \($0.name.split(separator: "_").joined(separator: " "))" }
+        fields.filter { $0.value > 0 || keeping.contains($0.name) }.map { field in
+            var words = field.name.split(separator: "_")
+            // A duration reads as "rtt 250 µs", a count as "3 nack sent".
+            if let unit = words.last, let symbol = ["ms": "ms", "us": "µs"][String(unit)] {
+                words.removeLast()
+                return "\(words.joined(separator: " ")) \(field.value) \(symbol)"
+            }
+            return "\(field.value) \(words.joined(separator: " "))"
+        }
     }
 
     /// Named counts as JSON fields.

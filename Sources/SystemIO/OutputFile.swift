@@ -144,6 +144,13 @@ public enum Terminal {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
+    /// Wall clock (Unix time), nanoseconds.
+    public static func wallclockNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
     /// Sleeps for `nanoseconds`, through signals.
     public static func sleep(nanoseconds: Int64) {
         var remaining = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))

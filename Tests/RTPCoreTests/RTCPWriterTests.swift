@@ -68,4 +68,67 @@ final class RTCPWriterTests: XCTestCase {
         w.genericNACK(sender: 1, mediaSource: 2, lost: [7, 8])
         XCTAssertEqual(w.bytes, [0x81, 205, 0, 3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 7, 0, 1])
     }
+
+    /// RFC 3611 §4.4 and §4.5: the reference time block rtprecv sends, and a sender's DLRR answer
+    /// read back into the round trip: sent at NTP 0x0000_1234.8000_0000 (middle bits 0x1234_8000),
+    /// held 0.25 s by the sender (DLRR 0x4000), back 0.75 s after it left: RTT 0.5 s.
+    func testExtendedReportRoundTrip() throws {
+        var w = RTCPWriter()
+        w.receiverReferenceTime(ssrc: 0xAA, ntp: 0x0000_1234_8000_0000)
+        XCTAssertEqual(w.bytes, [0x80, 207, 0, 4, 0, 0, 0, 0xAA, 4, 0, 0, 2, 0, 0, 0x12, 0x34, 0x80, 0, 0, 0])
+        w.reset()
+        w.delaySinceLastReceiverReport(ssrc: 0xBB, [.init(ssrc: 0xAA, lastReceiverReport: 0x1234_8000, delay: 0x4000)])
+        XCTAssertEqual(w.bytes, [0x80, 207, 0, 5, 0, 0, 0, 0xBB, 5, 0, 0, 3, 0, 0, 0, 0xAA, 0x12, 0x34, 0x80, 0, 0, 0, 0x40, 0])
+        var packets: [RTCPPacket] = []
+        // A VoIP metrics block (BT 7, 8 words) before it is skipped.
+        let voip: [UInt8] = [7, 0, 0, 8] + Array(repeating: 0, count: 32)
+        var datagram = w.bytes
+        datagram.insert(contentsOf: voip, at: 8)
+        datagram[3] += 9
+        try datagram.withUnsafeBytes { try RTCPPacket.forEach(in: $0) { packets.append($0) } }
+        let block = ExtendedReport.DelaySinceLastReceiverReport(ssrc: 0xAA, lastReceiverReport: 0x1234_8000, delay: 0x4000)
+        XCTAssertEqual(packets, [.extendedReport(ssrc: 0xBB, delays: [block])])
+        XCTAssertEqual(block.roundTrip(arrival: 0x1234_8000 + 0xC000), 500_000_000)
+        XCTAssertNil(block.roundTrip(arrival: 0x1234_8000 + 0x2000), "before it could have come back: a clock that stepped")
+        XCTAssertNil(ExtendedReport.DelaySinceLastReceiverReport(ssrc: 0xAA, lastReceiverReport: 0, delay: 0).roundTrip(arrival: 5))
+    }
+
+    /// The reporter puts its reference time in every compound, and reads the echo of it (and only
+    /// of it) into the round trip, which then paces the keyframe requests and NACKs.
+    func testReporterMeasuresTheRoundTripFromItsOwnReferenceTime() throws {
+        var configuration = RTCPReporter.Configuration()
+        configuration.requestKeyframes = true
+        configuration.wallclockOffset = 1_700_000_000 * 1_000_000_000
+        let reporter = RTCPReporter(configuration: configuration)
+        let sent = try XCTUnwrap(reporter.poll(now: 1_000_000_000, reports: { [] }, keyframeFor: 7, sessionBitsPerSecond: 1e6))
+        var reference: UInt64?
+        // The RRTR block's NTP time sits after the XR header and the block header.
+        var offset = 0
+        while offset + 4 <= sent.count {
+            let words = Int(sent[offset + 2]) << 8 | Int(sent[offset + 3])
+            if sent[offset + 1] == 207 {
+                reference = sent[offset + 12..<offset + 20].reduce(0) { $0 << 8 | UInt64($1) }
+            }
+            offset += 4 * (words + 1)
+        }
+        let ntp = try XCTUnwrap(reference)
+        // 1.0 s after the offset's epoch: Unix 1_700_000_001, NTP seconds 2_208_988_800 more.
+        XCTAssertEqual(ntp >> 32, 1_700_000_001 + 2_208_988_800)
+        XCTAssertEqual(ntp & 0xFFFF_FFFF, 0)
+        let middle = UInt32(truncatingIfNeeded: ntp >> 16)
+        XCTAssertEqual(reporter.retransmissionInterval, 20_000_000)
+        reporter.noteDelay(.init(ssrc: reporter.ssrc &+ 1, lastReceiverReport: middle, delay: 0), arrival: 1_300_000_000)
+        XCTAssertNil(reporter.roundTrip, "an echo of another receiver")
+        // Back 300 ms after it left, held 50 ms (3277/65536 s) by the sender: 250 ms, to the 1/65536 s.
+        reporter.noteDelay(.init(ssrc: reporter.ssrc, lastReceiverReport: middle, delay: 3277), arrival: 1_300_000_000)
+        let rtt = try XCTUnwrap(reporter.roundTrip)
+        XCTAssertEqual(Double(rtt), 250e6, accuracy: 2e5)
+        XCTAssertEqual(reporter.statistics.roundTripSamples, 1)
+        XCTAssertEqual(reporter.retransmissionInterval, rtt)
+        // The next PLI waits max(200 ms, RTT): 250 ms, not 200.
+        XCTAssertNil(reporter.poll(now: 1_220_000_000, reports: { [] }, keyframeFor: 7, sessionBitsPerSecond: 1e6).flatMap { $0.contains(206) ? $0 : nil })
+        XCTAssertEqual(reporter.statistics.pictureLossIndications, 1)
+        _ = reporter.poll(now: 1_260_000_000, reports: { [] }, keyframeFor: 7, sessionBitsPerSecond: 1e6)
+        XCTAssertEqual(reporter.statistics.pictureLossIndications, 2)
+    }
 }

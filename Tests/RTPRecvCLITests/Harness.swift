@@ -60,7 +60,9 @@ enum Harness {
     /// What tcpdump on lo captures of UDP to `port` while `body` runs (root only; skips otherwise).
     /// `bindingIt`: bind a socket there meanwhile, for senders to a port nobody listens on, whose
     /// next sends the kernel's port-unreachable replies would fail.
-    static func record(_ name: String, port: UInt16, bindingIt: Bool = false, _ body: () throws -> Void) throws -> URL {
+    /// `alsoPort`: UDP to this port is recorded too.
+    static func record(_ name: String, port: UInt16, alsoPort: UInt16? = nil, bindingIt: Bool = false,
+                       _ body: () throws -> Void) throws -> URL {
         try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
         let sink = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(sink) }
@@ -69,7 +71,8 @@ enum Harness {
         FileManager.default.createFile(atPath: errors.path, contents: nil)
         let tcpdump = Process()
         tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path, "udp and dst port \(port)"]
+        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path,
+                              "udp and (dst port \(port)" + (alsoPort.map { " or dst port \($0))" } ?? ")")]
         tcpdump.standardError = try FileHandle(forWritingTo: errors)
         try tcpdump.run()
         for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }

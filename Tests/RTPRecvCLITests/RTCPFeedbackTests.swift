@@ -97,12 +97,36 @@ final class RTCPFeedbackTests: XCTestCase {
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
             return (framesWritten(json), json)
         }
-        let repaired = try run(["--rtcp-to", "127.0.0.1:\(base + 10)"], name: "nack")
+        var repairedRun: (frames: Int, stats: [String: Any])?
+        let ledger = Harness.temporaryFile("nack-ledger.jsonl")
+        // What came on the RTP port, for the RTX packets' original sequence numbers.
+        let capture = try Harness.record("nack", port: base) {
+            repairedRun = try run(["--rtcp-to", "127.0.0.1:\(base + 10)", "--frames-json", ledger.path], name: "nack")
+        }
+        let repaired = try XCTUnwrap(repairedRun)
         let stream = try XCTUnwrap((repaired.stats["streams"] as? [[String: Any]])?.first)
         let rtx = try XCTUnwrap(stream["retransmissions"] as? [String: Any])
         XCTAssertGreaterThan(rtx["recovered"] as? Int ?? 0, 0, "\(rtx)")
         XCTAssertGreaterThan((repaired.stats["rtcp_sent"] as? [String: Any])?["nack_sent"] as? Int ?? 0, 0)
         XCTAssertGreaterThanOrEqual(repaired.frames, 147, "nearly every frame kept: \(stream)")
+        // The ledger says which frames RTX repaired, and only those an RTX packet's OSN falls in.
+        let originals: [UInt16] = try TestPcap.records(of: capture).compactMap { record in
+            let rtp = record.frame.dropFirst(14 + 20 + 8)
+            guard rtp.count > 14, rtp[rtp.startIndex + 1] & 0x7F == 97 else { return nil }
+            return UInt16(rtp[rtp.startIndex + 12]) << 8 | UInt16(rtp[rtp.startIndex + 13])
+        }
+        XCTAssertFalse(originals.isEmpty, "RTX on the wire")
+        let lines = try String(contentsOf: ledger, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        let marked = lines.filter { ($0["retransmitted_packets"] as? Int ?? 0) > 0 }
+        XCTAssertFalse(marked.isEmpty)
+        XCTAssertEqual(marked.count, rtx["frames_repaired"] as? Int)
+        for line in marked {
+            let first = UInt16(line["seq_first"] as! Int), last = UInt16(line["seq_last"] as! Int)
+            let inside = originals.filter { $0 &- first <= last &- first }.count
+            XCTAssertGreaterThanOrEqual(inside, line["retransmitted_packets"] as! Int, "\(line)")
+        }
         let unrepaired = try run(["--no-rtcp"], name: "no-nack")
         XCTAssertLessThan(unrepaired.frames, 120, "without RTCP the GOP is lost from the first loss on")
     }
@@ -137,5 +161,132 @@ final class RTCPFeedbackTests: XCTestCase {
         let ssrc = String(format: "0x%08x", stream["ssrc"] as? Int ?? 0)
         XCTAssertTrue(lines.last?.contains(ssrc) ?? false, "the report block names the sender \(ssrc): \(lines.last ?? "")")
         XCTAssertFalse(r.stderr.contains("could not be sent"), r.stderr)
+    }
+
+    /// The round trip from RFC 3611 XR: a responder of the test's own answers each reference time
+    /// rtprecv sends with a DLRR that claims 15 ms of holding, after holding it 40 ms (as it measures):
+    /// the RTT must be the hold it measured less the 15 ms it claimed.
+    func testRoundTripFromTheEchoOfTheReferenceTime() throws {
+        let port = base + 12
+        let holds = Harness.temporaryFile("dlrr-holds")
+        let responder = Process()
+        responder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        responder.arguments = ["python3", "-c", """
+        import socket, struct, sys, time
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", \(port)))
+        s.settimeout(8)
+        out = open(sys.argv[1], "w")
+        try:
+            while True:
+                data, peer = s.recvfrom(2048)
+                got = time.monotonic()
+                i = 0
+                while i + 4 <= len(data):
+                    pt, words = data[i + 1], struct.unpack("!H", data[i + 2:i + 4])[0]
+                    if pt == 207 and data[i + 8] == 4:
+                        ssrc = struct.unpack("!I", data[i + 4:i + 8])[0]
+                        msw, lsw = struct.unpack("!II", data[i + 12:i + 20])
+                        lrr = ((msw & 0xFFFF) << 16) | (lsw >> 16)
+                        time.sleep(0.040)
+                        xr = struct.pack("!BBHIBBHIII", 0x80, 207, 5, 0x1111, 5, 0, 3, ssrc, lrr, 983)
+                        s.sendto(xr, peer)
+                        out.write("%f\\n" % (time.monotonic() - got)); out.flush()
+                    i += 4 * (words + 1)
+        except socket.timeout:
+            pass
+        """, holds.path]
+        try responder.run()
+        defer { responder.terminate(); responder.waitUntilExit() }
+        usleep(300_000)
+        let sender = try startSender(seconds: 7)
+        defer { sender.terminate(); sender.waitUntilExit() }
+        let stats = Harness.temporaryFile("rtt.json")
+        // The first regular report may wait up to 3 s: at the first packet no bandwidth is known.
+        let r = try Harness.rtprecv(["--sdp", try sdp().path, "--bind", "127.0.0.1", "--duration", "5", "--out", "/dev/null",
+                                     "--stats-json", stats.path, "--rtcp-to", "127.0.0.1:\(port)"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let rtcp = try XCTUnwrap(json["rtcp_sent"] as? [String: Any])
+        let measured = try String(contentsOf: holds, encoding: .utf8).split(separator: "\n").compactMap { Double($0) }
+        XCTAssertGreaterThanOrEqual(rtcp["rtt_samples"] as? Int ?? 0, 2, "\(rtcp)")
+        // The last sample answers one of the holds the responder measured.
+        let rtt = Double(rtcp["rtt_us"] as? Int ?? 0)
+        let nearest = measured.map { abs(rtt - ($0 - 983.0 / 65536) * 1e6) }.min() ?? .infinity
+        XCTAssertLessThan(nearest, 2000, "\(rtcp), holds \(measured)")
+        XCTAssertTrue(r.stderr.contains("rtt \(Int(rtt)) µs"), r.stderr)
+    }
+
+    /// RFC 3550 by hand from a capture of the session: the jitter (A.8) of the RTP as tcpdump saw it
+    /// arrive beside the jitter rtprecv reported, and the spacing of its receiver reports beside A.7's
+    /// interval for the bandwidth the capture shows.
+    func testReportIntervalAndJitterAgreeWithAHandComputationFromTheCapture() throws {
+        var joined: (Harness.Result, [String: Any])?
+        let capture = try Harness.record("rr-by-hand", port: base, alsoPort: base + 10) {
+            joined = try join([], seconds: "6", name: "rr-by-hand")
+        }
+        _ = try XCTUnwrap(joined)
+        struct Report { var time: Double; var jitter: UInt32; var highest: UInt16; var lost: UInt32; var feedback: Bool }
+        struct Arrival { var time: Double; var sequenceNumber: UInt16; var payloadBytes: Int; var jitter: Double }
+        var reports: [Report] = [], arrivals: [Arrival] = []
+        var handJitter = 0.0, previous: (arrival: Double, timestamp: UInt32)?
+        for record in try TestPcap.records(of: capture) {
+            let time = Double(record.microseconds) / 1e6
+            let udp = Array(record.frame.dropFirst(14 + 20))
+            let port = UInt16(udp[2]) << 8 | UInt16(udp[3])
+            let body = Array(udp.dropFirst(8))
+            func u32(_ at: Int) -> UInt32 { body[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+            if port == base {
+                guard body.count > 12, body[1] & 0x7F == 96 else { continue }
+                // A.8: D = (Rj - Ri) - (Sj - Si) on the 90 kHz clock; J += (|D| - J) / 16.
+                let arrival = time * 90000
+                if let p = previous {
+                    let d = (arrival - p.arrival) - Double(Int32(bitPattern: u32(4) &- p.timestamp))
+                    handJitter += (abs(d) - handJitter) / 16
+                }
+                previous = (arrival, u32(4))
+                arrivals.append(Arrival(time: time, sequenceNumber: UInt16(body[2]) << 8 | UInt16(body[3]),
+                                        payloadBytes: body.count - 12, jitter: handJitter))
+            } else if body.count >= 32, body[1] == 201, body[0] & 0x1F >= 1 {
+                var types: [UInt8] = [], i = 0
+                while i + 4 <= body.count { types.append(body[i + 1]); i += 4 * (Int(body[i + 2]) << 8 + Int(body[i + 3]) + 1) }
+                guard !types.contains(203) else { continue }
+                reports.append(Report(time: time, jitter: u32(20), highest: UInt16(truncatingIfNeeded: u32(16)),
+                                      lost: u32(12) & 0xFF_FFFF, feedback: types.contains(205) || types.contains(206)))
+            }
+        }
+        XCTAssertGreaterThanOrEqual(reports.count, 6, "\(reports.count) reports")
+        // rtprecv's first packet came just before its first report, which goes out at once.
+        let start = try XCTUnwrap(reports.first).time
+        for report in reports.dropFirst(2) {
+            let before = arrivals.filter { $0.time < report.time }
+            XCTAssertEqual(report.lost, 0)
+            // What it had read by then: at least what came 20 ms before, at most what came before.
+            let recent = arrivals.filter { $0.time < report.time - 0.02 }.last?.sequenceNumber ?? 0
+            XCTAssertLessThanOrEqual(Int16(bitPattern: recent &- report.highest), 0, "extended highest sequence number")
+            XCTAssertLessThanOrEqual(Int16(bitPattern: report.highest &- (before.last?.sequenceNumber ?? 0)), 0)
+            let hand = before.last?.jitter ?? 0
+            XCTAssertEqual(Double(report.jitter), hand, accuracy: max(45, hand * 0.25), "jitter in RTP units")
+        }
+        // A.7 for one receiver: 360 s over the session's kbit/s, received since the start (the
+        // reduced minimum, above what 5% of the bandwidth allows), randomized by [0.5, 1.5] and
+        // divided by e - 1.5. The bandwidth is the one when the interval was drawn: the report before.
+        func deterministic(at time: Double) -> Double {
+            let bytes = arrivals.filter { $0.time >= start && $0.time < time }.reduce(0) { $0 + $1.payloadBytes }
+            return min(5, 360 / (Double(bytes) * 8 / (time - start) / 1000))
+        }
+        var intervals: [(seconds: Double, deterministic: Double)] = []
+        for (n, report) in reports.enumerated().dropFirst(2) where !report.feedback && !reports[n - 1].feedback {
+            intervals.append((report.time - reports[n - 1].time, deterministic(at: reports[n - 1].time)))
+        }
+        XCTAssertGreaterThanOrEqual(intervals.count, 4)
+        for interval in intervals {
+            // Allowing for the bandwidth being sampled every 250 ms and the 10 ms the sending is looked at.
+            XCTAssertGreaterThanOrEqual(interval.seconds, interval.deterministic * 0.5 / 1.21828 * 0.85, "\(intervals)")
+            XCTAssertLessThanOrEqual(interval.seconds, interval.deterministic * 1.5 / 1.21828 * 1.15 + 0.01, "\(intervals)")
+        }
+        // Randomized in [0.5, 1.5]: the mean ratio to the deterministic interval is 1 / 1.21828.
+        let ratio = intervals.reduce(0) { $0 + $1.seconds / $1.deterministic } / Double(intervals.count)
+        XCTAssertEqual(ratio, 1 / 1.21828, accuracy: 0.3, "\(intervals)")
     }
 }

@@ -84,6 +84,8 @@ public struct FrameRecord: Sendable, Equatable {
     public var presentationMilliseconds: Int64
     /// An audio frame (every one is a keyframe, with no references).
     public var isAudio = false
+    /// Packets of it that came in retransmissions (RFC 4588): what NACK repaired.
+    public var retransmittedPackets = 0
 
     public init(ssrc: UInt32, timestamp: UInt32, firstSequenceNumber: UInt16, lastSequenceNumber: UInt16, packets: Int,
                 bytes: Int, isKeyframe: Bool, status: Status, reason: Reason? = nil, missingPackets: Int = 0,

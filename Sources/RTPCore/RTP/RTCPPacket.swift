@@ -24,7 +24,9 @@ public enum RTCPPacket: Equatable, Sendable {
     case sourceDescription([SourceName])
     /// BYE (§6.6): the sources that leave.
     case goodbye([UInt32])
-    /// APP, feedback (RFC 4585: 205, 206), XR (RFC 3611: 207) and others, by packet type.
+    /// XR (RFC 3611): the DLRR sub-blocks it holds, which answer a receiver's reference time.
+    case extendedReport(ssrc: UInt32, delays: [ExtendedReport.DelaySinceLastReceiverReport])
+    /// APP, feedback (RFC 4585: 205, 206) and others, by packet type.
     case other(packetType: UInt8)
 
     public struct SenderReport: Equatable, Sendable {
@@ -50,7 +52,8 @@ public enum RTCPPacket: Equatable, Sendable {
     /// What the statistics count packets by.
     public enum Kind: String, CaseIterable, Sendable {
         case senderReport = "sender reports", receiverReport = "receiver reports"
-        case sourceDescription = "source descriptions", goodbye = "BYE", other = "other", invalid = "malformed"
+        case sourceDescription = "source descriptions", goodbye = "BYE", extendedReport = "extended reports"
+        case other = "other", invalid = "malformed"
     }
 
     public var kind: Kind {
@@ -59,6 +62,7 @@ public enum RTCPPacket: Equatable, Sendable {
         case .receiverReport: .receiverReport
         case .sourceDescription: .sourceDescription
         case .goodbye: .goodbye
+        case .extendedReport: .extendedReport
         case .other: .other
         }
     }
@@ -119,7 +123,9 @@ public enum RTCPPacket: Equatable, Sendable {
             }
             return .goodbye(sources)
         default:
-            return .other(packetType: type)
+            guard type == ExtendedReport.packetType else { return .other(packetType: type) }
+            guard let ssrc = c.readUInt32() else { throw Invalid.tooShort }
+            return .extendedReport(ssrc: ssrc, delays: try ExtendedReport.delays(in: &c))
         }
     }
 }

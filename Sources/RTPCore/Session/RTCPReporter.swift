@@ -14,6 +14,11 @@ public final class RTCPReporter {
         /// Generic NACK is allowed (`a=rtcp-fb:PT nack`, or `--nack`).
         public var negativeAcknowledgements = false
         public var keyframeRequestInterval: Int64 = 200_000_000
+        /// Before a round trip is measured, how often a missing packet is asked for again.
+        public var retransmissionInterval: Int64 = 20_000_000
+        /// Unix time in nanoseconds minus the clock `now` is on: NTP time for the XR reference
+        /// time block (RFC 3611 §4.4), from which the sender's echo gives the round trip.
+        public var wallclockOffset: Int64 = 0
         public init() {}
     }
 
@@ -28,13 +33,17 @@ public final class RTCPReporter {
         /// From the first request to the keyframe, for the last answered one, and the longest.
         public var lastAnswerMilliseconds = 0
         public var longestAnswerMilliseconds = 0
+        /// Round trips measured from the sender's DLRR echoes (RFC 3611 §4.5), the last in µs.
+        public var roundTripSamples = 0
+        public var roundTripMicroseconds = 0
 
         /// Every count by its name, for the report and the JSON alike.
         public var fields: [(name: String, value: Int)] {
             [("receiver_reports", receiverReports), ("pli_sent", pictureLossIndications), ("fir_sent", fullIntraRequests),
              ("nack_sent", nacks), ("packets_requested", packetsRequested),
              ("bye_sent", goodbyes), ("keyframe_requests_answered", keyframeRequestsAnswered),
-             ("last_keyframe_answer_ms", lastAnswerMilliseconds), ("longest_keyframe_answer_ms", longestAnswerMilliseconds)]
+             ("last_keyframe_answer_ms", lastAnswerMilliseconds), ("longest_keyframe_answer_ms", longestAnswerMilliseconds),
+             ("rtt_samples", roundTripSamples), ("rtt_us", roundTripMicroseconds)]
         }
     }
 
@@ -43,6 +52,8 @@ public final class RTCPReporter {
     public let ssrc: UInt32
     public let cname: String
     public private(set) var statistics = Statistics()
+    /// The last round trip measured, in nanoseconds.
+    public private(set) var roundTrip: Int64?
 
     private var writer = RTCPWriter()
     private var nextReport: Int64?
@@ -70,7 +81,7 @@ public final class RTCPReporter {
         var feedback: UInt32?
         if let media = keyframeFor, configuration.requestKeyframes {
             var r = request ?? (since: now, last: Int64.min, sent: 0)
-            if r.last == Int64.min || now - r.last >= configuration.keyframeRequestInterval {
+            if r.last == Int64.min || now - r.last >= max(configuration.keyframeRequestInterval, roundTrip ?? 0) {
                 feedback = media
                 r.last = now
                 r.sent += 1
@@ -90,6 +101,7 @@ public final class RTCPReporter {
         writer.reset()
         writer.receiverReport(ssrc: ssrc, reports: reports())
         writer.sourceDescription(ssrc: ssrc, cname: cname)
+        writer.receiverReferenceTime(ssrc: ssrc, ntp: ntp(now))
         statistics.receiverReports += 1
         if let media = feedback {
             if configuration.fullIntraRequests && (request?.sent ?? 0) > 3 {
@@ -111,6 +123,27 @@ public final class RTCPReporter {
             nextReport = now + interval(sessionBitsPerSecond: sessionBitsPerSecond, initial: nextReport == nil)
         }
         return writer.bytes
+    }
+
+    /// How often a missing packet may be asked for again (RFC 4585 §3.5.3's round trip).
+    public var retransmissionInterval: Int64 { roundTrip ?? configuration.retransmissionInterval }
+
+    /// A DLRR block from the sender, arrived at `arrival` (on the clock of `now`): the round trip,
+    /// when it answers this receiver's reference time.
+    public func noteDelay(_ block: ExtendedReport.DelaySinceLastReceiverReport, arrival: Int64) {
+        guard block.ssrc == ssrc,
+              let rtt = block.roundTrip(arrival: UInt32(truncatingIfNeeded: ntp(arrival) >> 16)) else { return }
+        roundTrip = rtt
+        statistics.roundTripSamples += 1
+        statistics.roundTripMicroseconds = Int(rtt / 1000)
+    }
+
+    /// NTP time (seconds since 1900, 32.32 fixed point) of `now`.
+    func ntp(_ now: Int64) -> UInt64 {
+        let unix = now &+ configuration.wallclockOffset
+        let seconds = UInt64(unix / 1_000_000_000) &+ 2_208_988_800
+        let fraction = UInt64(unix % 1_000_000_000) << 32 / 1_000_000_000
+        return seconds << 32 | fraction
     }
 
     /// RR, SDES and BYE: what a receiver sends as it leaves (RFC 3550 §6.6).

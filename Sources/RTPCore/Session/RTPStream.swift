@@ -32,6 +32,8 @@ public final class RTPStream<Format: PayloadFormat> {
     /// Generic NACK (RFC 4585): what is missing since a gap was seen, when it was last asked for
     /// and how often (with `configuration.tracksMissing`).
     private var missing: [Int64: (seen: Int64, asked: Int64, tries: Int)] = [:]
+    /// Sequence numbers that came in retransmissions and filled a gap, until their frame is accounted.
+    private var recoveredSequenceNumbers: [UInt16] = []
     private let reorder: ReorderBuffer
     private var lastDelivered: Int64?
     private var highestArrived: Int64 = -1
@@ -101,6 +103,7 @@ public final class RTPStream<Format: PayloadFormat> {
                 statistics.retransmissions.late += 1
             } else {
                 statistics.retransmissions.recovered += 1
+                if recoveredSequenceNumbers.count < configuration.maxMissing { recoveredSequenceNumbers.append(packet.sequenceNumber) }
             }
             return
         }
@@ -248,6 +251,17 @@ public final class RTPStream<Format: PayloadFormat> {
         }
         statistics.retransmissions.requested += due.count
         return due
+    }
+
+    /// How many packets of the frame that ran from sequence number `first` to `last` came in
+    /// retransmissions; what precedes `last` is forgotten, since frames are accounted in order.
+    public func takeRetransmitted(first: UInt16, last: UInt16) -> Int {
+        guard !recoveredSequenceNumbers.isEmpty else { return 0 }
+        let span = last &- first
+        let count = recoveredSequenceNumbers.count { $0 &- first <= span }
+        recoveredSequenceNumbers.removeAll { Int16(bitPattern: $0 &- last) <= 0 }
+        if count > 0 { statistics.retransmissions.framesRepaired += 1 }
+        return count
     }
 
     /// The report block a receiver sends of this stream (RFC 3550 §6.4.1), `now` on the arrival

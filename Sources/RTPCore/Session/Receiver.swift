@@ -75,6 +75,8 @@ public final class Receiver {
     private var unclaimedReports: [UInt32: (report: RTCPPacket.SenderReport, arrival: Int64)] = [:]
     /// Every stream's times on one timeline, set by arrival and then by sender reports.
     public let clock = MediaClock()
+    /// DLRR blocks (RFC 3611) as they arrive, with their arrival: the reporter finds its round trip in them.
+    public var onDelaySinceLastReceiverReport: (ExtendedReport.DelaySinceLastReceiverReport, Int64) -> Void = { _, _ in }
     /// What the selected stream does that is worked around, said once each as it happens.
     public var onNotice: (UInt32, StreamNotice) -> Void = { _, _ in }
 
@@ -214,6 +216,8 @@ public final class Receiver {
                     for name in names { stream(ssrc: name.ssrc)?.noteCNAME(name.cname) }
                 case .goodbye(let sources):
                     for ssrc in sources { stream(ssrc: ssrc)?.noteGoodbye() }
+                case .extendedReport(_, let delays):
+                    for block in delays { onDelaySinceLastReceiverReport(block, arrival) }
                 case .receiverReport, .other:
                     break
                 }
@@ -275,7 +279,9 @@ public final class Receiver {
         if let early = unclaimedReports.removeValue(forKey: packet.ssrc) {
             stream.noteSenderReport(early.report, arrival: early.arrival)
         }
-        format.output = { [unowned(unsafe) self] record, frame in
+        format.output = { [unowned(unsafe) self, unowned(unsafe) stream] record, frame in
+            var record = record
+            record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
             if var frame {
                 frame.time = self.clock.time(ssrc: frame.record.ssrc, ticks: frame.pts, clockRate: frame.track.clockRate,
                                              arrival: frame.arrival)
@@ -336,6 +342,8 @@ public final class Receiver {
         format.output = { [unowned(unsafe) self, unowned(unsafe) stream] record, accessUnit in
             if stream !== self.selected { try self.considerSelecting(stream) }
             guard stream === self.selected else { return false }
+            var record = record
+            record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
             if var accessUnit {
                 accessUnit.time = self.clock.time(ssrc: stream.ssrc, ticks: accessUnit.pts,
                                                   clockRate: stream.format.clockRate, arrival: accessUnit.arrival)

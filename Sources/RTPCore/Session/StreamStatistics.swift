@@ -63,9 +63,12 @@ public struct StreamStatistics: Sendable {
         public var duplicate = 0
         /// After the gap was declared lost.
         public var late = 0
+        /// Frames with a recovered packet in them.
+        public var framesRepaired = 0
 
         public var fields: [(name: String, value: Int)] {
-            [("requested", requested), ("recovered", recovered), ("duplicate", duplicate), ("late", late)]
+            [("requested", requested), ("recovered", recovered), ("duplicate", duplicate), ("late", late),
+             ("frames_repaired", framesRepaired)]
         }
     }
     /// When the first one arrived: before it, the stream's times can only be anchored on arrival.
