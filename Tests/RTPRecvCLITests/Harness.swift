@@ -18,9 +18,12 @@ enum Harness {
         var status: Int32
         var stdout: Data
         var stderr: String
+        /// Stopped by the timeout.
+        var timedOut = false
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
+    /// `timeout`: seconds until the child is terminated (a hung child must fail the test, not the CI run).
+    static func run(_ executable: String, _ arguments: [String], timeout: Double = 120) throws -> Result {
         let process = Process()
         process.executableURL = executable.hasPrefix("/") ? URL(fileURLWithPath: executable)
             : URL(fileURLWithPath: "/usr/bin/env")
@@ -35,15 +38,28 @@ enum Harness {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // A hung child must fail the test, not the CI run.
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        let timedOut = Flag()
+        let watchdog = DispatchWorkItem {
+            if process.isRunning {
+                timedOut.set()
+                process.terminate()
+            }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try err.close()
         return Result(status: process.terminationStatus, stdout: outData,
-                      stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+                      stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "", timedOut: timedOut.isSet)
+    }
+
+    /// A GStreamer sender with an RTCP branch (rtpsession, rtpbin) now and then never ends after its
+    /// EOS: once its `seconds` of media are sent (and 10 s more), it is stopped, and that is no failure.
+    /// What it sent, the receiving side's checks judge.
+    static func runSender(_ arguments: [String], seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try run("gst-launch-1.0", arguments, timeout: seconds + 10)
+        XCTAssertTrue(result.status == 0 || result.timedOut, "gst-launch-1.0: \(result.stderr)", file: file, line: line)
     }
 
     /// `body` given 127.0.0.1:`port` as a socket address, for bind(2) or connect(2).
@@ -229,4 +245,12 @@ enum TestPcap {
         frame += [0x9C, 0x40, 0x13, 0x8C, UInt8((ip - 20) >> 8), UInt8((ip - 20) & 0xFF), 0, 0]
         return frame + payload
     }
+}
+
+/// A flag set from another thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

@@ -96,14 +96,15 @@ public final class RTPStream<Format: PayloadFormat> {
     public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, retransmitted: Bool = false) throws {
         if retransmitted {
             let (duplicates, late) = (statistics.duplicates, statistics.late)
+            // Noted before it goes in, since the frame it completes is accounted on the way.
+            let noted = recoveredSequenceNumbers.count < configuration.maxMissing
+            if noted { recoveredSequenceNumbers.append(packet.sequenceNumber) }
             try receive(packet, payload: payload, arrival: arrival, jitter: false)
-            if statistics.duplicates > duplicates {
-                statistics.retransmissions.duplicate += 1
-            } else if statistics.late > late {
-                statistics.retransmissions.late += 1
+            if statistics.duplicates > duplicates || statistics.late > late {
+                if statistics.duplicates > duplicates { statistics.retransmissions.duplicate += 1 } else { statistics.retransmissions.late += 1 }
+                if noted, let i = recoveredSequenceNumbers.lastIndex(of: packet.sequenceNumber) { recoveredSequenceNumbers.remove(at: i) }
             } else {
                 statistics.retransmissions.recovered += 1
-                if recoveredSequenceNumbers.count < configuration.maxMissing { recoveredSequenceNumbers.append(packet.sequenceNumber) }
             }
             return
         }
