@@ -1,7 +1,7 @@
 public enum Help {
     public static let version = "rtprecv 0.1.0"
 
-    public static let usage = "rtprecv (--pcap FILE | --port N) [--sdp FILE] [--out FILE|-] [options]"
+    public static let usage = "rtprecv (--pcap FILE | --port N | rtsp://HOST/PATH) [--sdp FILE] [--out FILE|-] [options]"
 
     public static let text = """
     OVERVIEW: Receive H.264 video and its audio carried over RTP (RFC 3550, RFC 6184) and write
@@ -19,12 +19,33 @@ public enum Help {
     MP4A-LATM, which need the SDP), G.711 (PCMU, PCMA), G.722, MPEG audio (RFC 2250 MPA) and
     Opus (RFC 7587). Static payload types (0, 8, 9, 14) are taken without an SDP.
 
-    It decrypts SRTP (--srtp-key, or the SDP's a=crypto), talks back over RTCP live (receiver
-    reports, NACK with RTX, keyframe requests), and publishes to an RTMP server (--rtmp).
+    It pulls from RTSP cameras and servers (rtsp://…, over UDP or TCP), decrypts SRTP
+    (--srtp-key, or the SDP's a=crypto), talks back over RTCP live (receiver reports, NACK with
+    RTX, keyframe requests), and publishes to an RTMP server (--rtmp).
 
     USAGE: rtprecv --port N [--out FILE|-] [options]        receive live until Ctrl-C
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
            rtprecv --pcap FILE --list                       list the RTP streams in a capture
+           rtprecv rtsp://[USER@]HOST[:PORT]/PATH [options] pull from an RTSP camera or server
+
+    RTSP (an rtsp:// URL instead of --port or --pcap):
+      The client sends OPTIONS, DESCRIBE, a SETUP for the H.264 video line and the first audio
+      line rtprecv takes, PLAY, keep-alives at half the session's timeout (GET_PARAMETER when the
+      server lists it, else OPTIONS), and TEARDOWN when it stops, on Ctrl-C too. The server's
+      SDP stands in for --sdp; what the session worked around is named in the summary.
+      --rtsp-transport MODE   auto (default): UDP first, then TCP in a fresh session when the
+                              server refuses UDP (461), answers with another transport, or sends
+                              nothing within 2 s of PLAY; udp; or tcp (interleaved in the RTSP
+                              connection, RFC 2326 §10.12, RTCP back in its channel).
+      --user NAME             The login (else the URL's). Basic and Digest (MD5, MD5-sess,
+      --password TEXT         SHA-256) are answered. The password comes from --password, else
+                              the URL (percent-encoded), else the RTSP_PASSWORD environment
+                              variable, which keeps it out of the process list. It is never
+                              printed, not even with -v.
+      --reconnect             When the connection is lost, or no media comes for --timeout (10 s
+                              by default), set the session up again, after 1 s, 2 s, 4 s … up to
+                              30 s (±25%). The outputs go on in the same files from the next
+                              keyframe; the summary counts reconnects and the time without media.
 
     LIVE INPUT (without --pcap):
       --port N                UDP port to listen on (default: from --sdp, else 5004; 0: any free).
@@ -54,8 +75,10 @@ public enum Help {
                               on by itself when the SDP offers a=rtcp-fb:PT nack pli, and FIR
                               (RFC 5104) after 3 PLIs when it offers ccm fir.
       --nack                  Ask for lost packets again (generic NACK, RFC 4585) as soon as a gap
-                              shows, every 20 ms, three times at most, while they could still come
-                              within --latency-ms; on by itself when the SDP offers nack.
+                              shows, every round trip (20 ms until one is measured), three times
+                              at most, while they could still come within --latency-ms; on by
+                              itself when the SDP offers nack. The round trip comes from XR
+                              (RFC 3611): a sender that echoes the reference time rtprecv sends.
       --rtx-payload-type N    Retransmissions (RTX, RFC 4588) come on payload type N, for the
                               video's; the SDP's rtpmap rtx with apt= says so by itself. RTX is
                               unwrapped into its stream, live and in captures.

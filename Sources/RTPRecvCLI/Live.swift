@@ -15,7 +15,10 @@ struct Live {
     }
 
     func run() throws -> Int32 {
-        let sdp = try Run.loadSDP(options)
+        // From an RTSP server, its session is set up first: the SDP, and the sockets SETUP named.
+        var rtsp = try options.rtsp.map { _ in try RTSPPull.open(options: options) }
+        defer { try? rtsp?.teardown() }
+        let sdp = try rtsp?.sdp ?? Run.loadSDP(options)
         let run = try Run(options: options, sdp: sdp, security: try Security.decryptor(options: options, sdp: sdp, inCapture: false))
         let receiver = run.receiver
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
@@ -29,9 +32,9 @@ struct Live {
             }
             sourceFilter = SocketAddress.address(parsed)
         }
-        var sockets: [UDPReceiver] = []
-        var roles: [String] = []
-        for listen in plan(run.sdp) {
+        var sockets: [UDPReceiver] = rtsp?.sockets ?? []
+        var roles: [String] = rtsp?.roles ?? []
+        for listen in options.rtsp == nil ? plan(run.sdp) : [] {
             do {
                 sockets.append(try open(listen, source: sourceText, flag: flag))
                 roles.append(listen.role)
@@ -39,7 +42,7 @@ struct Live {
                 if !options.quiet { Terminal.printError("warning: \(error.description); no RTCP from there\n") }
             }
         }
-        if !options.quiet {
+        if !options.quiet && !sockets.isEmpty {
             var lines: [String] = []
             for (socket, role) in zip(sockets, roles) {
                 var line = "listening on udp \(socket.boundDescription)" + (sockets.count > 1 ? " (\(role))" : "")
@@ -56,10 +59,22 @@ struct Live {
             Terminal.printError(lines.joined(separator: "\n") + "\n")
         }
 
-        // RTCP goes out of the video's RTCP socket, or its RTP socket with rtcp-mux.
-        let rtcpSocket = zip(sockets, roles).first { $0.1 == "video RTCP" }?.0 ?? sockets[0]
-        let feedback = options.noRTCP ? nil
-            : try RTCPFeedback(options: options, sdp: run.sdp, receiver: receiver, socket: rtcpSocket, start: Terminal.monotonicNanoseconds())
+        if let rtsp, !options.quiet { Terminal.printError("rtsp: playing \(rtsp.url) over \(rtsp.transport.words)\n") }
+        // RTCP goes out of the video's RTCP socket, or its RTP socket with rtcp-mux; over RTSP's TCP
+        // connection in its RTCP channel.
+        func talkBack() throws -> RTCPFeedback? {
+            guard !options.noRTCP else { return nil }
+            let send: ([UInt8], Endpoint) throws -> Void
+            if let rtsp, rtsp.transport == .tcp {
+                send = { packet, _ in try rtsp.sendInterleaved(packet) }
+            } else {
+                let rtcpSocket = zip(sockets, roles).first { $0.1 == "video RTCP" }?.0 ?? sockets[0]
+                send = { packet, to in try packet.withUnsafeBytes { try rtcpSocket.send($0, to: to) } }
+            }
+            return try RTCPFeedback(options: options, sdp: run.sdp, receiver: receiver, send: send, destination: rtsp?.rtcpDestination,
+                                    start: Terminal.monotonicNanoseconds())
+        }
+        var feedback = try talkBack()
         run.feedback = feedback
         StopSignal.install()
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
@@ -71,7 +86,14 @@ struct Live {
         var stopReason = "stopped"
         let duration = options.duration.map { Int64($0 * 1e9) }
         let timeout = options.timeout.map { Int64($0 * 1e9) }
-        var poll = SocketPoll(sockets.map(\.descriptor))
+        var poll = SocketPoll(sockets.map(\.descriptor) + (rtsp.map { [$0.descriptor] } ?? []))
+        /// The RTSP connection went away: over TCP the media with it (the run ends, exit 1); over
+        /// UDP the media goes on, and the connection is no longer polled.
+        var connectionLost: String?
+        var pollsConnection = rtsp != nil
+        // --reconnect: a lost RTSP connection, or a stream silent for --timeout (10 s by default),
+        // is set up again, backing off from 1 s to 30 s; the outputs go on.
+        var reconnection = RTSPReconnection(silence: timeout ?? 10_000_000_000)
         var received = 0
 
         /// One batch from `socket`, into the receiver.
@@ -100,6 +122,31 @@ struct Live {
                     stopReason = "stopped after \(options.frames!) frames"
                     break
                 }
+                if options.reconnect, let current = rtsp,
+                   let why = connectionLost.flatMap({ current.transport == .tcp ? $0 : nil })
+                    ?? reconnection.silent(now: Terminal.monotonicNanoseconds(), lastPacket: lastPacket) {
+                    feedback?.finish(now: Terminal.monotonicNanoseconds())
+                    try? current.teardown()
+                    progress.clear()
+                    guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else {
+                        stopReason = StopSignal.received != 0 ? "stopped by \(StopSignal.name)" : "stopped after \(options.duration!) s"
+                        break
+                    }
+                    rtsp = next
+                    sockets = next.sockets
+                    roles = next.roles
+                    feedback = try talkBack()
+                    run.feedback = feedback
+                    poll = SocketPoll(sockets.map(\.descriptor) + [next.descriptor])
+                    pollsConnection = true
+                    connectionLost = nil
+                    lastPacket = Terminal.monotonicNanoseconds()
+                    continue
+                }
+                if let connectionLost, rtsp?.transport == .tcp {
+                    stopReason = "stopped: \(connectionLost)"
+                    break
+                }
                 if run.sink.rtmp != nil, let failure = run.sink.failure {
                     stopReason = "stopped: \(failure)"
                     break
@@ -119,19 +166,38 @@ struct Live {
                     }
                 }
                 received = 0
-                if sockets.count == 1 {
+                if sockets.count == 1 && rtsp == nil {
                     // One socket: block in recvmmsg itself, one system call a batch.
                     try drain(sockets[0])
                 } else {
-                    try poll.wait(milliseconds: 20) { try drain(sockets[$0]) }
+                    try poll.wait(milliseconds: 20) { i in
+                        if i < sockets.count {
+                            try drain(sockets[i])
+                        } else if let rtsp, connectionLost == nil {
+                            let before = rtsp.interleavedFrames
+                            do {
+                                try rtsp.readable(run: run, now: Terminal.monotonicNanoseconds())
+                            } catch let error as ConnectionError {
+                                connectionLost = error.description
+                                rtsp.connectionClosed(error.description)
+                            }
+                            received += rtsp.interleavedFrames - before
+                        }
+                    }
+                    if connectionLost != nil && pollsConnection {
+                        poll = SocketPoll(sockets.map(\.descriptor))
+                        pollsConnection = false
+                    }
                 }
                 now = Terminal.monotonicNanoseconds()
                 if received > 0 {
                     lastPacket = now
                     silenceReported = false
+                    reconnection.received(now: now)
                 }
                 try receiver.tick(now: now)
                 feedback?.tick(now: now)
+                try rtsp?.tick(now: now)
                 if progress.due(now: now) {
                     progress.show(status.line(now: now, start: start, receiver: receiver, rtmp: run.sink.rtmp?.statistics))
                 }
@@ -139,21 +205,32 @@ struct Live {
         }
         progress.clear()
         feedback?.finish(now: Terminal.monotonicNanoseconds())
+        try? rtsp?.teardown()
         try run.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }
         let drops = sockets.reduce(0) { $0 + Int($1.kernelDrops) }
         let bound = sockets.map(\.boundDescription).joined(separator: ", ")
-        var summary = "udp \(bound): \(receiver.counters.datagrams) datagrams"
-        if filtered > 0 { summary += ", \(filtered) from other senders dropped (\(flag))" }
-        summary += "; kernel dropped \(drops) (receive buffer \(sockets[0].grantedReceiveBufferBytes) bytes)"
-        try run.report(Report.Input(
-            summary: summary, warning: nil,
-            json: [("input", .string("udp \(bound)")),
-                   ("kernel_drops", .int(drops)),
-                   ("receive_buffer_bytes", .int(sockets[0].grantedReceiveBufferBytes)),
-                   ("other_sender", .int(filtered)),
-                   ("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9))]))
+        let buffer = sockets.first?.grantedReceiveBufferBytes ?? 0
+        var summary: String
+        var json: [(String, JSON)]
+        if let rtsp, sockets.isEmpty {
+            summary = "rtsp \(rtsp.url) over TCP: \(receiver.counters.datagrams) interleaved frames"
+            json = [("input", .string(rtsp.url.description))]
+        } else {
+            summary = "udp \(bound): \(receiver.counters.datagrams) datagrams"
+            if filtered > 0 { summary += ", \(filtered) from other senders dropped (\(flag))" }
+            summary += "; kernel dropped \(drops) (receive buffer \(buffer) bytes)"
+            json = [("input", .string(rtsp.map { $0.url.description } ?? "udp \(bound)")), ("kernel_drops", .int(drops)),
+                    ("receive_buffer_bytes", .int(buffer)), ("other_sender", .int(filtered))]
+        }
+        if let rtsp {
+            summary += "\n" + rtsp.summary + reconnection.summary
+            json.append(("rtsp", .object(rtsp.json + reconnection.json)))
+        }
+        json.append(("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9)))
+        try run.report(Report.Input(summary: summary, warning: nil, json: json))
         if let failure = run.sink.failure { throw RunError(description: failure) }
+        if let connectionLost, rtsp?.transport == .tcp { throw RunError(description: connectionLost) }
         return 0
     }
 

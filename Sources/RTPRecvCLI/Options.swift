@@ -74,15 +74,25 @@ public struct Options {
     /// DTLS-SRTP's exported keying material, and which side's packets to take it for.
     public var dtlsKeyingMaterial: DTLSKeyingMaterial?
     public var dtlsRole: DTLSRole?
+    /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
+    public var rtsp: String?
+    public var rtspTransport = RTSPTransportChoice.auto
+    /// Credentials beside the URL's (these win); the password also from RTSP_PASSWORD.
+    public var user: String?
+    public var password: String?
     public var quiet = false
     public var verbose = false
+
+    /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.
+    public enum RTSPTransportChoice: String, CaseIterable, Sendable { case auto, udp, tcp }
 
     /// Whose packets a DTLS-SRTP capture's streams are: the DTLS client's, the server's, or either.
     public enum DTLSRole: String, CaseIterable, Sendable { case client, server, auto }
 
     public init(arguments: [String]) throws(UsageError) {
         if arguments.isEmpty {
-            throw UsageError(description: "nothing to do: give --pcap FILE to replay a capture, or --port N to receive live")
+            throw UsageError(description: "nothing to do: give --pcap FILE to replay a capture, --port N to receive live, "
+                             + "or an rtsp:// URL to pull from a camera")
         }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
@@ -202,12 +212,39 @@ public struct Options {
             case "--no-realtime": realtime = false
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
+            case "--rtsp-transport":
+                let text = try value()
+                guard let choice = RTSPTransportChoice(rawValue: text.lowercased()) else {
+                    throw UsageError(description: "invalid value '\(text)' for '--rtsp-transport': expected auto, udp or tcp")
+                }
+                rtspTransport = choice
+            case "--user": user = try value()
+            case "--password": password = try value()
             default:
+                if !argument.hasPrefix("-"), argument.lowercased().hasPrefix("rtsp://") || argument.lowercased().hasPrefix("rtsps://") {
+                    guard rtsp == nil else { throw UsageError(description: "one rtsp:// URL at a time") }
+                    do { _ = try RTSPURL(parsing: argument) } catch { throw UsageError(description: error.description) }
+                    rtsp = argument
+                    continue
+                }
                 if argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(name)'") }
                 throw UsageError(description: "unexpected argument '\(argument)'")
             }
         }
         if mode == .help || mode == .version { return }
+        if let rtsp {
+            if let flag = [("--pcap", pcap != nil), ("--sdp", sdp != nil), ("--port", port != nil), ("--audio-port", audioPort != nil),
+                           ("--rtcp-to", rtcpTo != nil), ("--source", sourceFilter != nil)].first(where: { $0.1 })?.0 {
+                throw UsageError(description: "'\(flag)' does not go with an rtsp:// URL: the server's session description says "
+                                 + "what comes, and where")
+            }
+            if rtsp.lowercased().hasPrefix("rtsps://") {
+                throw UsageError(description: "rtsps:// (RTSP over TLS) is not supported yet; use rtsp://")
+            }
+        } else if let flag = [("--rtsp-transport", rtspTransport != .auto), ("--user", user != nil), ("--password", password != nil)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' is for pulling from an RTSP server: give its rtsp:// URL")
+        }
         if mode == .list && pcap == nil {
             throw UsageError(description: "'--list' needs a capture: give --pcap FILE")
         }
@@ -249,9 +286,11 @@ public struct Options {
             throw UsageError(description: "'\(flag)' applies to decoded frames: add --decode, --yuv or --y4m")
         }
         if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
-        if rtmp == nil, let flag = [("--reconnect", reconnect), ("--realtime", realtime == true), ("--no-realtime", realtime == false)]
+        if rtmp == nil, let flag = [("--reconnect", reconnect && rtsp == nil), ("--realtime", realtime == true),
+                                    ("--no-realtime", realtime == false)]
             .first(where: { $0.1 })?.0 {
-            throw UsageError(description: "'\(flag)' is for publishing: add --rtmp URL")
+            throw UsageError(description: flag == "--reconnect" ? "'--reconnect' is for publishing (--rtmp URL) or pulling (an rtsp:// URL)"
+                             : "'\(flag)' is for publishing: add --rtmp URL")
         }
         if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe),
                                     ("--nack", nack)]
@@ -271,6 +310,9 @@ public struct Options {
     }
 
     public var isLive: Bool { pcap == nil }
+
+    /// Where the SDP came from, for messages: its file, or the RTSP server's DESCRIBE.
+    var sdpName: String { sdp ?? rtsp.map { "the DESCRIBE of \(RTSPURL.masked($0))" } ?? "the SDP" }
 
     public var receiverConfiguration: Receiver.Configuration {
         var c = Receiver.Configuration()

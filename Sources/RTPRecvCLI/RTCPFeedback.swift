@@ -8,7 +8,7 @@ import SystemIO
 final class RTCPFeedback {
     let reporter: RTCPReporter
     private let receiver: Receiver
-    private let socket: UDPReceiver
+    private let sendPacket: ([UInt8], Endpoint) throws -> Void
     private let fixedDestination: Endpoint?
     private let rtcpMux: Bool
     private let start: Int64
@@ -20,7 +20,10 @@ final class RTCPFeedback {
     private(set) var sendFailures = 0
     private(set) var lastDestination: Endpoint?
 
-    init(options: Options, sdp: SessionDescription?, receiver: Receiver, socket: UDPReceiver, start: Int64) throws {
+    /// `send`: how a packet goes out (from a socket, or in an RTSP connection's channel);
+    /// `destination`: where, when the session's setup said so (an RTSP server's RTCP port).
+    init(options: Options, sdp: SessionDescription?, receiver: Receiver, send: @escaping ([UInt8], Endpoint) throws -> Void,
+         destination: Endpoint? = nil, start: Int64) throws {
         var configuration = RTCPReporter.Configuration()
         let video = sdp?.video, payloadType = options.payloadType ?? sdp?.payloadType
         configuration.requestKeyframes = options.requestKeyframe || video?.offersFeedback("nack pli", for: payloadType) == true
@@ -31,7 +34,7 @@ final class RTCPFeedback {
         reporter = RTCPReporter(configuration: configuration)
         receiver.onDelaySinceLastReceiverReport = { [reporter] in reporter.noteDelay($0, arrival: $1) }
         self.receiver = receiver
-        self.socket = socket
+        sendPacket = send
         self.start = start
         rtcpMux = video?.rtcpMux ?? false
         if let target = options.rtcpTo {
@@ -40,7 +43,7 @@ final class RTCPFeedback {
             }
             fixedDestination = Endpoint(address: SocketAddress.address(parsed), port: target.port)
         } else {
-            fixedDestination = nil
+            fixedDestination = destination
         }
     }
 
@@ -82,6 +85,6 @@ final class RTCPFeedback {
     private func send(_ packet: [UInt8], to destination: Endpoint) {
         lastDestination = destination
         // A sender that is gone answers with ICMP errors: counted, never fatal.
-        do { try packet.withUnsafeBytes { try socket.send($0, to: destination) } } catch { sendFailures += 1 }
+        do { try sendPacket(packet, destination) } catch { sendFailures += 1 }
     }
 }

@@ -36,7 +36,7 @@ final class Run {
             configuration.audio.media = sdp.media.filter { $0.media == "audio" }
             configuration.rtcpPorts = sdp.media.compactMap(\.rtcpPort)
             for line in sdp.media { configuration.retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a } }
-            if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdp!) }
+            if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdpName) }
         }
         if let rtx = options.rtxPayloadType { configuration.retransmission[rtx] = configuration.payloadType ?? 96 }
         // Live, what is missing is followed for NACKs when they may be sent.
@@ -135,7 +135,7 @@ final class Run {
                 // The packets decide; say when the SDP disagreed with them.
                 let sawAggregationOrFragments = s.nalTypesSeen & (1 << 24 | 1 << 28) != 0
                 if (mode == 0 && sawAggregationOrFragments) || (mode < 2 && s.interleaved) || (mode == 2 && !s.interleaved) {
-                    Terminal.printError("warning: \(options.sdp!) says packetization-mode=\(mode), but the packets use "
+                    Terminal.printError("warning: \(options.sdpName) says packetization-mode=\(mode), but the packets use "
                                         + "\(s.interleaved ? "the interleaved mode" : "STAP-A or FU-A"); received as the packets say\n")
                 }
             }

@@ -144,6 +144,11 @@ public enum Terminal {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
+    /// An environment variable's value, if set.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     /// Wall clock (Unix time), nanoseconds.
     public static func wallclockNanoseconds() -> Int64 {
         var ts = timespec()

@@ -20,13 +20,16 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testUsageErrorsExit64WithErrorUsageAndHint() throws {
-        for arguments in [["--bogus"], ["--pcap"], ["--pcap", "x", "--ssrc", "nope"], [], ["--pcap", "x", "--port", "70000"]] {
+        for arguments in [["--bogus"], ["--pcap"], ["--pcap", "x", "--ssrc", "nope"], [], ["--pcap", "x", "--port", "70000"],
+                          ["rtsp://cam/x", "--sdp", "a.sdp"], ["--user", "admin", "--port", "5004"], ["rtsp://cam:0/x"],
+                          ["rtsp://cam/x", "--rtsp-transport", "quic"], ["rtsp://u:hunter2@cam/x", "rtsp://cam/y"]] {
             let result = try Harness.rtprecv(arguments)
             XCTAssertEqual(result.status, 64, "\(arguments)")
             let lines = result.stderr.split(separator: "\n")
             XCTAssertTrue(lines.first?.hasPrefix("Error: ") ?? false, result.stderr)
             XCTAssertTrue(lines.contains { $0.hasPrefix("Usage: ") }, result.stderr)
             XCTAssertEqual(lines.last, "See 'rtprecv --help' for more information.")
+            XCTAssertFalse(result.stderr.contains("hunter2"), result.stderr)
         }
     }
 

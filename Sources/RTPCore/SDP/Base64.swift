@@ -1,5 +1,17 @@
 /// Base64 (RFC 4648 §4) as sprop-parameter-sets uses it. Missing padding is tolerated, as cameras omit it.
 public enum Base64 {
+    /// With padding, as Basic credentials (RFC 7617) need.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: bytes.count, by: 3) {
+            let n = min(3, bytes.count - i)
+            let v = (0..<3).reduce(UInt32(0)) { $0 << 8 | UInt32($1 < n ? bytes[i + $1] : 0) }
+            for j in 0..<4 { out.append(j <= n ? alphabet[Int(v >> (18 - 6 * UInt32(j)) & 63)] : UInt8(ascii: "=")) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     public static func decode(_ text: Substring) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count * 3 / 4)

@@ -1,0 +1,93 @@
+/// The Transport header (RFC 2326 §12.39): a transport spec and its parameters, in any order.
+///
+///     RTP/AVP;unicast;client_port=5000-5001;server_port=6970-6971;ssrc=1A2B3C4D;mode="PLAY"
+///     RTP/AVP/TCP;unicast;interleaved=0-1
+///     RTP/AVP;multicast;destination=232.0.0.1;port=5000-5001;ttl=16
+public struct RTSPTransport: Equatable, Sendable {
+    /// "RTP/AVP", "RTP/AVP/UDP" or "RTP/AVP/TCP" (SAVP and AVPF alike).
+    public var spec: String
+    public var multicast = false
+    public var destination: String?
+    public var source: String?
+    public var clientPorts: ClosedRange<UInt16>?
+    public var serverPorts: ClosedRange<UInt16>?
+    /// Multicast: the group's ports.
+    public var ports: ClosedRange<UInt16>?
+    public var interleaved: ClosedRange<UInt8>?
+    public var ssrc: UInt32?
+    public var ttl: Int?
+
+    public init(spec: String) { self.spec = spec }
+
+    public var isTCP: Bool { spec.uppercased().hasSuffix("/TCP") }
+
+    /// The first transport of a header (servers answer with one; a client may offer several).
+    public init?(parsing header: String) {
+        guard let first = header.split(separator: ",").first else { return nil }
+        let parts = first.split(separator: ";").map { $0.trimmingWhitespace() }
+        guard let spec = parts.first, spec.uppercased().hasPrefix("RTP/") else { return nil }
+        self.spec = String(spec)
+        for part in parts.dropFirst() {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            let name = pair[0].lowercased()
+            let value = pair.count > 1 ? String(pair[1]).trimmingCharacters("\"") : ""
+            switch name {
+            case "multicast": multicast = true
+            case "unicast": multicast = false
+            case "destination": destination = value.isEmpty ? nil : value
+            case "source": source = value.isEmpty ? nil : value
+            case "client_port": clientPorts = RTSPTransport.range(value)
+            case "server_port": serverPorts = RTSPTransport.range(value)
+            case "port": ports = RTSPTransport.range(value)
+            case "interleaved": interleaved = RTSPTransport.range(value)
+            case "ttl": ttl = Int(value)
+            // Hexadecimal, eight digits or fewer (some cameras send fewer, or a leading 0x).
+            case "ssrc": ssrc = UInt32(value.lowercased().hasPrefix("0x") ? String(value.dropFirst(2)) : value, radix: 16)
+            default: break
+            }
+        }
+    }
+
+    /// "a-b" or "a" (then a single value).
+    static func range<T: FixedWidthInteger>(_ text: String) -> ClosedRange<T>? {
+        let ends = text.split(separator: "-", maxSplits: 1).map { T(Substring($0).trimmingWhitespace()) }
+        guard let low = ends.first ?? nil else { return nil }
+        let high = ends.count > 1 ? ends[1] ?? low : low
+        return low <= high ? low...high : nil
+    }
+
+    /// As a request's header: what the client asks for.
+    public var header: String {
+        var parts = [spec, multicast ? "multicast" : "unicast"]
+        if let destination { parts.append("destination=\(destination)") }
+        if let clientPorts { parts.append("client_port=\(clientPorts.lowerBound)-\(clientPorts.upperBound)") }
+        if let ports { parts.append("port=\(ports.lowerBound)-\(ports.upperBound)") }
+        if let interleaved { parts.append("interleaved=\(interleaved.lowerBound)-\(interleaved.upperBound)") }
+        return parts.joined(separator: ";")
+    }
+}
+
+/// The Session header (RFC 2326 §12.37): the id, and the timeout in seconds (60 when not given).
+public struct RTSPSessionHeader: Equatable, Sendable {
+    public var id: String
+    public var timeoutSeconds: Int
+
+    public init?(parsing header: String) {
+        let parts = header.split(separator: ";").map { $0.trimmingWhitespace() }
+        guard let id = parts.first, !id.isEmpty else { return nil }
+        self.id = String(id)
+        timeoutSeconds = 60
+        for part in parts.dropFirst() where part.lowercased().hasPrefix("timeout=") {
+            if let t = Int(part.dropFirst("timeout=".count).trimmingWhitespace()), t > 0 { timeoutSeconds = t }
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(_ c: Character) -> String {
+        var s = Substring(self)
+        while s.first == c { s.removeFirst() }
+        while s.last == c { s.removeLast() }
+        return String(s)
+    }
+}

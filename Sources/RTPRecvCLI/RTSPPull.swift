@@ -1,0 +1,374 @@
+import RTPCore
+import SystemIO
+
+/// `rtprecv rtsp://…`: runs `RTSPClient` over the control connection. OPTIONS, DESCRIBE and a
+/// SETUP for each media line rtprecv takes, then PLAY, before the live loop starts; keep-alives
+/// and interleaved media while it runs; TEARDOWN as it ends. With `--rtsp-transport auto` it asks
+/// for UDP first and moves to TCP, in a fresh session, when the server refuses UDP (461), answers
+/// with another transport, or sends nothing within 2 s of PLAY.
+final class RTSPPull {
+    enum Transport: String {
+        case udp, tcp
+        var words: String { self == .tcp ? "TCP (interleaved)" : "UDP" }
+    }
+
+    /// What the server's session description says, with each taken media line's port set to where
+    /// its packets arrive: the client port (UDP), or a stand-in per channel (TCP).
+    private(set) var sdp: SessionDescription!
+    let transport: Transport
+    /// UDP: the RTP and RTCP sockets, bound before SETUP named them, and what each is for.
+    private(set) var sockets: [UDPReceiver] = []
+    private(set) var roles: [String] = []
+    /// Where receiver reports go: the server's RTCP port for the video (UDP), the server (TCP).
+    private(set) var rtcpDestination: Endpoint?
+    /// The request URL (no credentials) and what was worked around, said once each in the summary.
+    private(set) var url: RTSPURL
+    private(set) var notes: [String] = []
+    private(set) var keepAlives = 0
+    private(set) var interleavedFrames = 0
+    private(set) var serverRequests = 0
+
+    private var connection: TCPConnection!
+    private var client: RTSPClient
+    private var reader = RTSPStreamReader()
+    private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
+    /// TCP: each interleaved channel's stand-in port; RTCP's is the RTP one + 1.
+    private var channelPorts: [UInt8: UInt16] = [:]
+    private var videoRTCPChannel: UInt8?
+    private var nextKeepAlive: Int64 = 0
+    private let verbose: Bool
+    private var tornDown = false
+    private var closed = false
+
+    /// Why a UDP attempt gave way to TCP.
+    private struct Fallback: Error { var reason: String }
+
+    /// Connects and sets up the session by the first transport that works.
+    static func open(options: Options) throws -> RTSPPull {
+        var url = try RTSPURL(parsing: options.rtsp!)
+        url.user = options.user ?? url.user
+        url.password = options.password ?? url.password ?? Terminal.environment("RTSP_PASSWORD")
+        let transports: [Transport] = switch options.rtspTransport {
+        case .auto: [.udp, .tcp]
+        case .udp: [.udp]
+        case .tcp: [.tcp]
+        }
+        var reasons: [String] = []
+        for (n, transport) in transports.enumerated() {
+            do {
+                let pull = try RTSPPull(url: url, transport: transport, options: options)
+                if !reasons.isEmpty { pull.notes.insert("TCP after UDP failed: " + reasons.joined(separator: "; "), at: 0) }
+                return pull
+            } catch let fallback as Fallback where n + 1 < transports.count {
+                reasons.append(fallback.reason)
+                if !options.quiet { Terminal.printError("rtsp: \(fallback.reason); trying TCP\n") }
+            } catch let fallback as Fallback {
+                throw RunError(description: "\(url): \(fallback.reason)")
+            }
+        }
+        throw RunError(description: "\(url): no transport worked")
+    }
+
+    private init(url requested: RTSPURL, transport: Transport, options: Options) throws {
+        self.transport = transport
+        verbose = options.verbose
+        self.url = requested
+        var url = requested
+        var redirects = 0
+        client = RTSPClient(authorization: RTSPAuthorization(user: url.user, password: url.password,
+                                                             seed: UInt64(bitPattern: Terminal.wallclockNanoseconds())))
+        // OPTIONS and DESCRIBE, following redirects: at most 5, never from rtsps to rtsp.
+        var description: RTSPMessage
+        while true {
+            connection = try RTSPPull.connect(url)
+            let options = try exchange("OPTIONS", url, allowRedirect: true)
+            if case .redirect(let to) = options {
+                redirects += 1
+                guard redirects <= 5 else { throw RunError(description: "\(requested): more than 5 redirects") }
+                guard !(url.scheme == "rtsps" && to.scheme == "rtsp") else {
+                    throw RunError(description: "\(url): redirected from rtsps to rtsp (\(to)); not followed")
+                }
+                url = RTSPPull.carryingCredentials(from: url, to: to)
+                continue
+            }
+            let described = try exchange("DESCRIBE", url, headers: [("Accept", "application/sdp")], allowRedirect: true)
+            if case .redirect(let to) = described {
+                redirects += 1
+                guard redirects <= 5 else { throw RunError(description: "\(requested): more than 5 redirects") }
+                url = RTSPPull.carryingCredentials(from: url, to: to)
+                continue
+            }
+            guard case .success(let message) = described else { preconditionFailure() }
+            description = message
+            break
+        }
+        self.url = url
+        if redirects > 0 { notes.append("redirected to \(url)") }
+
+        // The base for a=control: Content-Base, else Content-Location, else the request URL.
+        let base = (description.header("Content-Base") ?? description.header("Content-Location")).map { url.resolving($0) } ?? url
+        if let header = description.header("Content-Base"), !header.contains("://") { notes.append("Content-Base without a scheme") }
+        var sdp: SessionDescription
+        do {
+            sdp = try SessionDescription(parsing: String(decoding: description.body, as: UTF8.self))
+        } catch {
+            throw RunError(description: "\(url): DESCRIBE gave no usable SDP: \(error)")
+        }
+        let taken = RTSPPull.mediaToTake(sdp, options: options)
+        guard !taken.isEmpty else {
+            let lines = sdp.media.map { "m=\($0.media) \($0.formats.values.map(\.encodingName).joined(separator: "/"))" }
+            throw RunError(description: "\(url): the session has no H.264 video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
+        }
+
+        // SETUP each line.
+        for (n, index) in taken.enumerated() {
+            let line = sdp.media[index]
+            let control = line.control.map { base.resolving($0) } ?? base
+            if line.control?.lowercased().hasPrefix("rtsp://") == true { notes.append("absolute a=control") }
+            var asked = RTSPTransport(spec: line.proto.uppercased().contains("AVPF") ? "RTP/AVPF" : "RTP/AVP")
+            var pair: [UDPReceiver] = []
+            if transport == .tcp {
+                asked.spec += "/TCP"
+                asked.interleaved = UInt8(2 * n)...UInt8(2 * n + 1)
+            } else {
+                pair = try RTSPPull.bindPair(options: options)
+                asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
+            }
+            let outcome = try exchange("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
+            guard case .success(let reply) = outcome else { preconditionFailure() }
+            guard let header = reply.header("Transport"), let given = RTSPTransport(parsing: header) else {
+                throw RunError(description: "\(control): SETUP's reply has no Transport header rtprecv can read")
+            }
+            if transport == .udp && (given.isTCP || given.multicast) {
+                try? teardown()
+                throw Fallback(reason: "the server answered a UDP SETUP with \(given.spec)\(given.multicast ? " multicast" : "")")
+            }
+            let isVideo = line.media == "video"
+            if transport == .tcp {
+                let channels = given.interleaved ?? asked.interleaved!
+                if given.interleaved != asked.interleaved { notes.append("server chose interleaved channels \(channels)") }
+                // A stand-in port per line, so that the session tells its media lines apart as by port.
+                let port = UInt16(40000 + 2 * n)
+                channelPorts[channels.lowerBound] = port
+                channelPorts[channels.upperBound] = port + 1
+                sdp.media[index].port = port
+                if isVideo && videoRTCPChannel == nil { videoRTCPChannel = channels.upperBound }
+                rtcpDestination = rtcpDestination ?? connection.peer
+            } else {
+                sockets += pair
+                roles += isVideo ? ["video RTP", "video RTCP"] : ["audio RTP", "audio RTCP"]
+                sdp.media[index].port = pair[0].localEndpoint.port
+                sdp.media[index].rtcpPort = pair[1].localEndpoint.port
+                sdp.media[index].rtcpMux = false
+                if isVideo, rtcpDestination == nil, let server = given.serverPorts {
+                    rtcpDestination = Endpoint(address: connection.peer.address, port: server.upperBound)
+                }
+            }
+            if let ssrc = given.ssrc { sdp.media[index].ssrcs.append((ssrc, "rtsp-setup", nil)) }
+        }
+        self.sdp = sdp
+
+        let play = try exchange("PLAY", base, headers: [("Range", "npt=0.000-")])
+        guard case .success(let reply) = play else { preconditionFailure() }
+        if reply.header("RTP-Info") == nil { notes.append("no RTP-Info in PLAY's reply") }
+        nextKeepAlive = Terminal.monotonicNanoseconds() + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
+
+        // UDP that never comes (a firewall, a NAT): a fresh session over TCP.
+        if transport == .udp && options.rtspTransport == .auto, let first = sockets.first {
+            var poll = SocketPoll([first.descriptor])
+            var arrived = false
+            let deadline = Terminal.monotonicNanoseconds() + 2_000_000_000
+            while !arrived && Terminal.monotonicNanoseconds() < deadline && StopSignal.received == 0 {
+                try poll.wait(milliseconds: 50) { _ in arrived = true }
+            }
+            if !arrived && StopSignal.received == 0 {
+                try? teardown()
+                throw Fallback(reason: "no RTP over UDP within 2 s of PLAY")
+            }
+        }
+    }
+
+    // MARK: During the run
+
+    var descriptor: Int32 { connection.descriptor }
+
+    /// Reads what the control connection has: interleaved RTP and RTCP into `run`, replies to
+    /// keep-alives, and requests from the server (counted, not answered).
+    func readable(run: Run, now: Int64) throws {
+        // What has come, up to 1 MiB a turn, so the UDP sockets beside it wait no longer.
+        var total = 0
+        while total < 1 << 20 {
+            let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: 0) }
+            guard n > 0 else { break }
+            total += n
+            readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            try deliver(run: run, now: now)
+        }
+    }
+
+    private func deliver(run: Run, now: Int64) throws {
+        let source = connection.peer
+        try reader.drain { item in
+            switch item {
+            case .interleaved(let channel, let payload):
+                guard let port = channelPorts[channel] else { return }
+                interleavedFrames += 1
+                try run.receive(datagram: payload, source: source, destination: Endpoint(address: source.address, port: port), arrival: now)
+            case .message(let message):
+                if message.method != nil {
+                    serverRequests += 1
+                } else if case .failure(let error) = client.receive(message), verbose {
+                    Terminal.printError("rtsp: keep-alive: \(error)\n")
+                }
+            }
+        }
+    }
+
+    /// The server closed the control connection: nothing more is sent on it.
+    func connectionClosed(_ why: String) {
+        tornDown = true
+        closed = true
+        if transport == .udp { notes.append("the server closed the control connection during PLAY (media went on)") }
+    }
+
+    /// Sends a keep-alive when one is due.
+    func tick(now: Int64) throws {
+        guard now >= nextKeepAlive, !tornDown else { return }
+        nextKeepAlive = now + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
+        keepAlives += 1
+        try connection.write(client.request(client.keepAliveMethod, url))
+    }
+
+    /// RTCP over the connection (TCP): in the video's RTCP channel.
+    func sendInterleaved(_ packet: [UInt8]) throws {
+        guard let channel = videoRTCPChannel, !closed else { return }
+        try connection.write([UInt8(ascii: "$"), channel, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet)
+    }
+
+    /// TEARDOWN, waiting a moment for the reply; never twice.
+    func teardown() throws {
+        guard !tornDown else { return }
+        tornDown = true
+        guard client.session != nil else { return }
+        try connection.write(client.request("TEARDOWN", url))
+        let deadline = Terminal.monotonicNanoseconds() + 1_000_000_000
+        var answered = false
+        while !answered && Terminal.monotonicNanoseconds() < deadline {
+            let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: 100) }
+            guard n > 0 else { continue }
+            readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            try reader.drain { item in
+                if case .message(let m) = item, m.method == nil, client.method(answeredBy: m) == "TEARDOWN" { answered = true }
+            }
+        }
+    }
+
+    var summary: String {
+        "rtsp       \(url) over \(transport.words); session timeout \(client.session?.timeoutSeconds ?? 60) s, "
+            + "\(keepAlives) keep-alives (\(client.keepAliveMethod))"
+            + (notes.isEmpty ? "" : "; worked around: " + notes.joined(separator: ", "))
+    }
+
+    var json: [(String, JSON)] {
+        [("url", .string(url.description)), ("transport", .string(transport.rawValue)),
+         ("session_timeout_s", .int(client.session?.timeoutSeconds ?? 60)), ("keep_alives", .int(keepAlives)),
+         ("keep_alive_method", .string(client.keepAliveMethod)), ("interleaved_frames", .int(interleavedFrames)),
+         ("server_requests", .int(serverRequests)), ("skipped_bytes", .int(reader.skippedBytes)),
+         ("worked_around", .array(notes.map { .string($0) }))]
+    }
+
+    // MARK: Steps
+
+    /// One request and its response (after any 401 answered with credentials), before the live loop.
+    private func exchange(_ method: String, _ target: RTSPURL, headers: [(name: String, value: String)] = [],
+                          allowRedirect: Bool = false, fallbackOn461: Bool = false) throws -> RTSPClient.Outcome {
+        var bytes = client.request(method, target, headers: headers)
+        for _ in 0..<4 {
+            if verbose { Terminal.printError("rtsp: > \(method) \(target)\n") }
+            try connection.write(bytes)
+            let reply = try awaitResponse(method: method, target: target)
+            if verbose { Terminal.printError("rtsp: < \(reply.statusCode) \(reply.reason)\n") }
+            switch client.receive(reply) {
+            case .retry(let again):
+                bytes = again
+            case .redirect(let to) where allowRedirect:
+                return .redirect(to)
+            case .redirect(let to):
+                throw RunError(description: "\(target): \(method) redirected to \(to), which rtprecv follows only before SETUP")
+            case .failure(let error) where error.statusCode == 461 && fallbackOn461:
+                throw Fallback(reason: "the server refused UDP (461 Unsupported Transport)")
+            case .failure(let error):
+                throw RunError(description: "\(target): \(error)")
+            case .success(let message):
+                return .success(message)
+            }
+        }
+        throw RunError(description: "\(target): \(method) still unauthorized after answering the server's challenges")
+    }
+
+    private func awaitResponse(method: String, target: RTSPURL) throws -> RTSPMessage {
+        let deadline = Terminal.monotonicNanoseconds() + 10_000_000_000
+        while Terminal.monotonicNanoseconds() < deadline {
+            var found: RTSPMessage?
+            try reader.drain { item in
+                if found == nil, case .message(let m) = item, m.method == nil { found = m }
+            }
+            if let found { return found }
+            if StopSignal.received != 0 { throw RunError(description: "stopped by \(StopSignal.name) during \(method)") }
+            let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: 200) }
+            if n > 0 { readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
+        }
+        throw RunError(description: "\(target): no reply to \(method) within 10 s")
+    }
+
+    private static func connect(_ url: RTSPURL) throws -> TCPConnection {
+        do {
+            return try TCPConnection(host: url.host, port: url.port, timeoutMilliseconds: 5000)
+        } catch {
+            throw RunError(description: "\(url): \(error)")
+        }
+    }
+
+    private static func carryingCredentials(from: RTSPURL, to: RTSPURL) -> RTSPURL {
+        var to = to
+        if to.user == nil && to.host == from.host { (to.user, to.password) = (from.user, from.password) }
+        return to
+    }
+
+    /// The media lines to SET UP: the first H.264 video line, and the first audio line of a codec
+    /// rtprecv takes (unless --no-audio).
+    private static func mediaToTake(_ sdp: SessionDescription, options: Options) -> [Int] {
+        var taken: [Int] = []
+        if let video = sdp.media.firstIndex(where: { m in m.media == "video" && m.payloadTypes.contains { m.formats[$0]?.encodingName.uppercased() == "H264" } }) {
+            taken.append(video)
+        }
+        if !options.noAudio, let audio = sdp.media.firstIndex(where: { m in
+            m.media == "audio" && m.payloadTypes.contains { m.formats[$0].map(AudioFormats.isSupported) ?? false }
+        }) {
+            taken.append(audio)
+        }
+        return taken
+    }
+
+    /// A pair of UDP sockets on an even port and the next, for RTP and RTCP (RFC 3550 §11).
+    private static func bindPair(options: Options) throws -> [UDPReceiver] {
+        var generator = SystemRandomNumberGenerator()
+        var lastError: Error?
+        for _ in 0..<32 {
+            let port = UInt16(50000 + 2 * Int(generator.next() % 5000))
+            do {
+                var pair: [UDPReceiver] = []
+                for p in [port, port + 1] {
+                    var o = UDPReceiver.Options(bindAddress: options.bind, port: p, interface: options.interface,
+                                                receiveBufferBytes: options.receiveBufferBytes)
+                    o.maxDatagramBytes = options.maxPacketBytes + 4096
+                    pair.append(try UDPReceiver(o))
+                }
+                return pair
+            } catch {
+                lastError = error
+            }
+        }
+        throw RunError(description: "no free pair of UDP ports for RTP and RTCP: \(lastError.map { "\($0)" } ?? "")")
+    }
+}

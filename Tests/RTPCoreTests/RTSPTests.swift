@@ -1,0 +1,122 @@
+import RTPCore
+import XCTest
+
+/// RTSP's pure parts (RFC 2326): URLs and what they resolve, the Transport and Session headers as
+/// cameras write them, the stream of messages and interleaved frames, and Digest as RFC 7616's
+/// own examples compute it.
+final class RTSPTests: XCTestCase {
+    func testURLKeepsCredentialsApartAndNeverPrintsThem() throws {
+        let url = try RTSPURL(parsing: "rtsp://admin:p%40ss%3Aword@192.168.1.64:8554/Streaming/Channels/101?transportmode=unicast")
+        XCTAssertEqual(url.user, "admin")
+        XCTAssertEqual(url.password, "p@ss:word")
+        XCTAssertEqual(url.host, "192.168.1.64")
+        XCTAssertEqual(url.port, 8554)
+        XCTAssertEqual(url.description, "rtsp://192.168.1.64:8554/Streaming/Channels/101?transportmode=unicast")
+        XCTAssertEqual(RTSPURL.masked("rtsp://admin:p%40ss@cam/x"), "rtsp://admin:***@cam/x")
+        XCTAssertEqual(try RTSPURL(parsing: "rtsp://[::1]/live").description, "rtsp://[::1]:554/live")
+        XCTAssertThrowsError(try RTSPURL(parsing: "http://cam/x"))
+        XCTAssertThrowsError(try RTSPURL(parsing: "rtsp://cam:99999/x"))
+    }
+
+    func testControlURLsResolveAsServersMeanThem() throws {
+        let base = try RTSPURL(parsing: "rtsp://u:p@cam:554/live/ch0")
+        XCTAssertEqual(base.resolving("trackID=1").description, "rtsp://cam:554/live/ch0/trackID=1")
+        XCTAssertEqual(base.resolving("*").description, "rtsp://cam:554/live/ch0")
+        XCTAssertEqual(base.resolving("rtsp://10.0.0.9/live/ch0/track2").description, "rtsp://10.0.0.9:554/live/ch0/track2")
+        XCTAssertEqual(base.resolving("rtsp://10.0.0.9/x").password, "p", "credentials carry over")
+        XCTAssertEqual(base.resolving("/other/track1").description, "rtsp://cam:554/other/track1")
+        // Content-Base without its scheme, as some cameras write it.
+        XCTAssertEqual(base.resolving("10.0.0.5:8554/live/").description, "rtsp://10.0.0.5:8554/live/")
+    }
+
+    func testTransportParametersInAnyOrder() throws {
+        let t = try XCTUnwrap(RTSPTransport(parsing: "RTP/AVP;ssrc=1A2B3C4D;server_port=6970-6971;unicast;client_port=50000-50001;mode=\"PLAY\""))
+        XCTAssertEqual(t.serverPorts, 6970...6971)
+        XCTAssertEqual(t.clientPorts, 50000...50001)
+        XCTAssertEqual(t.ssrc, 0x1A2B_3C4D)
+        XCTAssertFalse(t.isTCP)
+        let tcp = try XCTUnwrap(RTSPTransport(parsing: "RTP/AVP/TCP;interleaved=2-3;unicast;ssrc=0x00BC614E"))
+        XCTAssertTrue(tcp.isTCP)
+        XCTAssertEqual(tcp.interleaved, 2...3)
+        XCTAssertEqual(tcp.ssrc, 0x00BC_614E)
+        let multicast = try XCTUnwrap(RTSPTransport(parsing: "RTP/AVP;multicast;destination=232.1.1.1;port=5000-5001;ttl=16"))
+        XCTAssertTrue(multicast.multicast)
+        XCTAssertEqual(multicast.destination, "232.1.1.1")
+        XCTAssertEqual(multicast.ports, 5000...5001)
+        XCTAssertNil(RTSPTransport(parsing: "garbage"))
+        var asked = RTSPTransport(spec: "RTP/AVP")
+        asked.clientPorts = 50000...50001
+        XCTAssertEqual(asked.header, "RTP/AVP;unicast;client_port=50000-50001")
+    }
+
+    func testSessionIdWithItsTimeout() {
+        XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30"), .some(.init(parsing: "47112344;timeout=30")!))
+        XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30")?.id, "47112344")
+        XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30")?.timeoutSeconds, 30)
+        XCTAssertEqual(RTSPSessionHeader(parsing: "ABCD")?.timeoutSeconds, 60)
+    }
+
+    /// Responses, interleaved frames and garbage between them, split at every byte.
+    func testStreamReaderSplitsMessagesFramesAndSkipsGarbage() throws {
+        let text = "RTSP/1.0 200 OK\r\nCSeq: 3\r\nContent-Length: 4\r\n\r\nv=0\n"
+        let bytes = Array(text.utf8) + [0x24, 1, 0, 3, 9, 8, 7] + Array("junk".utf8) + [0x24, 0, 0, 1, 5]
+            + Array("GET_PARAMETER rtsp://x RTSP/1.0\r\nCSeq: 9\r\n\r\n".utf8)
+        for split in 0...bytes.count {
+            var reader = RTSPStreamReader()
+            var items: [String] = []
+            for part in [bytes[..<split], bytes[split...]] {
+                Array(part).withUnsafeBytes { reader.append($0) }
+                try reader.drain { item in
+                    switch item {
+                    case .message(let m): items.append("\(m.statusCode) \(m.method ?? "") \(m.cseq ?? -1) \(String(decoding: m.body, as: UTF8.self))")
+                    case .interleaved(let channel, let payload): items.append("$\(channel) \(Array(payload))")
+                    }
+                }
+            }
+            XCTAssertEqual(items, ["200  3 v=0\n", "$1 [9, 8, 7]", "$0 [5]", "0 GET_PARAMETER 9 "], "split at \(split)")
+            XCTAssertEqual(reader.skippedBytes, 4)
+        }
+    }
+
+    func testHashesAgainstTheirStandardsVectors() {
+        XCTAssertEqual(MD5.hash([]).lowercaseHex, "d41d8cd98f00b204e9800998ecf8427e")
+        XCTAssertEqual(MD5.hash(Array("The quick brown fox jumps over the lazy dog".utf8)).lowercaseHex, "9e107d9d372bb6826bd81d3542a419d6")
+        XCTAssertEqual(SHA256.hash(Array("abc".utf8)).lowercaseHex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(SHA256.hash(Array(repeating: UInt8(ascii: "a"), count: 1000)).lowercaseHex,
+                       "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        XCTAssertEqual(BasicCredentials.authorization(user: "Aladdin", password: "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+    }
+
+    /// RFC 7616 §3.9.1: the same challenge answered with MD5 and with SHA-256.
+    func testDigestAsRFC7616sExample() throws {
+        for (algorithm, expected) in [("MD5", "8ca523f5e9506fed4657c9700eebdbec"),
+                                      ("SHA-256", "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1")] {
+            let header = "Digest realm=\"http-auth@example.org\", qop=\"auth, auth-int\", algorithm=\(algorithm), "
+                + "nonce=\"7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v\", opaque=\"FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS\""
+            let challenge = try XCTUnwrap(Challenge.parse(header).first)
+            var digest = try DigestAuthentication(challenge: challenge)
+            let answer = digest.authorization(user: "Mufasa", password: "Circle of Life", method: "GET", uri: "/dir/index.html",
+                                              cnonce: "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ")
+            XCTAssertTrue(answer.contains("response=\"\(expected)\""), answer)
+            XCTAssertTrue(answer.contains("nc=00000001"), answer)
+        }
+    }
+
+    /// A second 401 for the same nonce is the credentials' fault; a stale one is not; no password, no retry.
+    func testAuthorizationGivesUpOnTheSameNonceButRetriesAStaleOne() throws {
+        var auth = RTSPAuthorization(user: "u", password: "p", seed: 1)
+        let challenge = "Digest realm=\"cam\", nonce=\"abc\""
+        try auth.challenged(by: [challenge])
+        XCTAssertNotNil(auth.header(method: "DESCRIBE", uri: "rtsp://cam/x"))
+        XCTAssertThrowsError(try auth.challenged(by: [challenge])) { XCTAssertTrue("\($0)".contains("rejected")) }
+        var stale = RTSPAuthorization(user: "u", password: "p", seed: 1)
+        try stale.challenged(by: [challenge])
+        XCTAssertNoThrow(try stale.challenged(by: ["Digest realm=\"cam\", nonce=\"abc\", stale=true"]))
+        var anonymous = RTSPAuthorization(user: nil, password: nil, seed: 1)
+        XCTAssertThrowsError(try anonymous.challenged(by: ["Basic realm=\"IP Camera\""])) { XCTAssertTrue("\($0)".contains("IP Camera")) }
+        // Basic and Digest offered together: Digest is taken.
+        var both = RTSPAuthorization(user: "u", password: "p", seed: 1)
+        try both.challenged(by: ["Basic realm=\"cam\"", "Digest realm=\"cam\", nonce=\"n\", algorithm=MD5"])
+        XCTAssertTrue(both.header(method: "PLAY", uri: "rtsp://cam/x")?.hasPrefix("Digest ") ?? false)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import XCTest
+
+/// `rtprecv rtsp://…` against a real RTSP server: gst-rtsp-server (scripts/rtsp-server) serving an
+/// H.264 file paced as a camera would. The frames must be the file's, bit for bit, over UDP and
+/// over TCP, with Basic and Digest, and the password must show up nowhere.
+final class RTSPEndToEndTests: XCTestCase {
+    private let port = UInt16(38000 + Int(getpid() % 1000) * 2)
+    private let source = Harness.captures.appendingPathComponent("ffmpeg-inband.h264")
+
+    /// The server, listening until the returned process is stopped.
+    private func server(_ arguments: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = Harness.packageRoot.appendingPathComponent("scripts/rtsp-server")
+        p.arguments = ["--port", "\(port)", "--h264", source.path] + arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // "ready" once it listens.
+        let line = out.fileHandleForReading.availableData
+        XCTAssertTrue(String(decoding: line, as: UTF8.self).contains("ready"), "rtsp-server did not start")
+        return p
+    }
+
+    private func pull(_ url: String, _ extra: [String], name: String) throws -> (Harness.Result, URL, String) {
+        let out = Harness.temporaryFile(name + ".h264"), stats = Harness.temporaryFile(name + ".json")
+        let r = try Harness.rtprecv([url, "--out", out.path, "--stats-json", stats.path, "--duration", "4.5"] + extra)
+        return (r, out, (try? String(contentsOf: stats, encoding: .utf8)) ?? "")
+    }
+
+    private func assertSourceFrames(_ out: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try Harness.frameMD5(source), got = try Harness.frameMD5(out)
+        XCTAssertEqual(got.count, expected.count, "every frame of the file", file: file, line: line)
+        XCTAssertEqual(got, expected, "bit-exact", file: file, line: line)
+    }
+
+    func testUDPPullIsBitExact() throws {
+        let s = try server([])
+        defer { s.terminate(); s.waitUntilExit() }
+        let (r, out, stats) = try pull("rtsp://127.0.0.1:\(port)/test", ["--rtsp-transport", "udp"], name: "rtsp-udp")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("over UDP"), r.stderr)
+        XCTAssertTrue(stats.contains("\"transport\":\"udp\""), stats)
+        try assertSourceFrames(out)
+    }
+
+    /// The server refuses UDP (461): the default `auto` moves to TCP, interleaved, with Digest.
+    func testDigestAndTheMoveToTCPWhenUDPIsRefused() throws {
+        let s = try server(["--protocols", "tcp", "--auth", "digest", "--user", "viewer", "--password", "s3cr%t"])
+        defer { s.terminate(); s.waitUntilExit() }
+        let (r, out, stats) = try pull("rtsp://viewer:s3cr%25t@127.0.0.1:\(port)/test", ["-v"], name: "rtsp-tcp")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("461"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("over TCP (interleaved)"), r.stderr)
+        XCTAssertTrue(stats.contains("\"transport\":\"tcp\""), stats)
+        XCTAssertFalse(r.stderr.contains("s3cr") || stats.contains("s3cr"), "no password in any output")
+        try assertSourceFrames(out)
+    }
+
+    /// Basic, with the password from RTSP_PASSWORD; a wrong one is a clear error, not a hang.
+    func testBasicWithThePasswordFromTheEnvironmentAndAWrongOne() throws {
+        let s = try server(["--auth", "basic", "--user", "viewer", "--password", "letmein"])
+        defer { s.terminate(); s.waitUntilExit() }
+        setenv("RTSP_PASSWORD", "letmein", 1)
+        let (r, out, _) = try pull("rtsp://viewer@127.0.0.1:\(port)/test", [], name: "rtsp-basic")
+        unsetenv("RTSP_PASSWORD")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        try assertSourceFrames(out)
+        let wrong = try Harness.rtprecv(["rtsp://viewer:nope@127.0.0.1:\(port)/test", "--out", "/dev/null", "--duration", "2"])
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.stderr.contains("rejected the credentials of user 'viewer'"), wrong.stderr)
+        XCTAssertFalse(wrong.stderr.contains("nope"), wrong.stderr)
+        let none = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/test", "--out", "/dev/null", "--duration", "2"])
+        XCTAssertNotEqual(none.status, 0)
+        XCTAssertTrue(none.stderr.contains("RTSP_PASSWORD"), none.stderr)
+    }
+
+    func testNoServerAndNoStreamAreClearErrors() throws {
+        let refused = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/test", "--out", "/dev/null"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("rtsp://127.0.0.1:\(port)/test") && refused.stderr.contains("refused"), refused.stderr)
+        let s = try server([])
+        defer { s.terminate(); s.waitUntilExit() }
+        let missing = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/nothing", "--out", "/dev/null"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("404"), missing.stderr)
+    }
+
+    /// A live source and a session that times out after 3 s without a keep-alive: rtprecv keeps it
+    /// (every 1.5 s, the method the server's OPTIONS listed), and without RTCP to keep it either.
+    func testKeepAlivesHoldASessionWithAShortTimeout() throws {
+        let s = try server(["--live", "--timeout", "3"])
+        defer { s.terminate(); s.waitUntilExit() }
+        let (r, out, stats) = try pull("rtsp://127.0.0.1:\(port)/test", ["--rtsp-transport", "udp", "--no-rtcp", "--duration", "8"],
+                                       name: "rtsp-keepalive")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(stats.utf8)) as! [String: Any]
+        let rtsp = try XCTUnwrap(json["rtsp"] as? [String: Any])
+        XCTAssertEqual(rtsp["session_timeout_s"] as? Int, 3, stats)
+        XCTAssertGreaterThanOrEqual(rtsp["keep_alives"] as? Int ?? 0, 4, stats)
+        XCTAssertEqual(rtsp["keep_alive_method"] as? String, "GET_PARAMETER")
+        // Frames to the end: 30 a second for the 8 s, less the start.
+        XCTAssertGreaterThanOrEqual(try Harness.frameMD5(out).count, 200)
+    }
+
+    /// The server stops and comes back on the same port: with --reconnect the pull resumes, in
+    /// the same file, and what it wrote decodes without an error.
+    func testReconnectSurvivesTheServerRestarting() throws {
+        var s = try server(["--live"])
+        let out = Harness.temporaryFile("rtsp-reconnect.h264"), stats = Harness.temporaryFile("rtsp-reconnect.json")
+        let pull = Process()
+        pull.executableURL = Harness.binary
+        pull.arguments = ["rtsp://127.0.0.1:\(port)/test", "--rtsp-transport", "tcp", "--reconnect", "--timeout", "2",
+                          "--duration", "11", "--out", out.path, "--stats-json", stats.path, "-q"]
+        pull.standardError = FileHandle.nullDevice
+        try pull.run()
+        sleep(4)
+        s.terminate()
+        s.waitUntilExit()
+        sleep(1)
+        s = try server(["--live"])
+        defer { s.terminate(); s.waitUntilExit() }
+        pull.waitUntilExit()
+        XCTAssertEqual(pull.terminationStatus, 0)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let rtsp = try XCTUnwrap(json["rtsp"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(rtsp["reconnects"] as? Int ?? 0, 1, "\(rtsp)")
+        XCTAssertGreaterThan(rtsp["lost_ms"] as? Int ?? 0, 500)
+        // Before the stop about 4 s of frames; after it at least 3 s more.
+        XCTAssertGreaterThanOrEqual(try Harness.frameMD5(out).count, 7 * 30 - 30)
+        XCTAssertEqual(try Harness.decodeErrors(out), "")
+    }
+}
