@@ -200,6 +200,53 @@ func fuzzSRTP(_ bytes: UnsafeRawBufferPointer) {
     try? receiver.finish()
 }
 
+/// What a hostile RTSP server or a damaged capture sends on a control connection: bytes into the
+/// message and `$`-frame reader in pieces the input's control bytes cut (a 0xFF byte marks a gap),
+/// every reply through the client and every header through its parser; then the same bytes as a
+/// captured TCP stream in out-of-order segments.
+func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
+    var reader = RTSPStreamReader(maxMessageBytes: 1 << 14)
+    var client = RTSPClient(authorization: RTSPAuthorization(user: "u", password: "p", seed: 1))
+    let base = try! RTSPURL(parsing: "rtsp://u:p@cam/live")
+    _ = client.request("DESCRIBE", base)
+    var offset = 0
+    while offset < bytes.count {
+        let length = min(bytes.count - offset, Int(bytes[offset]) + 1)
+        let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
+        offset += length
+        if piece.first == 0xFF { reader.gap() }
+        reader.append(piece)
+        do {
+            try reader.drain { item in
+                guard case .message(let m) = item else { return }
+                _ = client.receive(m)
+                for (name, value) in m.headers {
+                    _ = RTSPTransport(parsing: value)
+                    _ = RTSPSessionHeader(parsing: value)
+                    _ = Challenge.parse(value)
+                    _ = base.resolving(value)
+                    if name.count == 8 { _ = try? RTSPURL(parsing: value) }
+                }
+                _ = client.request("PLAY", base)
+            }
+        } catch {
+            return
+        }
+    }
+    var tcp = TCPReassembly(maxHeldBytes: 4096, maxHoldNanoseconds: 50)
+    var sequence: UInt32 = 0
+    offset = 0
+    while offset + 2 < bytes.count {
+        let length = min(bytes.count - offset - 2, Int(bytes[offset]) & 0x3F)
+        let jump = UInt32(bytes[offset + 1])
+        let piece = UnsafeRawBufferPointer(rebasing: bytes[offset + 2..<offset + 2 + length])
+        tcp.segment(sequenceNumber: sequence &+ jump &- 64, syn: jump == 0, payload: piece, time: Int64(offset)) { _, _ in }
+        sequence &+= UInt32(length)
+        offset += 2 + length
+    }
+    tcp.finish { _, _ in }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     runFuzzTarget(String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")),
@@ -219,6 +266,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "y4m": fuzzDecodeAndY4M(bytes)
     case "audio": fuzzAudio(bytes)
     case "srtp": fuzzSRTP(bytes)
-    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m, audio or srtp")
+    case "rtsp": fuzzRTSP(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m, audio, srtp or rtsp")
     }
 }

@@ -12,11 +12,11 @@ struct ListStreams {
         let capture = try openCapture(options.pcap!, writable: security != nil)
         var survey = StreamSurvey(media: sdp?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
-        let truncated = try forEachDatagram(in: capture, skipped: &skipped) { record, datagram in
-            if let port = options.port, datagram.destination.port != port { return }
-            let bytes = record.bytes.view(datagram.payloadRange)
-            let plain = Security.unprotect(bytes, with: security)
-            survey.add(datagram: plain ?? bytes, source: datagram.source, destination: datagram.destination, time: record.time,
+        var tcp = InterleavedCapture(framing: options.tcpFraming)
+        let truncated = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp) { p in
+            if let port = options.port, p.channel == nil, p.destination.port != port { return }
+            let plain = Security.unprotect(p.bytes, with: security)
+            survey.add(datagram: plain ?? p.bytes, source: p.source, destination: p.destination, time: p.time,
                        encrypted: plain == nil)
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)

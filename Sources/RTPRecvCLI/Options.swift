@@ -77,6 +77,8 @@ public struct Options {
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
     public var rtspTransport = RTSPTransportChoice.auto
+    /// How RTP in a capture's TCP streams is framed.
+    public var tcpFraming = InterleavedCapture.Framing.rtsp
     /// Credentials beside the URL's (these win); the password also from RTSP_PASSWORD.
     public var user: String?
     public var password: String?
@@ -218,6 +220,12 @@ public struct Options {
                     throw UsageError(description: "invalid value '\(text)' for '--rtsp-transport': expected auto, udp or tcp")
                 }
                 rtspTransport = choice
+            case "--tcp-framing":
+                let text = try value()
+                guard let framing = InterleavedCapture.Framing(rawValue: text.lowercased()) else {
+                    throw UsageError(description: "invalid value '\(text)' for '--tcp-framing': expected rtsp or rfc4571")
+                }
+                tcpFraming = framing
             case "--user": user = try value()
             case "--password": password = try value()
             default:

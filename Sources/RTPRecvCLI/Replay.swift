@@ -17,6 +17,7 @@ struct Replay {
             capture.keepRecords(while: { receiver.refers(to: $0) }, stopReferring: { receiver.stopReferring(to: $0) })
         }
         var skipped: [FrameSkip: Int] = [:]
+        var tcp = InterleavedCapture(framing: options.tcpFraming)
         var datagramsRead = 0
         var damage: String?
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
@@ -25,11 +26,12 @@ struct Replay {
         StopSignal.install()
 
         try run.writing {
-            damage = try forEachDatagram(in: capture, skipped: &skipped,
-                                         while: { !run.sink.isFull && StopSignal.received == 0 && (run.sink.rtmp == nil || run.sink.failure == nil) }) { record, datagram in
+            damage = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp,
+                                         releasing: { receiver.stopReferring(to: $0) },
+                                         while: { !run.sink.isFull && StopSignal.received == 0 && (run.sink.rtmp == nil || run.sink.failure == nil) }) { p in
                 datagramsRead += 1
-                try run.receive(datagram: record.bytes.view(datagram.payloadRange), source: datagram.source,
-                                destination: datagram.destination, arrival: record.time)
+                // Over TCP the port is the connection's, not a media line's: no port selects.
+                try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
                 if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
                     let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
                     progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.sink.accessUnitsWritten) frames written")
@@ -40,8 +42,14 @@ struct Replay {
         try run.finish()
         if StopSignal.received != 0 && !options.quiet { Terminal.printError("stopped by \(StopSignal.name)\n") }
         let skippedTotal = skipped.values.reduce(0, +)
-        let records = datagramsRead + skippedTotal
-        var summary = "\(capture.path): \(records) records, \(datagramsRead) UDP datagrams"
+        // A TCP segment is one record, whatever it carried.
+        let records = datagramsRead - tcp.frames + skippedTotal + tcp.statistics.segments
+        var summary = "\(capture.path): \(records) records, \(datagramsRead - tcp.frames) UDP datagrams"
+        if tcp.frames > 0 || tcp.statistics.gaps > 0 {
+            summary += "\n  tcp        \(tcp.frames) packets in \(options.tcpFraming == .rtsp ? "RTSP interleaved" : "RFC 4571") framing; "
+                + Report.counts(tcp.statistics.fields).joined(separator: ", ")
+            if tcp.skippedBytes > 0 { summary += ", \(tcp.skippedBytes) bytes skipped to resynchronize" }
+        }
         if skippedTotal > 0 {
             summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped.map { ($0.key.rawValue, $0.value) })
         }
@@ -49,6 +57,8 @@ struct Replay {
             summary: summary, warning: damage.map { "\(capture.path): \($0); kept everything before it" },
             json: [("capture", .string(capture.path)), ("records", .int(records)),
                    ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),
+                   ("tcp", .object([("packets", .int(tcp.frames)), ("skipped_bytes", .int(tcp.skippedBytes))]
+                                   + Report.json(tcp.statistics.fields))),
                    ("truncated", damage.map(JSON.string) ?? .null)]))
         if let failure = run.sink.failure { throw RunError(description: failure) }
         return 0

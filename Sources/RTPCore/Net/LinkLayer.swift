@@ -46,8 +46,34 @@ public enum FrameDecoder {
     /// 802.1Q, 802.1ad and the older QinQ tag.
     @inline(__always) static func isVLANTag(_ type: UInt16) -> Bool { type == 0x8100 || type == 0x88A8 || type == 0x9100 }
 
+    /// The IP packet's transport header: its protocol, where it starts and where the packet ends
+    /// (within `ip`, which starts at `base` in the frame), and the addresses.
+    struct TransportHeader {
+        var proto: UInt8
+        var ip: UnsafeRawBufferPointer
+        var base: Int
+        var offset: Int
+        var end: Int
+        var source: Endpoint.Address
+        var destination: Endpoint.Address
+    }
+
     /// `frame` holds the captured bytes; `originalLength` is the frame's length on the wire.
     public static func udpDatagram(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> UDPDatagram {
+        let t = try transport(linkType: linkType, frame: frame, originalLength: originalLength)
+        guard t.proto == 17 else { throw .notUDP }
+        return try udp(t.ip, at: t.offset, end: t.end, base: t.base, source: t.source, destination: t.destination)
+    }
+
+    /// A TCP segment (RTSP's interleaved RTP, RFC 2326 §10.12), for a frame that is not UDP.
+    public static func tcpSegment(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> TCPSegment {
+        let t = try transport(linkType: linkType, frame: frame, originalLength: originalLength)
+        guard t.proto == 6 else { throw .notUDP }
+        return try TCPSegment(t.ip, at: t.offset, end: t.end, base: t.base, source: t.source, destination: t.destination)
+    }
+
+    @inline(__always)
+    static func transport(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> TransportHeader {
         if frame.count < originalLength { throw .truncated }
         var cursor = ByteCursor(frame)
         let etherType: UInt16
@@ -90,7 +116,7 @@ public enum FrameDecoder {
     }
 
     /// RFC 791 header: version/IHL, total length, flags/fragment offset, protocol, addresses.
-    static func ipv4(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> UDPDatagram {
+    static func ipv4(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> TransportHeader {
         guard ip.count >= 20, ip[0] >> 4 == 4 else { throw .malformed }
         let headerLength = Int(ip[0] & 0x0F) * 4
         let totalLength = Int(ip.loadUnaligned(fromByteOffset: 2, as: UInt16.self).bigEndian)
@@ -99,15 +125,14 @@ public enum FrameDecoder {
         let fragment = ip.loadUnaligned(fromByteOffset: 6, as: UInt16.self).bigEndian
         // More-fragments set, or a non-zero offset.
         if fragment & 0x3FFF != 0 { throw .ipFragment }
-        guard ip[9] == 17 else { throw .notUDP }
         let source = ip.loadUnaligned(fromByteOffset: 12, as: UInt32.self).bigEndian
         let destination = ip.loadUnaligned(fromByteOffset: 16, as: UInt32.self).bigEndian
-        return try udp(ip, at: headerLength, end: totalLength, base: base,
-                       source: .v4(source), destination: .v4(destination))
+        return TransportHeader(proto: ip[9], ip: ip, base: base, offset: headerLength, end: totalLength,
+                               source: .v4(source), destination: .v4(destination))
     }
 
     /// RFC 8200 header, walking the extension headers to UDP.
-    static func ipv6(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> UDPDatagram {
+    static func ipv6(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> TransportHeader {
         guard ip.count >= 40, ip[0] >> 4 == 6 else { throw .malformed }
         let payloadLength = Int(ip.loadUnaligned(fromByteOffset: 4, as: UInt16.self).bigEndian)
         let end = 40 + payloadLength
@@ -116,13 +141,13 @@ public enum FrameDecoder {
         var offset = 40
         for _ in 0..<16 {
             switch next {
-            case 17:
+            case 17, 6:
                 let src = (ip.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian,
                            ip.loadUnaligned(fromByteOffset: 16, as: UInt64.self).bigEndian)
                 let dst = (ip.loadUnaligned(fromByteOffset: 24, as: UInt64.self).bigEndian,
                            ip.loadUnaligned(fromByteOffset: 32, as: UInt64.self).bigEndian)
-                return try udp(ip, at: offset, end: end, base: base,
-                               source: .v6(src.0, src.1), destination: .v6(dst.0, dst.1))
+                return TransportHeader(proto: next, ip: ip, base: base, offset: offset, end: end,
+                                       source: .v6(src.0, src.1), destination: .v6(dst.0, dst.1))
             case 0, 43, 60:  // hop-by-hop, routing, destination options
                 guard offset + 8 <= end else { throw .malformed }
                 next = ip[offset]

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+/// RTP over TCP in captures (RFC 2326 §10.12): tcpdump records FFmpeg pulling from a real RTSP
+/// server over TCP, and rtprecv replays the capture to the served file's frames, also after a
+/// script has put retransmissions, reordering and overlaps into it; a segment the capture missed
+/// costs only the frames it held.
+final class RTSPCaptureTests: XCTestCase {
+    private let port = UInt16(39000 + Int(getpid() % 500) * 2)
+    private let source = Harness.captures.appendingPathComponent("ffmpeg-inband.h264")
+
+    /// A capture of `ffmpeg -rtsp_transport tcp` pulling the file from gst-rtsp-server.
+    private func recordPull() throws -> URL {
+        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
+        let server = Process()
+        server.executableURL = Harness.packageRoot.appendingPathComponent("scripts/rtsp-server")
+        server.arguments = ["--port", "\(port)", "--h264", source.path]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
+        let file = Harness.temporaryFile("rtsp-tcp.pcap"), errors = Harness.temporaryFile("rtsp-tcp.tcpdump")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let tcpdump = Process()
+        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-s", "0", "-w", file.path, "tcp port \(port)"]
+        tcpdump.standardError = try FileHandle(forWritingTo: errors)
+        try tcpdump.run()
+        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
+        usleep(300_000)
+        let pull = try Harness.run("ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", "rtsp://127.0.0.1:\(port)/test",
+                                              "-t", "3.5", "-c", "copy", "-f", "null", "-"])
+        XCTAssertEqual(pull.status, 0, pull.stderr)
+        usleep(500_000)
+        tcpdump.interrupt()
+        tcpdump.waitUntilExit()
+        return file
+    }
+
+    private func replay(_ capture: URL, name: String, _ extra: [String] = []) throws -> (Harness.Result, URL) {
+        let out = Harness.temporaryFile(name + ".h264")
+        let r = try Harness.rtprecv(["--pcap", capture.path, "--out", out.path] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return (r, out)
+    }
+
+    func testACaptureOfAnRTSPPullOverTCPReplaysToTheServedFrames() throws {
+        let capture = try recordPull()
+        let expected = try Harness.frameMD5(source)
+        let (r, out) = try replay(capture, name: "tcp-replay")
+        XCTAssertTrue(r.stderr.contains("RTSP interleaved"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), expected, "every frame, bit-exact")
+        let list = try Harness.rtprecv(["--pcap", capture.path, "--list"])
+        XCTAssertTrue(String(decoding: list.stdout, as: UTF8.self).contains("H264 320x240"), String(decoding: list.stdout, as: UTF8.self))
+
+        // Retransmitted, reordered and overlapping segments change nothing.
+        let mangled = Harness.temporaryFile("tcp-mangled.pcap")
+        let m = try Harness.run(Harness.packageRoot.appendingPathComponent("scripts/tcp-mangle").path,
+                                [capture.path, mangled.path, "--port", "\(port)", "--every", "5"])
+        XCTAssertEqual(m.status, 0, m.stderr)
+        let stats = Harness.temporaryFile("tcp-mangled.json")
+        let (_, again) = try replay(mangled, name: "tcp-mangled", ["--stats-json", stats.path])
+        XCTAssertEqual(try Harness.frameMD5(again), expected, "the same frames from the mangled capture")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let tcp = try XCTUnwrap(json["tcp"] as? [String: Any])
+        XCTAssertGreaterThan(tcp["retransmitted_bytes"] as? Int ?? 0, 0, "\(tcp)")
+        XCTAssertGreaterThan(tcp["out_of_order"] as? Int ?? 0, 0, "\(tcp)")
+        XCTAssertEqual(tcp["gaps"] as? Int, 0)
+
+        // A segment the capture missed: a gap, resynchronized after; the frames it held are lost, no others.
+        let gapped = Harness.temporaryFile("tcp-gap.pcap")
+        XCTAssertEqual(try Harness.run(Harness.packageRoot.appendingPathComponent("scripts/tcp-mangle").path,
+                                       [capture.path, gapped.path, "--port", "\(port)", "--every", "1000000", "--drop", "40"]).status, 0)
+        let ledger = Harness.temporaryFile("tcp-gap.jsonl")
+        let (g, lossy) = try replay(gapped, name: "tcp-gap", ["--frames-json", ledger.path, "--wait-keyframe"])
+        XCTAssertTrue(g.stderr.contains("1 gaps"), g.stderr)
+        let written = try Harness.frameMD5(lossy)
+        XCTAssertGreaterThan(written.count, 0, g.stderr)
+        XCTAssertLessThan(written.count, expected.count)
+        // Every frame written is one of the source's: none corrupted by the resync, none decoded
+        // from a lost reference.
+        func hashes(_ lines: [String]) -> Set<Substring> { Set(lines.compactMap { $0.split(separator: ",").last }) }
+        XCTAssertTrue(hashes(written).isSubset(of: hashes(expected)))
+        let lines = try String(contentsOf: ledger, encoding: .utf8).split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.contains("\"status\":\"dropped\"") })
+    }
+}
