@@ -74,3 +74,20 @@ func forEachDatagram(in capture: CaptureFile, skipped: inout [FrameSkip: Int], t
     }
     return nil
 }
+
+/// Without `--sdp`: the session description the capture's own signalling carries (an RTSP
+/// DESCRIBE reply, SIP offers and answers), from a first look at its start: until an RTSP PLAY or
+/// a SIP answer, or 16 MiB. Nil for standard input, which cannot be read twice.
+func signalledSessionDescription(_ options: Options) throws -> (description: SessionDescription, origin: String)? {
+    guard let path = options.pcap, path != "-" else { return nil }
+    let capture = try openCapture(path)
+    var signalling = CapturedSignalling()
+    var tcp = InterleavedCapture(framing: options.tcpFraming)
+    var skipped: [FrameSkip: Int] = [:]
+    _ = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp,
+                            while: { capture.offset < 16 << 20 && !signalling.sawPlay && !signalling.sawSIPAnswer },
+                            message: { m, source, destination in signalling.message(m, from: source, to: destination) }) { p in
+        if p.channel == nil { signalling.datagram(p.bytes, from: p.source) }
+    }
+    return signalling.sessionDescription.map { ($0, signalling.origins.joined(separator: "; ")) }
+}

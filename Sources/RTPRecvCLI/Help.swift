@@ -98,6 +98,14 @@ public enum Help {
                               packets, the losses and the codec (H.264 with its resolution
                               and NAL unit types; others by name and packet duration). With
                               --sdp, dynamic payload types are named from its rtpmap lines.
+      --tcp-framing MODE      RTP carried in the capture's TCP streams, each connection put back in
+                              order (retransmissions, overlaps, reordering; a segment the capture
+                              missed costs only the packets it held): rtsp (default: RTSP's
+                              interleaved $ frames, RFC 2326 §10.12) or rfc4571 (a 16-bit length
+                              before each packet).
+      Without --sdp, a replay and --list take the session description from the capture's own
+      signalling when it holds one: an RTSP DESCRIBE reply (its lines mapped to ports by the
+      SETUP replies) or SIP INVITE/200 OK/ACK bodies, within its first 16 MiB.
 
     BOTH:
       --sdp FILE              Session description: port, address, source filter, payload type,

@@ -7,7 +7,16 @@ struct ListStreams {
     let options: Options
 
     func run() throws -> Int32 {
-        let sdp = try Run.loadSDP(options, needsMedia: false)
+        var sdp = try Run.loadSDP(options, needsMedia: false)
+        var sessionLine: String?
+        if sdp == nil, let found = try signalledSessionDescription(options) {
+            sdp = found.description
+            let lines = found.description.media.map { line in
+                "m=\(line.media) \(line.port) " + line.payloadTypes.map { pt in line.formats[pt].map { "\(pt) \($0.encodingName)" } ?? "\(pt)" }
+                    .joined(separator: ", ")
+            }
+            sessionLine = "session from the capture's signalling (\(found.origin)): " + lines.joined(separator: "; ")
+        }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
         let capture = try openCapture(options.pcap!, writable: security != nil)
         var survey = StreamSurvey(media: sdp?.media ?? [])
@@ -30,6 +39,7 @@ struct ListStreams {
         }
         if survey.order.isEmpty { lines.append("(no RTP streams)") }
         if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
+        if let sessionLine { lines.append(sessionLine) }
         let out = try OutputFile(path: "-")
         try out.write(lines.joined(separator: "\n") + "\n")
         if let truncated { Terminal.printError("warning: \(capture.path): \(truncated)\n") }

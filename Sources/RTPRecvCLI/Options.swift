@@ -319,8 +319,13 @@ public struct Options {
 
     public var isLive: Bool { pcap == nil }
 
-    /// Where the SDP came from, for messages: its file, or the RTSP server's DESCRIBE.
-    var sdpName: String { sdp ?? rtsp.map { "the DESCRIBE of \(RTSPURL.masked($0))" } ?? "the SDP" }
+    /// A replay's SDP found in the capture's signalling: where ("SIP INVITE from 10.0.0.1:5060").
+    var sdpOrigin: String?
+
+    /// Where the SDP came from, for messages: its file, the RTSP server's DESCRIBE, or the capture.
+    var sdpName: String {
+        sdp ?? rtsp.map { "the DESCRIBE of \(RTSPURL.masked($0))" } ?? sdpOrigin.map { "the capture's \($0)" } ?? "the SDP"
+    }
 
     public var receiverConfiguration: Receiver.Configuration {
         var c = Receiver.Configuration()

@@ -7,7 +7,13 @@ struct Replay {
     let options: Options
 
     func run() throws -> Int32 {
-        let sdp = try Run.loadSDP(options)
+        var options = self.options
+        var sdp = try Run.loadSDP(options)
+        if sdp == nil, let found = try signalledSessionDescription(options) {
+            sdp = found.description
+            options.sdpOrigin = found.origin
+            if !options.quiet { Terminal.printError("session description from the capture: \(found.origin)\n") }
+        }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
         // SRTP is decrypted in place: in read buffers, as a read-only mapping cannot be written.
         let capture = try openCapture(options.pcap!, writable: security != nil)

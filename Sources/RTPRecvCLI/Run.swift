@@ -30,7 +30,8 @@ final class Run {
         if let sdp {
             configuration.parameterSets = sdp.parameterSets
             configuration.payloadType = configuration.payloadType ?? sdp.payloadType
-            if !options.isLive { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
+            // Port 0 (an RTSP DESCRIBE's lines) selects nothing.
+            if !options.isLive, sdp.port != 0 { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
             configuration.video.clockRate = sdp.clockRate
             configuration.video.interleaving = sdp.interleaving
             configuration.audio.media = sdp.media.filter { $0.media == "audio" }

@@ -165,3 +165,54 @@ final class TCPReassemblyTests: XCTestCase {
         XCTAssertEqual(run([(5000, Array("xy".utf8), 0), (5002, Array("z".utf8), 1)]).0, "xyz")
     }
 }
+
+/// Session descriptions from a capture's signalling: an RTSP DESCRIBE whose lines SETUP maps to
+/// ports, and a SIP offer and answer merged so both directions keep their codecs.
+final class CapturedSignallingTests: XCTestCase {
+    private func message(_ text: String) throws -> RTSPMessage {
+        var reader = RTSPStreamReader()
+        Array(text.utf8).withUnsafeBytes { reader.append($0) }
+        var found: RTSPMessage?
+        try reader.drain { if case .message(let m) = $0 { found = m } }
+        return try XCTUnwrap(found)
+    }
+
+    func testRTSPDescribeThenSetupsMapTheLinesToTheirPorts() throws {
+        let camera = Endpoint(address: .v4(0x0A00_0005), port: 554), client = Endpoint(address: .v4(0x0A00_0001), port: 40000)
+        let sdp = "v=0\r\ns=-\r\nt=0 0\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=control:trackID=0\r\n"
+            + "m=audio 0 RTP/AVP 97\r\na=rtpmap:97 MPEG4-GENERIC/16000/1\r\na=control:trackID=1\r\n"
+        var s = CapturedSignalling()
+        s.message(try message("RTSP/1.0 200 OK\r\nCSeq: 2\r\nContent-Base: rtsp://10.0.0.5/live/\r\nContent-Type: application/sdp\r\n"
+                              + "Content-Length: \(sdp.utf8.count)\r\n\r\n" + sdp), from: camera, to: client)
+        s.message(try message("SETUP rtsp://10.0.0.5/live/trackID=1 RTSP/1.0\r\nCSeq: 3\r\n\r\n"), from: client, to: camera)
+        s.message(try message("RTSP/1.0 200 OK\r\nCSeq: 3\r\nTransport: RTP/AVP;unicast;client_port=50002-50003;server_port=6972-6973\r\n\r\n"),
+                  from: camera, to: client)
+        s.message(try message("SETUP rtsp://10.0.0.5/live/trackID=0 RTSP/1.0\r\nCSeq: 4\r\n\r\n"), from: client, to: camera)
+        s.message(try message("RTSP/1.0 200 OK\r\nCSeq: 4\r\nTransport: RTP/AVP;unicast;client_port=50000-50001\r\n\r\n"),
+                  from: camera, to: client)
+        XCTAssertFalse(s.sawPlay)
+        s.message(try message("PLAY rtsp://10.0.0.5/live/ RTSP/1.0\r\nCSeq: 5\r\n\r\n"), from: client, to: camera)
+        XCTAssertTrue(s.sawPlay)
+        let d = try XCTUnwrap(s.sessionDescription)
+        XCTAssertEqual(d.media.map(\.port), [50000, 50002])
+        XCTAssertEqual(d.port, 50000)
+        XCTAssertEqual(s.origins, ["RTSP DESCRIBE reply from 10.0.0.5:554"])
+    }
+
+    func testSIPOfferAndAnswerAreMerged() {
+        var s = CapturedSignalling()
+        let offer = "INVITE sip:b@x SIP/2.0\r\nVia: SIP/2.0/UDP a\r\n\r\nv=0\r\ns=-\r\nt=0 0\r\nm=audio 4000 RTP/AVP 96\r\na=rtpmap:96 opus/48000/2\r\n"
+        let answer = "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP a\r\n\r\nv=0\r\ns=-\r\nt=0 0\r\nm=audio 5000 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n"
+        let a = Endpoint(address: .v4(1), port: 5060), b = Endpoint(address: .v4(2), port: 5060)
+        Array(offer.utf8).withUnsafeBytes { s.datagram($0, from: a) }
+        XCTAssertFalse(s.sawSIPAnswer)
+        Array(answer.utf8).withUnsafeBytes { s.datagram($0, from: b) }
+        XCTAssertTrue(s.sawSIPAnswer)
+        XCTAssertEqual(s.sessionDescription?.media.map(\.port), [4000, 5000])
+        XCTAssertEqual(s.sessionDescription?.media.last?.formats[111]?.encodingName.lowercased(), "opus")
+        // Not SIP: nothing.
+        var none = CapturedSignalling()
+        Array("INVITATION to nothing\r\n\r\nv=0".utf8).withUnsafeBytes { none.datagram($0, from: a) }
+        XCTAssertNil(none.sessionDescription)
+    }
+}

@@ -51,9 +51,12 @@ final class RTSPCaptureTests: XCTestCase {
         let expected = try Harness.frameMD5(source)
         let (r, out) = try replay(capture, name: "tcp-replay")
         XCTAssertTrue(r.stderr.contains("RTSP interleaved"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("session description from the capture: RTSP DESCRIBE reply"), r.stderr)
         XCTAssertEqual(try Harness.frameMD5(out), expected, "every frame, bit-exact")
         let list = try Harness.rtprecv(["--pcap", capture.path, "--list"])
-        XCTAssertTrue(String(decoding: list.stdout, as: UTF8.self).contains("H264 320x240"), String(decoding: list.stdout, as: UTF8.self))
+        let listed = String(decoding: list.stdout, as: UTF8.self)
+        XCTAssertTrue(listed.contains("H264 320x240"), listed)
+        XCTAssertTrue(listed.contains("session from the capture's signalling (RTSP DESCRIBE reply"), listed)
 
         // Retransmitted, reordered and overlapping segments change nothing.
         let mangled = Harness.temporaryFile("tcp-mangled.pcap")
@@ -85,5 +88,34 @@ final class RTSPCaptureTests: XCTestCase {
         XCTAssertTrue(hashes(written).isSubset(of: hashes(expected)))
         let lines = try String(contentsOf: ledger, encoding: .utf8).split(separator: "\n")
         XCTAssertTrue(lines.contains { $0.contains("\"status\":\"dropped\"") })
+    }
+
+    /// A SIP INVITE in the capture names the codec of a dynamic payload type: the Opus of PT 97 is
+    /// taken as the SDP says, without --sdp, where it would otherwise be an unknown stream.
+    func testASIPInviteInTheCaptureNamesTheCodecs() throws {
+        let opus = Harness.captures.appendingPathComponent("ffmpeg-opus.pcap")
+        let header = [UInt8](try Data(contentsOf: opus).prefix(24))
+        XCTAssertEqual(header[20], 1, "an Ethernet capture")
+        let sdp = try String(contentsOf: Harness.captures.appendingPathComponent("ffmpeg-opus.sdp"), encoding: .utf8)
+            .replacingOccurrences(of: "\n", with: "\r\n")
+        let invite = "INVITE sip:bob@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1:5060\r\nCSeq: 1 INVITE\r\n"
+            + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp
+        let records = try TestPcap.records(of: opus)
+        let first = records.first!.microseconds * 1000
+        let file = Harness.temporaryFile("sip-opus.pcap")
+        try TestPcap.data(linkType: 1, records: [(first - 1_000_000, TestPcap.udpFrame(Array(invite.utf8), ethernet: true))]
+                          + records.map { ($0.microseconds * 1000, $0.frame) }).write(to: file)
+        let list = try Harness.rtprecv(["--pcap", file.path, "--list"])
+        let listed = String(decoding: list.stdout, as: UTF8.self)
+        XCTAssertTrue(listed.contains("opus/48000/2"), listed)
+        XCTAssertTrue(listed.contains("SIP INVITE from 10.0.0.1:40000"), listed)
+        let stats = Harness.temporaryFile("sip-opus.json"), wav = Harness.temporaryFile("sip-opus.wav")
+        let r = try Harness.rtprecv(["--pcap", file.path, "--wav", wav.path, "--stats-json", stats.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let audio = try XCTUnwrap((json["audio_streams"] as? [[String: Any]])?.first)
+        XCTAssertEqual(audio["codec"] as? String, "Opus")
+        XCTAssertEqual(audio["frames_written"] as? Int, audio["packets"] as? Int)
+        XCTAssertTrue(try Harness.probe(wav, "stream=codec_name").contains("pcm_s16le"))
     }
 }

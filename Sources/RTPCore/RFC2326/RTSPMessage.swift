@@ -4,8 +4,10 @@ public struct RTSPMessage: Sendable {
     /// "RTSP/1.0 200 OK": the status code and reason; 0 for a request.
     public var statusCode = 0
     public var reason = ""
-    /// A request from the server (ANNOUNCE, GET_PARAMETER, OPTIONS, …): its method.
+    /// A request (from the server: ANNOUNCE, GET_PARAMETER, OPTIONS, …; in a capture, the
+    /// client's too): its method and URI.
     public var method: String?
+    public var uri: String?
     public var headers: [(name: String, value: String)] = []
     public var body: [UInt8] = []
 
@@ -43,10 +45,26 @@ public struct RTSPStreamReader: Sendable {
     public private(set) var skippedBytes = 0
     private var buffer: [UInt8] = []
     private var start = 0
+    /// After garbage or a gap: a `$` counts only before what looks like RTP or RTCP (version 2).
+    private var resyncing = false
 
     public init(maxMessageBytes: Int = 1 << 20) {
         self.maxMessageBytes = maxMessageBytes
         buffer.reserveCapacity(1 << 17)
+    }
+
+    /// The buffer that items view into, which `append` may move or reuse.
+    public func withBuffer<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try buffer.withUnsafeBytes(body)
+    }
+
+    /// Bytes were lost before what comes next (a gap in a captured TCP stream): what was waiting
+    /// for them is dropped, and the next frame must look like one.
+    public mutating func gap() {
+        skippedBytes += buffer.count - start
+        buffer.removeAll(keepingCapacity: true)
+        start = 0
+        resyncing = true
     }
 
     /// Bytes received, appended.
@@ -63,12 +81,17 @@ public struct RTSPStreamReader: Sendable {
         while start < buffer.count {
             let first = buffer[start]
             if first == UInt8(ascii: "$") {
-                guard buffer.count - start >= 4 else { return }
+                guard buffer.count - start >= (resyncing ? 5 : 4) else { return }
+                if resyncing && buffer[start + 4] >> 6 != 2 {
+                    resync()
+                    continue
+                }
                 let length = Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
                 guard buffer.count - start >= 4 + length else { return }
                 let channel = buffer[start + 1]
                 let from = start + 4
                 start += 4 + length
+                resyncing = false
                 try buffer.withUnsafeBytes { all in
                     try body(.interleaved(channel: channel, payload: UnsafeRawBufferPointer(rebasing: all[from..<from + length])))
                 }
@@ -90,6 +113,7 @@ public struct RTSPStreamReader: Sendable {
     }
 
     private mutating func resync() {
+        resyncing = true
         var i = start + 1
         while i < buffer.count, buffer[i] != UInt8(ascii: "$"), !(buffer[i] == UInt8(ascii: "R") && startsMessage(at: i)) { i += 1 }
         skippedBytes += i - start
@@ -116,11 +140,13 @@ public struct RTSPStreamReader: Sendable {
         var message = RTSPMessage()
         let first = lines.isEmpty ? "" : lines.removeFirst()
         let parts = first.split(separator: " ", maxSplits: 2)
-        if first.hasPrefix("RTSP/") {
+        // SIP (RFC 3261) shares the syntax: a capture's SIP over TCP reads the same way.
+        if first.hasPrefix("RTSP/") || first.hasPrefix("SIP/") {
             message.statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             message.reason = parts.count > 2 ? String(parts[2]) : ""
         } else {
             message.method = parts.first.map(String.init)
+            message.uri = parts.count > 1 ? String(parts[1]) : nil
         }
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
