@@ -77,16 +77,21 @@ func forEachDatagram(in capture: CaptureFile, skipped: inout [FrameSkip: Int], t
 
 /// Without `--sdp`: the session description the capture's own signalling carries (an RTSP
 /// DESCRIBE reply, SIP offers and answers), from a first look at its start: until an RTSP PLAY or
-/// a SIP answer, or 16 MiB. Nil for standard input, which cannot be read twice.
+/// a SIP answer, or 16 MiB, or 2000 packets with no signalling before them. Nil for standard
+/// input, which cannot be read twice.
 func signalledSessionDescription(_ options: Options) throws -> (description: SessionDescription, origin: String)? {
     guard let path = options.pcap, path != "-" else { return nil }
     let capture = try openCapture(path)
     var signalling = CapturedSignalling()
     var tcp = InterleavedCapture(framing: options.tcpFraming)
     var skipped: [FrameSkip: Int] = [:]
+    // Signalling comes before its media: 2000 packets with none before them end the look too.
+    var packets = 0
     _ = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp,
-                            while: { capture.offset < 16 << 20 && !signalling.sawPlay && !signalling.sawSIPAnswer },
+                            while: { capture.offset < 16 << 20 && !signalling.sawPlay && !signalling.sawSIPAnswer
+                                && (packets < 2000 || signalling.sessionDescription != nil) },
                             message: { m, source, destination in signalling.message(m, from: source, to: destination) }) { p in
+        packets += 1
         if p.channel == nil { signalling.datagram(p.bytes, from: p.source) }
     }
     return signalling.sessionDescription.map { ($0, signalling.origins.joined(separator: "; ")) }
