@@ -224,6 +224,7 @@ struct Live {
                     ("receive_buffer_bytes", .int(buffer)), ("other_sender", .int(filtered))]
         }
         if let rtsp {
+            rtsp.noteStreams(videoSSRC: receiver.selected?.ssrc ?? receiver.previousStreams.last?.ssrc)
             summary += "\n" + rtsp.summary + reconnection.summary
             json.append(("rtsp", .object(rtsp.json + reconnection.json)))
         }

@@ -38,6 +38,8 @@ final class RTSPPull {
     private var nextKeepAlive: Int64 = 0
     private let verbose: Bool
     private var tornDown = false
+    /// The SSRC SETUP's reply named for the video, which cameras get wrong.
+    private var setupVideoSSRC: UInt32?
     private var closed = false
 
     /// Why a UDP attempt gave way to TCP.
@@ -114,6 +116,8 @@ final class RTSPPull {
         } catch {
             throw RunError(description: "\(url): DESCRIBE gave no usable SDP: \(error)")
         }
+        // What the description gets wrong (a junk sprop item, say) is said once, as a quirk.
+        notes += sdp.warnings
         let taken = RTSPPull.mediaToTake(sdp, options: options)
         guard !taken.isEmpty else {
             let lines = sdp.media.map { "m=\($0.media) \($0.formats.values.map(\.encodingName).joined(separator: "/"))" }
@@ -164,7 +168,7 @@ final class RTSPPull {
                     rtcpDestination = Endpoint(address: connection.peer.address, port: server.upperBound)
                 }
             }
-            if let ssrc = given.ssrc { sdp.media[index].ssrcs.append((ssrc, "rtsp-setup", nil)) }
+            if let ssrc = given.ssrc, isVideo { setupVideoSSRC = ssrc }
         }
         self.sdp = sdp
 
@@ -261,6 +265,14 @@ final class RTSPPull {
                 if case .message(let m) = item, m.method == nil, client.method(answeredBy: m) == "TEARDOWN" { answered = true }
             }
         }
+    }
+
+    /// What the run showed beside what SETUP said: the video's SSRC, garbage between frames.
+    func noteStreams(videoSSRC: UInt32?) {
+        if let said = setupVideoSSRC, let seen = videoSSRC, said != seen {
+            notes.append("SETUP named SSRC \(hex(said)), the stream is \(hex(seen))")
+        }
+        if reader.skippedBytes > 0 { notes.append("\(reader.skippedBytes) bytes of garbage between interleaved frames skipped") }
     }
 
     var summary: String {

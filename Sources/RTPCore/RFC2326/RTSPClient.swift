@@ -56,7 +56,13 @@ public struct RTSPClient: Sendable {
     /// What `message`, a response, means for the request it answers.
     public mutating func receive(_ message: RTSPMessage) -> Outcome {
         let request = message.cseq.flatMap { pending.removeValue(forKey: $0) }
-        if let header = message.header("Session"), let parsed = RTSPSessionHeader(parsing: header) { session = parsed }
+        if let header = message.header("Session"), var parsed = RTSPSessionHeader(parsing: header) {
+            // Later replies name the session without its timeout: SETUP's stands.
+            if let known = session, known.id == parsed.id, !header.lowercased().contains("timeout=") {
+                parsed.timeoutSeconds = known.timeoutSeconds
+            }
+            session = parsed
+        }
         switch message.statusCode {
         case 200..<300:
             if request?.method == "OPTIONS", let list = message.header("Public") {

@@ -1,0 +1,77 @@
+import Foundation
+import XCTest
+
+/// Cameras' quirks, scripted (scripts/fake-camera serves a capture's RTP and its SDP the way real
+/// cameras get it wrong): rtprecv must still write the capture's frames bit for bit, say each
+/// quirk that fired once in the summary, and fall back to TCP within 3 s when UDP stays silent.
+final class RTSPFakeCameraTests: XCTestCase {
+    private let port = UInt16(40000 + Int(getpid() % 500) * 2)
+    private let expected = Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")
+
+    private func camera(_ quirks: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = Harness.packageRoot.appendingPathComponent("scripts/fake-camera")
+        p.arguments = ["--port", "\(port)", "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
+                       "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path] + quirks.flatMap { ["--quirk", $0] }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
+        return p
+    }
+
+    private func pull(_ quirks: [String], _ extra: [String] = [], seconds: String = "5", name: String) throws -> (Harness.Result, [String: Any]) {
+        let c = try camera(quirks)
+        defer { c.terminate(); c.waitUntilExit() }
+        let out = Harness.temporaryFile(name + ".h264"), stats = Harness.temporaryFile(name + ".json")
+        let r = try Harness.rtprecv(["rtsp://user:secret@127.0.0.1:\(port)/cam", "--out", out.path, "--stats-json", stats.path,
+                                     "--duration", seconds] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(expected), "bit-exact through \(quirks)")
+        return (r, try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any])
+    }
+
+    /// Everything at once: a redirect, Digest whose first answer is told stale, a Content-Base
+    /// without its scheme, Transport parameters out of order, a wrong SSRC in SETUP, a session
+    /// timeout, no RTP-Info, a junk sprop item, UDP that never comes, and garbage between frames.
+    func testEveryQuirkAtOnce() throws {
+        let (r, stats) = try pull(["redirect", "digest-stale", "no-scheme-base", "odd-transport", "ssrc-mismatch", "session-timeout",
+                                   "no-rtp-info", "junk-sprop", "udp-silent", "garbage"], seconds: "7", name: "fake-all")
+        let rtsp = try XCTUnwrap(stats["rtsp"] as? [String: Any])
+        XCTAssertEqual(rtsp["transport"] as? String, "tcp")
+        XCTAssertEqual(rtsp["session_timeout_s"] as? Int, 20)
+        let said = (rtsp["worked_around"] as? [String] ?? []).joined(separator: " | ")
+        for quirk in ["no RTP over UDP within 2 s of PLAY", "redirected to rtsp://127.0.0.1:\(port)/real", "Content-Base without a scheme",
+                      "no RTP-Info", "SETUP named SSRC 0xdeadbeef", "bytes of garbage", "not base64"] {
+            XCTAssertTrue(said.contains(quirk), "'\(quirk)' in: \(said)")
+        }
+        // Each said once, in the summary too.
+        let line = try XCTUnwrap(r.stderr.split(separator: "\n").first { $0.hasPrefix("rtsp       ") })
+        XCTAssertEqual(line.components(separatedBy: "Content-Base without a scheme").count, 2, String(line))
+        XCTAssertFalse(r.stderr.contains("secret"))
+    }
+
+    /// UDP that never comes costs 2 s, not a whole --timeout: the first frame within 3 s.
+    func testSilentUDPMovesToTCPWithinThreeSeconds() throws {
+        let c = try camera(["udp-silent"])
+        defer { c.terminate(); c.waitUntilExit() }
+        let started = Date()
+        let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--out", "/dev/null", "--frames", "1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3.5, r.stderr)
+        XCTAssertTrue(r.stderr.contains("over TCP (interleaved)"), r.stderr)
+    }
+
+    /// UDP refused (461) with Basic; a=control:* on the session and none on the media line.
+    func testRefusedUDPWithBasicAndAStarControl() throws {
+        let (_, stats) = try pull(["udp-refused", "basic", "star-control"], name: "fake-basic")
+        XCTAssertEqual((stats["rtsp"] as? [String: Any])?["transport"] as? String, "tcp")
+    }
+
+    /// An absolute a=control over UDP, and the SDP's sprop-parameter-sets (the stream has none in-band).
+    func testAbsoluteControlOverUDP() throws {
+        let (_, stats) = try pull(["absolute-control"], ["--rtsp-transport", "udp"], name: "fake-absolute")
+        XCTAssertEqual((stats["rtsp"] as? [String: Any])?["transport"] as? String, "udp")
+    }
+}
