@@ -49,6 +49,47 @@ final class RTSPTests: XCTestCase {
         XCTAssertEqual(asked.header, "RTP/AVP;unicast;client_port=50000-50001")
     }
 
+    /// Replies as vendors write them (facts from the retina project's test data, fixtures our own):
+    /// an SSRC after a space and of seven digits (Hikvision), of four (others), a CSeq with a trailing
+    /// space and a Digest challenge with neither qop nor algorithm (Longse), a session-level
+    /// a=control:* before the media's (Reolink), a DESCRIBE without its Content-Type.
+    func testVendorRepliesAsCamerasWriteThem() throws {
+        XCTAssertEqual(RTSPTransport(parsing: "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc= d6d6627")?.ssrc, 0x0D6D_6627)
+        XCTAssertEqual(RTSPTransport(parsing: "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc=A046")?.ssrc, 0xA046)
+        XCTAssertEqual(RTSPSessionHeader(parsing: "708886412;timeout=60")?.id, "708886412")
+        var reader = RTSPStreamReader()
+        let unauthorized = "RTSP/1.0 401 Unauthorized\r\nCSeq: 1 \r\nServer: Rtsp Server 1920*1080*20*2048\r\n"
+            + "WWW-Authenticate: Digest realm=\"Surveillance Server\", nonce=\"98481030\"\r\n\r\n"
+        Array(unauthorized.utf8).withUnsafeBytes { reader.append($0) }
+        var messages: [RTSPMessage] = []
+        try reader.drain { if case .message(let m) = $0 { messages.append(m) } }
+        let reply = try XCTUnwrap(messages.first)
+        XCTAssertEqual(reply.cseq, 1)
+        var client = RTSPClient(authorization: RTSPAuthorization(user: "admin", password: "12345", seed: 7))
+        let url = try RTSPURL(parsing: "rtsp://admin:12345@192.168.1.10/ch0")
+        _ = client.request("DESCRIBE", url)
+        guard case .retry(let again) = client.receive(reply) else { return XCTFail("a 401 with a challenge is answered") }
+        let text = String(decoding: again, as: UTF8.self)
+        // RFC 2069's form, H(HA1:nonce:HA2), as hashlib computes it.
+        XCTAssertTrue(text.contains("response=\"2e3a7064bf854a0f4e0fa87abf663bfd\""), text)
+        XCTAssertFalse(text.contains("qop="), text)
+        XCTAssertTrue(text.contains("CSeq: 2"), text)
+
+        let sdp = "v=0\r\ns=preview\r\nt=0 0\r\na=control:*\r\na=range:npt=0-\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
+            + "a=control:trackID=1\r\nm=audio 0 RTP/AVP 97\r\na=rtpmap:97 MPEG4-GENERIC/16000\r\na=control:trackID=2\r\n"
+        let description = try SessionDescription(parsing: sdp)
+        let base = try RTSPURL(parsing: "rtsp://192.168.5.206/h264Preview_01_main/")
+        XCTAssertEqual(description.media.map { base.resolving($0.control ?? "*").description },
+                       ["rtsp://192.168.5.206:554/h264Preview_01_main/trackID=1", "rtsp://192.168.5.206:554/h264Preview_01_main/trackID=2"])
+        var signalling = CapturedSignalling()
+        var noType = RTSPMessage()
+        noType.statusCode = 200
+        noType.headers = [("CSeq", "1"), ("Session", "l0TtlUFSR")]
+        noType.body = Array(sdp.utf8)
+        signalling.message(noType, from: Endpoint(address: .v4(1), port: 554), to: Endpoint(address: .v4(2), port: 40000))
+        XCTAssertEqual(signalling.sessionDescription?.media.count, 2, "a DESCRIBE without Content-Type still gives its SDP")
+    }
+
     func testSessionIdWithItsTimeout() {
         XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30"), .some(.init(parsing: "47112344;timeout=30")!))
         XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30")?.id, "47112344")

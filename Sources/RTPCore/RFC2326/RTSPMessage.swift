@@ -11,6 +11,8 @@ public struct RTSPMessage: Sendable {
     public var headers: [(name: String, value: String)] = []
     public var body: [UInt8] = []
 
+    public init() {}
+
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveEquals(name) }?.value
     }

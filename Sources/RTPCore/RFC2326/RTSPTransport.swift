@@ -30,7 +30,8 @@ public struct RTSPTransport: Equatable, Sendable {
         for part in parts.dropFirst() {
             let pair = part.split(separator: "=", maxSplits: 1)
             let name = pair[0].lowercased()
-            let value = pair.count > 1 ? String(pair[1]).trimmingCharacters("\"") : ""
+            // Cameras pad values with spaces ("ssrc= d6d6627") and quote some.
+            let value = pair.count > 1 ? String(pair[1].trimmingWhitespace()).trimmingCharacters("\"") : ""
             switch name {
             case "multicast": multicast = true
             case "unicast": multicast = false

@@ -37,7 +37,8 @@ public struct CapturedSignalling: Sendable {
             return
         }
         let isSIP = m.header("Via") != nil
-        if m.statusCode == 200, !m.body.isEmpty, isSIP || m.header("Content-Type")?.lowercased().hasPrefix("application/sdp") == true {
+        // Some servers leave out the Content-Type: a body that parses as an SDP is one.
+        if m.statusCode == 200, !m.body.isEmpty {
             if isSIP { sawSIPAnswer = true }
             if !isSIP, let url = (m.header("Content-Base") ?? m.header("Content-Location")).flatMap({ try? RTSPURL(parsing: $0) }) { base = url }
             add(body: m.body, what: isSIP ? "SIP 200 OK" : "RTSP DESCRIBE reply", from: source)
