@@ -113,6 +113,7 @@ struct Live {
         }
 
         try run.writing {
+            try rtsp?.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
             while true {
                 if StopSignal.received != 0 {
                     stopReason = "stopped by \(StopSignal.name)"
@@ -133,6 +134,7 @@ struct Live {
                         break
                     }
                     rtsp = next
+                    try next.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
                     sockets = next.sockets
                     roles = next.roles
                     feedback = try talkBack()

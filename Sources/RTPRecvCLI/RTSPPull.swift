@@ -38,6 +38,9 @@ final class RTSPPull {
     private var nextKeepAlive: Int64 = 0
     private let verbose: Bool
     private var tornDown = false
+    /// Interleaved frames that came while a reply was awaited, up to 8 MiB.
+    private var earlyFrames: [(channel: UInt8, bytes: [UInt8])] = []
+    private var earlyBytes = 0
     /// The SSRC SETUP's reply named for the video, which cameras get wrong.
     private var setupVideoSSRC: UInt32?
     private var closed = false
@@ -196,6 +199,20 @@ final class RTSPPull {
 
     var descriptor: Int32 { connection.descriptor }
 
+    /// The media that came with PLAY's reply or before it, into `run`, once.
+    func deliverEarly(run: Run, now: Int64) throws {
+        let source = connection.peer
+        for frame in earlyFrames {
+            guard let port = channelPorts[frame.channel] else { continue }
+            interleavedFrames += 1
+            try frame.bytes.withUnsafeBytes {
+                try run.receive(datagram: $0, source: source, destination: Endpoint(address: source.address, port: port), arrival: now)
+            }
+        }
+        earlyFrames = []
+        earlyBytes = 0
+    }
+
     /// Reads what the control connection has: interleaved RTP and RTCP into `run`, replies to
     /// keep-alives, and requests from the server (counted, not answered).
     func readable(run: Run, now: Int64) throws {
@@ -230,17 +247,29 @@ final class RTSPPull {
 
     /// The server closed the control connection: nothing more is sent on it.
     func connectionClosed(_ why: String) {
-        tornDown = true
         closed = true
-        if transport == .udp { notes.append("the server closed the control connection during PLAY (media went on)") }
+        // Over TCP the media went with it; over UDP it goes on, and keep-alives go on new connections.
+        if transport == .tcp { tornDown = true }
     }
 
-    /// Sends a keep-alive when one is due.
+    /// Sends a keep-alive when one is due (on a new connection, when the server closed the last).
     func tick(now: Int64) throws {
         guard now >= nextKeepAlive, !tornDown else { return }
         nextKeepAlive = now + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
         keepAlives += 1
-        try connection.write(client.request(client.keepAliveMethod, url))
+        if closed {
+            do { try reopen() } catch { return }
+        }
+        do { try connection.write(client.request(client.keepAliveMethod, url)) } catch { closed = true }
+    }
+
+    /// A new control connection, for a server that closes each after its reply (said once).
+    private func reopen() throws {
+        connection = try RTSPPull.connect(url)
+        reader = RTSPStreamReader()
+        closed = false
+        let note = "the server closes the connection after each reply"
+        if !notes.contains(note) { notes.append(note) }
     }
 
     /// RTCP over the connection (TCP): in the video's RTCP channel.
@@ -254,6 +283,7 @@ final class RTSPPull {
         guard !tornDown else { return }
         tornDown = true
         guard client.session != nil else { return }
+        if closed { try reopen() }
         try connection.write(client.request("TEARDOWN", url))
         let deadline = Terminal.monotonicNanoseconds() + 1_000_000_000
         var answered = false
@@ -295,10 +325,19 @@ final class RTSPPull {
     private func exchange(_ method: String, _ target: RTSPURL, headers: [(name: String, value: String)] = [],
                           allowRedirect: Bool = false, fallbackOn461: Bool = false) throws -> RTSPClient.Outcome {
         var bytes = client.request(method, target, headers: headers)
-        for _ in 0..<4 {
+        var reopened = false
+        for _ in 0..<5 {
             if verbose { Terminal.printError("rtsp: > \(method) \(target)\n") }
-            try connection.write(bytes)
-            let reply = try awaitResponse(method: method, target: target)
+            let reply: RTSPMessage
+            do {
+                try connection.write(bytes)
+                reply = try awaitResponse(method: method, target: target)
+            } catch let error where (error is ConnectionError || error is SystemError) && !reopened {
+                // A server that closes the connection after each reply: the request again, on a new one.
+                reopened = true
+                try reopen()
+                continue
+            }
             if verbose { Terminal.printError("rtsp: < \(reply.statusCode) \(reply.reason)\n") }
             switch client.receive(reply) {
             case .retry(let again):
@@ -323,7 +362,18 @@ final class RTSPPull {
         while Terminal.monotonicNanoseconds() < deadline {
             var found: RTSPMessage?
             try reader.drain { item in
-                if found == nil, case .message(let m) = item, m.method == nil { found = m }
+                switch item {
+                case .message(let m) where found == nil && m.method == nil:
+                    found = m
+                case .interleaved(let channel, let payload):
+                    // Media before PLAY's reply (some cameras send it first): kept for the session.
+                    if earlyBytes + payload.count <= 8 << 20 {
+                        earlyFrames.append((channel, Array(payload)))
+                        earlyBytes += payload.count
+                    }
+                default:
+                    break
+                }
             }
             if let found { return found }
             if StopSignal.received != 0 { throw RunError(description: "stopped by \(StopSignal.name) during \(method)") }
