@@ -35,8 +35,9 @@ public enum Help {
       SDP stands in for --sdp; what the session worked around is named in the summary.
       --rtsp-transport MODE   auto (default): UDP first, then TCP in a fresh session when the
                               server refuses UDP (461), answers with another transport, or sends
-                              nothing within 2 s of PLAY; udp; or tcp (interleaved in the RTSP
-                              connection, RFC 2326 §10.12, RTCP back in its channel).
+                              nothing within 2 s of PLAY; udp; tcp (interleaved in the RTSP
+                              connection, RFC 2326 §10.12, RTCP back in its channel); or
+                              multicast (the group and ports the server names, joined).
       --user NAME             The login (else the URL's). Basic and Digest (MD5, MD5-sess,
       --password TEXT         SHA-256) are answered. The password comes from --password, else
                               the URL (percent-encoded), else the RTSP_PASSWORD environment

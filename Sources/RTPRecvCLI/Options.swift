@@ -86,7 +86,7 @@ public struct Options {
     public var verbose = false
 
     /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.
-    public enum RTSPTransportChoice: String, CaseIterable, Sendable { case auto, udp, tcp }
+    public enum RTSPTransportChoice: String, CaseIterable, Sendable { case auto, udp, tcp, multicast }
 
     /// Whose packets a DTLS-SRTP capture's streams are: the DTLS client's, the server's, or either.
     public enum DTLSRole: String, CaseIterable, Sendable { case client, server, auto }
@@ -217,7 +217,7 @@ public struct Options {
             case "--rtsp-transport":
                 let text = try value()
                 guard let choice = RTSPTransportChoice(rawValue: text.lowercased()) else {
-                    throw UsageError(description: "invalid value '\(text)' for '--rtsp-transport': expected auto, udp or tcp")
+                    throw UsageError(description: "invalid value '\(text)' for '--rtsp-transport': expected auto, udp, tcp or multicast")
                 }
                 rtspTransport = choice
             case "--tcp-framing":

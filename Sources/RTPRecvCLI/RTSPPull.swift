@@ -8,8 +8,14 @@ import SystemIO
 /// with another transport, or sends nothing within 2 s of PLAY.
 final class RTSPPull {
     enum Transport: String {
-        case udp, tcp
-        var words: String { self == .tcp ? "TCP (interleaved)" : "UDP" }
+        case udp, tcp, multicast
+        var words: String {
+            switch self {
+            case .udp: "UDP"
+            case .tcp: "TCP (interleaved)"
+            case .multicast: "UDP multicast"
+            }
+        }
     }
 
     /// What the server's session description says, with each taken media line's port set to where
@@ -57,6 +63,7 @@ final class RTSPPull {
         case .auto: [.udp, .tcp]
         case .udp: [.udp]
         case .tcp: [.tcp]
+        case .multicast: [.multicast]
         }
         var reasons: [String] = []
         for (n, transport) in transports.enumerated() {
@@ -137,6 +144,9 @@ final class RTSPPull {
             if transport == .tcp {
                 asked.spec += "/TCP"
                 asked.interleaved = UInt8(2 * n)...UInt8(2 * n + 1)
+            } else if transport == .multicast {
+                // The server names the group and its ports; the sockets are bound once it has.
+                asked.multicast = true
             } else {
                 pair = try RTSPPull.bindPair(options: options)
                 asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
@@ -145,6 +155,12 @@ final class RTSPPull {
             guard case .success(let reply) = outcome else { preconditionFailure() }
             guard let header = reply.header("Transport"), let given = RTSPTransport(parsing: header) else {
                 throw RunError(description: "\(control): SETUP's reply has no Transport header rtprecv can read")
+            }
+            if transport == .multicast {
+                guard given.multicast, let group = given.destination, let ports = given.ports ?? given.clientPorts else {
+                    throw RunError(description: "\(control): the server answered a multicast SETUP with '\(header)', not a group and ports")
+                }
+                pair = try RTSPPull.bindPair(options: options, group: group, port: ports.lowerBound)
             }
             if transport == .udp && (given.isTCP || given.multicast) {
                 try? teardown()
@@ -413,15 +429,16 @@ final class RTSPPull {
     }
 
     /// A pair of UDP sockets on an even port and the next, for RTP and RTCP (RFC 3550 §11).
-    private static func bindPair(options: Options) throws -> [UDPReceiver] {
+    /// `group`: a multicast group and its `port`, which the server chose, joined; else a free pair.
+    private static func bindPair(options: Options, group: String? = nil, port fixed: UInt16? = nil) throws -> [UDPReceiver] {
         var generator = SystemRandomNumberGenerator()
         var lastError: Error?
-        for _ in 0..<32 {
-            let port = UInt16(50000 + 2 * Int(generator.next() % 5000))
+        for _ in 0..<(fixed == nil ? 32 : 1) {
+            let port = fixed ?? UInt16(50000 + 2 * Int(generator.next() % 5000))
             do {
                 var pair: [UDPReceiver] = []
                 for p in [port, port + 1] {
-                    var o = UDPReceiver.Options(bindAddress: options.bind, port: p, interface: options.interface,
+                    var o = UDPReceiver.Options(bindAddress: group ?? options.bind, port: p, interface: options.interface,
                                                 receiveBufferBytes: options.receiveBufferBytes)
                     o.maxDatagramBytes = options.maxPacketBytes + 4096
                     pair.append(try UDPReceiver(o))
@@ -431,6 +448,7 @@ final class RTSPPull {
                 lastError = error
             }
         }
-        throw RunError(description: "no free pair of UDP ports for RTP and RTCP: \(lastError.map { "\($0)" } ?? "")")
+        throw RunError(description: (group.map { "cannot join \($0) on ports \(fixed!)-\(fixed! + 1): " } ?? "no free pair of UDP ports for RTP and RTCP: ")
+                       + (lastError.map { "\($0)" } ?? ""))
     }
 }

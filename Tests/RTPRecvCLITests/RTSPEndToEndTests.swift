@@ -131,4 +131,48 @@ final class RTSPEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try Harness.frameMD5(out).count, 7 * 30 - 30)
         XCTAssertEqual(try Harness.decodeErrors(out), "")
     }
+
+    /// Multicast: the server (in a network namespace of its own, joined to the client's by a veth
+    /// pair) hands out a group and ports from its pool; rtprecv joins them and gets every frame.
+    func testMulticastGroupTheServerNames() throws {
+        try XCTSkipUnless(getuid() == 0, "network namespaces need root")
+        let serverNS = "rtprecv-rs-\(getpid())", clientNS = "rtprecv-rc-\(getpid())"
+        let made = try Harness.run("ip", ["netns", "add", serverNS])
+        try XCTSkipUnless(made.status == 0, "cannot create a network namespace here: \(made.stderr)")
+        defer { _ = try? Harness.run("ip", ["netns", "delete", serverNS]) }
+        XCTAssertEqual(try Harness.run("ip", ["netns", "add", clientNS]).status, 0)
+        defer { _ = try? Harness.run("ip", ["netns", "delete", clientNS]) }
+        let setup: [[String]] = [
+            ["ip", "link", "add", "rs\(getpid() % 10000)", "netns", serverNS, "type", "veth", "peer", "name", "rc\(getpid() % 10000)",
+             "netns", clientNS],
+            ["ip", "netns", "exec", serverNS, "ip", "addr", "add", "10.9.0.1/24", "dev", "rs\(getpid() % 10000)"],
+            ["ip", "netns", "exec", serverNS, "ip", "link", "set", "rs\(getpid() % 10000)", "up"],
+            ["ip", "netns", "exec", serverNS, "ip", "link", "set", "lo", "up"],
+            ["ip", "netns", "exec", serverNS, "ip", "route", "add", "224.0.0.0/4", "dev", "rs\(getpid() % 10000)"],
+            ["ip", "netns", "exec", clientNS, "ip", "addr", "add", "10.9.0.2/24", "dev", "rc\(getpid() % 10000)"],
+            ["ip", "netns", "exec", clientNS, "ip", "link", "set", "rc\(getpid() % 10000)", "up"],
+            ["ip", "netns", "exec", clientNS, "ip", "route", "add", "224.0.0.0/4", "dev", "rc\(getpid() % 10000)"],
+        ]
+        for command in setup {
+            let r = try Harness.run(command[0], Array(command.dropFirst()))
+            XCTAssertEqual(r.status, 0, "\(command): \(r.stderr)")
+        }
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["ip", "netns", "exec", serverNS, Harness.packageRoot.appendingPathComponent("scripts/rtsp-server").path,
+                            "--address", "10.9.0.1", "--port", "\(port)", "--h264", source.path, "--protocols", "multicast"]
+        let ready = Pipe()
+        server.standardOutput = ready
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        XCTAssertTrue(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
+        let out = Harness.temporaryFile("rtsp-multicast.h264")
+        let r = try Harness.run("ip", ["netns", "exec", clientNS, Harness.binary.path, "rtsp://10.9.0.1:\(port)/test",
+                                       "--rtsp-transport", "multicast", "--out", out.path, "--duration", "4.5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("joined multicast group 224.3.0."), r.stderr)
+        XCTAssertTrue(r.stderr.contains("over UDP multicast"), r.stderr)
+        try assertSourceFrames(out)
+    }
 }
