@@ -115,11 +115,11 @@ final class RTSPPull {
             break
         }
         self.url = url
-        if redirects > 0 { notes.append("redirected to \(url)") }
+        if redirects > 0 { note("redirected to \(url)") }
 
         // The base for a=control: Content-Base, else Content-Location, else the request URL.
         let base = (description.header("Content-Base") ?? description.header("Content-Location")).map { url.resolving($0) } ?? url
-        if let header = description.header("Content-Base"), !header.contains("://") { notes.append("Content-Base without a scheme") }
+        if let header = description.header("Content-Base"), !header.contains("://") { note("Content-Base without a scheme") }
         var sdp: SessionDescription
         do {
             sdp = try SessionDescription(parsing: String(decoding: description.body, as: UTF8.self))
@@ -138,7 +138,7 @@ final class RTSPPull {
         for (n, index) in taken.enumerated() {
             let line = sdp.media[index]
             let control = line.control.map { base.resolving($0) } ?? base
-            if line.control?.lowercased().hasPrefix("rtsp://") == true { notes.append("absolute a=control") }
+            if line.control?.lowercased().hasPrefix("rtsp://") == true { note("absolute a=control") }
             var asked = RTSPTransport(spec: line.proto.uppercased().contains("AVPF") ? "RTP/AVPF" : "RTP/AVP")
             var pair: [UDPReceiver] = []
             if transport == .tcp {
@@ -169,7 +169,7 @@ final class RTSPPull {
             let isVideo = line.media == "video"
             if transport == .tcp {
                 let channels = given.interleaved ?? asked.interleaved!
-                if given.interleaved != asked.interleaved { notes.append("server chose interleaved channels \(channels)") }
+                if given.interleaved != asked.interleaved { note("server chose interleaved channels \(channels)") }
                 // A stand-in port per line, so that the session tells its media lines apart as by port.
                 let port = UInt16(40000 + 2 * n)
                 channelPorts[channels.lowerBound] = port
@@ -193,7 +193,7 @@ final class RTSPPull {
 
         let play = try exchange("PLAY", base, headers: [("Range", "npt=0.000-")])
         guard case .success(let reply) = play else { preconditionFailure() }
-        if reply.header("RTP-Info") == nil { notes.append("no RTP-Info in PLAY's reply") }
+        if reply.header("RTP-Info") == nil { note("no RTP-Info in PLAY's reply") }
         nextKeepAlive = Terminal.monotonicNanoseconds() + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
 
         // UDP that never comes (a firewall, a NAT): a fresh session over TCP.
@@ -284,8 +284,7 @@ final class RTSPPull {
         connection = try RTSPPull.connect(url)
         reader = RTSPStreamReader()
         closed = false
-        let note = "the server closes the connection after each reply"
-        if !notes.contains(note) { notes.append(note) }
+        note("the server closes the connection after each reply")
     }
 
     /// RTCP over the connection (TCP): in the video's RTCP channel.
@@ -315,10 +314,13 @@ final class RTSPPull {
 
     /// What the run showed beside what SETUP said: the video's SSRC, garbage between frames.
     func noteStreams(videoSSRC: UInt32?) {
-        if let said = setupVideoSSRC, let seen = videoSSRC, said != seen {
-            notes.append("SETUP named SSRC \(hex(said)), the stream is \(hex(seen))")
-        }
-        if reader.skippedBytes > 0 { notes.append("\(reader.skippedBytes) bytes of garbage between interleaved frames skipped") }
+        if let said = setupVideoSSRC, let seen = videoSSRC, said != seen { note("SETUP named SSRC \(hex(said)), the stream is \(hex(seen))") }
+        if reader.skippedBytes > 0 { note("\(reader.skippedBytes) bytes of garbage between interleaved frames skipped") }
+    }
+
+    /// A quirk that fired, said once.
+    private func note(_ text: String) {
+        if !notes.contains(text) { notes.append(text) }
     }
 
     var summary: String {

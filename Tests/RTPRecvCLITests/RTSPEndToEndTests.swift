@@ -175,4 +175,58 @@ final class RTSPEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("over UDP multicast"), r.stderr)
         try assertSourceFrames(out)
     }
+
+    /// VLC as a second real server (`cvlc --sout '#rtp{sdp=rtsp://…}'`, broadcasting from when it
+    /// starts, video and AAC both on PT 96): what rtprecv writes is the source's frames, and a TCP
+    /// SETUP, which VLC answers 461, is a clear error when TCP alone is asked for.
+    func testVLCServesVideoAndAACOverUDPAndRefusesTCP() throws {
+        let source = Harness.temporaryFile("vlc-source.mkv")
+        try? FileManager.default.removeItem(at: source)
+        try FileManager.default.copyItem(at: Harness.captures.appendingPathComponent("sync-source.mkv"), to: source)
+        // VLC will not run as root: as nobody, then, with the source readable to it.
+        chmod(source.path, 0o644)
+        let vlc = Process()
+        vlc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        vlc.arguments = (getuid() == 0 ? ["runuser", "-u", "nobody", "--"] : [])
+            + ["cvlc", "-I", "dummy", "--loop", source.path, "--sout", "#rtp{sdp=rtsp://127.0.0.1:\(port)/vlc}"]
+        vlc.standardOutput = FileHandle.nullDevice
+        vlc.standardError = FileHandle.nullDevice
+        try vlc.run()
+        defer { vlc.terminate(); vlc.waitUntilExit() }
+        // VLC listens a moment after it starts.
+        var listening = false
+        for _ in 0..<50 where !listening {
+            usleep(100_000)
+            listening = (try? TCPProbe.connects(port: port)) ?? false
+        }
+        try XCTSkipUnless(listening, "VLC did not start listening")
+        let out = Harness.temporaryFile("vlc.h264"), audio = Harness.temporaryFile("vlc.aac"), stats = Harness.temporaryFile("vlc.json")
+        let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/vlc", "--out", out.path, "--audio", audio.path, "--stats-json", stats.path,
+                                     "--duration", "4"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // A live broadcast joined midway: every frame written is one of the source's.
+        func hashes(_ lines: [String]) -> Set<Substring> { Set(lines.compactMap { $0.split(separator: ",").last }) }
+        let written = try Harness.frameMD5(out)
+        XCTAssertGreaterThan(written.count, 30, r.stderr)
+        let sourceVideo = Harness.temporaryFile("vlc-source.h264")
+        XCTAssertEqual(try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-map", "0:v", "-c", "copy", "-bsf:v", "h264_mp4toannexb",
+                                                  sourceVideo.path]).status, 0)
+        XCTAssertTrue(hashes(written).isSubset(of: hashes(try Harness.frameMD5(sourceVideo))))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        XCTAssertEqual(((json["audio_streams"] as? [[String: Any]])?.first)?["codec"] as? String, "AAC")
+        XCTAssertTrue(try Harness.probe(audio, "stream=codec_name").contains("aac"))
+
+        let tcp = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/vlc", "--rtsp-transport", "tcp", "--out", "/dev/null", "--duration", "2"])
+        XCTAssertEqual(tcp.status, 1)
+        XCTAssertTrue(tcp.stderr.contains("461"), tcp.stderr)
+    }
+}
+
+/// Whether something listens on a loopback TCP port.
+enum TCPProbe {
+    static func connects(port: UInt16) throws -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        return Harness.withLoopback(port: port) { connect(fd, $0, $1) } == 0
+    }
 }
