@@ -111,8 +111,9 @@ final class RTSPEndToEndTests: XCTestCase {
         let out = Harness.temporaryFile("rtsp-reconnect.h264"), stats = Harness.temporaryFile("rtsp-reconnect.json")
         let pull = Process()
         pull.executableURL = Harness.binary
+        let flv = Harness.temporaryFile("rtsp-reconnect.flv")
         pull.arguments = ["rtsp://127.0.0.1:\(port)/test", "--rtsp-transport", "tcp", "--reconnect", "--timeout", "2",
-                          "--duration", "11", "--out", out.path, "--stats-json", stats.path, "-q"]
+                          "--duration", "11", "--out", out.path, "--flv", flv.path, "--stats-json", stats.path, "-q"]
         pull.standardError = FileHandle.nullDevice
         try pull.run()
         sleep(4)
@@ -130,6 +131,13 @@ final class RTSPEndToEndTests: XCTestCase {
         // Before the stop about 4 s of frames; after it at least 3 s more.
         XCTAssertGreaterThanOrEqual(try Harness.frameMD5(out).count, 7 * 30 - 30)
         XCTAssertEqual(try Harness.decodeErrors(out), "")
+        // The FLV goes on in the same file: it decodes, and its times run on across the restart.
+        XCTAssertEqual(try Harness.decodeErrors(flv), "")
+        let times = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time",
+                                                "-of", "csv=p=0", flv.path])
+        let dts = String(decoding: times.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
+        XCTAssertEqual(dts, dts.sorted(), "FLV times never go back")
+        XCTAssertGreaterThan((dts.last ?? 0) - (dts.first ?? 0), 6, "the time lost is in the FLV's clock too: \(dts.first ?? 0)…\(dts.last ?? 0)")
     }
 
     /// Multicast: the server (in a network namespace of its own, joined to the client's by a veth
