@@ -118,4 +118,38 @@ final class RTSPCaptureTests: XCTestCase {
         XCTAssertEqual(audio["frames_written"] as? Int, audio["packets"] as? Int)
         XCTAssertTrue(try Harness.probe(wav, "stream=codec_name").contains("pcm_s16le"))
     }
+
+    /// SPS and PPS that only the DESCRIBE's SDP carries: a tcpdump of rtprecv pulling from the
+    /// scripted camera over TCP, replayed without --sdp, gives every frame of the stream.
+    func testSPSAndPPSFromTheCapturedDescribe() throws {
+        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
+        let camera = Process()
+        camera.executableURL = Harness.packageRoot.appendingPathComponent("scripts/fake-camera")
+        camera.arguments = ["--port", "\(port + 1)", "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
+                            "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path]
+        let ready = Pipe()
+        camera.standardOutput = ready
+        camera.standardError = FileHandle.nullDevice
+        try camera.run()
+        defer { camera.terminate(); camera.waitUntilExit() }
+        XCTAssertTrue(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
+        let file = Harness.temporaryFile("mode0-tcp.pcap"), errors = Harness.temporaryFile("mode0-tcp.tcpdump")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let tcpdump = Process()
+        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-s", "0", "-w", file.path, "tcp port \(port + 1)"]
+        tcpdump.standardError = try FileHandle(forWritingTo: errors)
+        try tcpdump.run()
+        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
+        usleep(300_000)
+        let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", "tcp", "--out", "/dev/null", "--duration", "5"])
+        XCTAssertEqual(pull.status, 0, pull.stderr)
+        usleep(500_000)
+        tcpdump.interrupt()
+        tcpdump.waitUntilExit()
+        // Without the SDP the capture's stream has no SPS or PPS: the DESCRIBE in it gives them.
+        let (r, out) = try replay(file, name: "mode0-tcp")
+        XCTAssertTrue(r.stderr.contains("session description from the capture"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
+    }
 }
