@@ -112,6 +112,25 @@ struct Live {
             received += count
         }
 
+        /// --reconnect: the session set up again in place of `current`, with its sockets, RTCP and
+        /// poll; false when the run ends first.
+        func resume(_ current: RTSPPull, after why: String) throws -> Bool {
+            feedback?.finish(now: Terminal.monotonicNanoseconds())
+            try? current.teardown()
+            progress.clear()
+            guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else { return false }
+            rtsp = next
+            try next.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
+            (sockets, roles) = (next.sockets, next.roles)
+            feedback = try talkBack()
+            run.feedback = feedback
+            poll = SocketPoll(sockets.map(\.descriptor) + [next.descriptor])
+            pollsConnection = true
+            connectionLost = nil
+            lastPacket = Terminal.monotonicNanoseconds()
+            return true
+        }
+
         try run.writing {
             try rtsp?.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
             while true {
@@ -126,23 +145,10 @@ struct Live {
                 if options.reconnect, let current = rtsp,
                    let why = connectionLost.flatMap({ current.transport == .tcp ? $0 : nil })
                     ?? reconnection.silent(now: Terminal.monotonicNanoseconds(), lastPacket: lastPacket) {
-                    feedback?.finish(now: Terminal.monotonicNanoseconds())
-                    try? current.teardown()
-                    progress.clear()
-                    guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else {
+                    guard try resume(current, after: why) else {
                         stopReason = StopSignal.received != 0 ? "stopped by \(StopSignal.name)" : "stopped after \(options.duration!) s"
                         break
                     }
-                    rtsp = next
-                    try next.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
-                    sockets = next.sockets
-                    roles = next.roles
-                    feedback = try talkBack()
-                    run.feedback = feedback
-                    poll = SocketPoll(sockets.map(\.descriptor) + [next.descriptor])
-                    pollsConnection = true
-                    connectionLost = nil
-                    lastPacket = Terminal.monotonicNanoseconds()
                     continue
                 }
                 if let connectionLost, rtsp?.transport == .tcp {

@@ -90,39 +90,35 @@ final class RTSPPull {
         client = RTSPClient(authorization: RTSPAuthorization(user: url.user, password: url.password,
                                                              seed: UInt64(bitPattern: Terminal.wallclockNanoseconds())))
         // OPTIONS and DESCRIBE, following redirects: at most 5, never from rtsps to rtsp.
-        var description: RTSPMessage
-        while true {
+        var description: RTSPMessage?
+        while description == nil {
             connection = try RTSPPull.connect(url)
-            let options = try exchange("OPTIONS", url, allowRedirect: true)
-            if case .redirect(let to) = options {
+            var reply = try exchange("OPTIONS", url)
+            if case .message = reply {
+                reply = try exchange("DESCRIBE", url, headers: [("Accept", "application/sdp")])
+            }
+            switch reply {
+            case .redirect(let to):
                 redirects += 1
                 guard redirects <= 5 else { throw RunError(description: "\(requested): more than 5 redirects") }
                 guard !(url.scheme == "rtsps" && to.scheme == "rtsp") else {
                     throw RunError(description: "\(url): redirected from rtsps to rtsp (\(to)); not followed")
                 }
                 url = RTSPPull.carryingCredentials(from: url, to: to)
-                continue
+            case .message(let message):
+                description = message
             }
-            let described = try exchange("DESCRIBE", url, headers: [("Accept", "application/sdp")], allowRedirect: true)
-            if case .redirect(let to) = described {
-                redirects += 1
-                guard redirects <= 5 else { throw RunError(description: "\(requested): more than 5 redirects") }
-                url = RTSPPull.carryingCredentials(from: url, to: to)
-                continue
-            }
-            guard case .success(let message) = described else { preconditionFailure() }
-            description = message
-            break
         }
+        let described = description!
         self.url = url
         if redirects > 0 { note("redirected to \(url)") }
 
         // The base for a=control: Content-Base, else Content-Location, else the request URL.
-        let base = (description.header("Content-Base") ?? description.header("Content-Location")).map { url.resolving($0) } ?? url
-        if let header = description.header("Content-Base"), !header.contains("://") { note("Content-Base without a scheme") }
+        let base = (described.header("Content-Base") ?? described.header("Content-Location")).map { url.resolving($0) } ?? url
+        if let header = described.header("Content-Base"), !header.contains("://") { note("Content-Base without a scheme") }
         var sdp: SessionDescription
         do {
-            sdp = try SessionDescription(parsing: String(decoding: description.body, as: UTF8.self))
+            sdp = try SessionDescription(parsing: String(decoding: described.body, as: UTF8.self))
         } catch {
             throw RunError(description: "\(url): DESCRIBE gave no usable SDP: \(error)")
         }
@@ -151,8 +147,7 @@ final class RTSPPull {
                 pair = try RTSPPull.bindPair(options: options)
                 asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
             }
-            let outcome = try exchange("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
-            guard case .success(let reply) = outcome else { preconditionFailure() }
+            let reply = try request("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
             guard let header = reply.header("Transport"), let given = RTSPTransport(parsing: header) else {
                 throw RunError(description: "\(control): SETUP's reply has no Transport header rtprecv can read")
             }
@@ -191,8 +186,7 @@ final class RTSPPull {
         }
         self.sdp = sdp
 
-        let play = try exchange("PLAY", base, headers: [("Range", "npt=0.000-")])
-        guard case .success(let reply) = play else { preconditionFailure() }
+        let reply = try request("PLAY", base, headers: [("Range", "npt=0.000-")])
         if reply.header("RTP-Info") == nil { note("no RTP-Info in PLAY's reply") }
         nextKeepAlive = Terminal.monotonicNanoseconds() + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
 
@@ -339,9 +333,24 @@ final class RTSPPull {
 
     // MARK: Steps
 
+    /// A successful reply, or a redirect where one may be followed.
+    private enum Reply {
+        case message(RTSPMessage)
+        case redirect(RTSPURL)
+    }
+
+    /// One request and its successful reply; anything else is thrown.
+    private func request(_ method: String, _ target: RTSPURL, headers: [(name: String, value: String)] = [],
+                         fallbackOn461: Bool = false) throws -> RTSPMessage {
+        switch try exchange(method, target, headers: headers, fallbackOn461: fallbackOn461) {
+        case .message(let m): return m
+        case .redirect(let to): throw RunError(description: "\(target): \(method) redirected to \(to), which rtprecv follows only before SETUP")
+        }
+    }
+
     /// One request and its response (after any 401 answered with credentials), before the live loop.
     private func exchange(_ method: String, _ target: RTSPURL, headers: [(name: String, value: String)] = [],
-                          allowRedirect: Bool = false, fallbackOn461: Bool = false) throws -> RTSPClient.Outcome {
+                          fallbackOn461: Bool = false) throws -> Reply {
         var bytes = client.request(method, target, headers: headers)
         var reopened = false
         for _ in 0..<5 {
@@ -360,16 +369,14 @@ final class RTSPPull {
             switch client.receive(reply) {
             case .retry(let again):
                 bytes = again
-            case .redirect(let to) where allowRedirect:
-                return .redirect(to)
             case .redirect(let to):
-                throw RunError(description: "\(target): \(method) redirected to \(to), which rtprecv follows only before SETUP")
+                return .redirect(to)
             case .failure(let error) where error.statusCode == 461 && fallbackOn461:
                 throw Fallback(reason: "the server refused UDP (461 Unsupported Transport)")
             case .failure(let error):
                 throw RunError(description: "\(target): \(error)")
             case .success(let message):
-                return .success(message)
+                return .message(message)
             }
         }
         throw RunError(description: "\(target): \(method) still unauthorized after answering the server's challenges")

@@ -16,28 +16,9 @@ final class AudioEndToEndTests: XCTestCase {
         return out
     }
 
-    /// The MD5 of each packet's data as ffmpeg demuxes it (AAC through aac_adtstoasc: no ADTS header).
-    private func packetMD5(_ url: URL, adts: Bool = false) throws -> [String] {
-        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-c", "copy"]
-                                     + (adts ? ["-bsf:a", "aac_adtstoasc"] : []) + ["-f", "framemd5", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return hashes(result.stdout)
-    }
-
-    /// The hash column of framemd5 lines (side data, such as new extradata, may follow it).
-    private func hashes(_ framemd5: Data) -> [String] {
-        String(decoding: framemd5, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
-            let fields = $0.split(separator: ",")
-            return fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : nil
-        }
-    }
-
-    /// The MD5 of each decoded picture of the first video stream.
-    private func videoMD5(_ url: URL) throws -> [String] {
-        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v:0", "-f", "framemd5", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return hashes(result.stdout)
-    }
+    private func packetMD5(_ url: URL, adts: Bool = false) throws -> [String] { try Harness.packetMD5(url, adts: adts) }
+    private func hashes(_ framemd5: Data) -> [String] { Harness.hashes(framemd5) }
+    private func videoMD5(_ url: URL) throws -> [String] { try Harness.videoMD5(url) }
 
     private lazy var sourceAAC: [String] = (try? packetMD5(capture("sync-source.mkv"))) ?? []
 

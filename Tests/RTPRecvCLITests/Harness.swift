@@ -83,12 +83,17 @@ enum Harness {
         let sink = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(sink) }
         if bindingIt { XCTAssertEqual(withLoopback(port: port) { bind(sink, $0, $1) }, 0) }
+        return try record(name, filter: "udp and (dst port \(port)" + (alsoPort.map { " or dst port \($0))" } ?? ")"), body)
+    }
+
+    /// What tcpdump on lo captures that matches `filter` (a pcap filter) while `body` runs.
+    static func record(_ name: String, filter: String, _ body: () throws -> Void) throws -> URL {
+        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
         let file = temporaryFile(name + ".pcap"), errors = temporaryFile(name + ".tcpdump")
         FileManager.default.createFile(atPath: errors.path, contents: nil)
         let tcpdump = Process()
         tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path,
-                              "udp and (dst port \(port)" + (alsoPort.map { " or dst port \($0))" } ?? ")")]
+        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path, filter]
         tcpdump.standardError = try FileHandle(forWritingTo: errors)
         try tcpdump.run()
         for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
@@ -98,6 +103,21 @@ enum Harness {
         tcpdump.interrupt()
         tcpdump.waitUntilExit()
         return file
+    }
+
+    /// Starts one of the test servers in scripts/ (rtsp-server, fake-camera), which print "ready"
+    /// once they listen; `prefix` runs it elsewhere (`ip netns exec NS`).
+    static func startServer(_ script: String, _ arguments: [String], prefix: [String] = []) throws -> Process {
+        let path = packageRoot.appendingPathComponent("scripts/\(script)").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: prefix.isEmpty ? path : "/usr/bin/env")
+        p.arguments = prefix.isEmpty ? arguments : prefix + [path] + arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("ready"), "\(script) did not start")
+        return p
     }
 
     /// The Python of the virtual environment scripts/setup makes (pylibsrtp, for an independent SRTP decryption).
@@ -122,6 +142,29 @@ enum Harness {
     }
 
     /// ffmpeg's decode errors for a stream ("" when it decodes cleanly).
+    /// The MD5 of each audio packet's data as ffmpeg demuxes it (AAC through aac_adtstoasc: no ADTS header).
+    static func packetMD5(_ url: URL, adts: Bool = false) throws -> [String] {
+        let result = try run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-c", "copy"]
+                             + (adts ? ["-bsf:a", "aac_adtstoasc"] : []) + ["-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return hashes(result.stdout)
+    }
+
+    /// The hash column of framemd5 lines (side data, such as new extradata, may follow it).
+    static func hashes(_ framemd5: Data) -> [String] {
+        String(decoding: framemd5, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            let fields = $0.split(separator: ",")
+            return fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : nil
+        }
+    }
+
+    /// The MD5 of each decoded picture of the first video stream.
+    static func videoMD5(_ url: URL) throws -> [String] {
+        let result = try run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v:0", "-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return hashes(result.stdout)
+    }
+
     static func decodeErrors(_ path: URL) throws -> String {
         try run("ffmpeg", ["-v", "error", "-i", path.path, "-f", "null", "-"]).stderr
     }
@@ -234,6 +277,16 @@ enum TestPcap {
             file.append(contentsOf: frame)
         }
         return file
+    }
+
+    /// `payload` in a TCP segment with sequence number `sequence` from 10.0.0.1:40000 to
+    /// 127.0.0.1:5004 over IPv4, behind an Ethernet header.
+    static func tcpFrame(_ payload: [UInt8], sequence: UInt32) -> [UInt8] {
+        let ip = 20 + 20 + payload.count
+        var frame: [UInt8] = Array(repeating: 0, count: 12) + [0x08, 0x00]
+        frame += [0x45, 0, UInt8(ip >> 8), UInt8(ip & 0xFF), 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 127, 0, 0, 1]
+        frame += [0x9C, 0x40, 0x13, 0x8C] + withUnsafeBytes(of: sequence.bigEndian, Array.init) + [0, 0, 0, 0, 0x50, 0x18, 0xFF, 0xFF, 0, 0, 0, 0]
+        return frame + payload
     }
 
     /// `payload` in UDP from 10.0.0.1:40000 to 127.0.0.1:5004 over IPv4, behind an Ethernet header

@@ -11,32 +11,13 @@ final class RTSPCaptureTests: XCTestCase {
 
     /// A capture of `ffmpeg -rtsp_transport tcp` pulling the file from gst-rtsp-server.
     private func recordPull() throws -> URL {
-        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
-        let server = Process()
-        server.executableURL = Harness.packageRoot.appendingPathComponent("scripts/rtsp-server")
-        server.arguments = ["--port", "\(port)", "--h264", source.path]
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try Harness.startServer("rtsp-server", ["--port", "\(port)", "--h264", source.path])
         defer { server.terminate(); server.waitUntilExit() }
-        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
-        let file = Harness.temporaryFile("rtsp-tcp.pcap"), errors = Harness.temporaryFile("rtsp-tcp.tcpdump")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let tcpdump = Process()
-        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-s", "0", "-w", file.path, "tcp port \(port)"]
-        tcpdump.standardError = try FileHandle(forWritingTo: errors)
-        try tcpdump.run()
-        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
-        usleep(300_000)
-        let pull = try Harness.run("ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", "rtsp://127.0.0.1:\(port)/test",
-                                              "-t", "3.5", "-c", "copy", "-f", "null", "-"])
-        XCTAssertEqual(pull.status, 0, pull.stderr)
-        usleep(500_000)
-        tcpdump.interrupt()
-        tcpdump.waitUntilExit()
-        return file
+        return try Harness.record("rtsp-tcp", filter: "tcp port \(port)") {
+            let pull = try Harness.run("ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", "rtsp://127.0.0.1:\(port)/test",
+                                                  "-t", "3.5", "-c", "copy", "-f", "null", "-"])
+            XCTAssertEqual(pull.status, 0, pull.stderr)
+        }
     }
 
     private func replay(_ capture: URL, name: String, _ extra: [String] = []) throws -> (Harness.Result, URL) {
@@ -122,34 +103,48 @@ final class RTSPCaptureTests: XCTestCase {
     /// SPS and PPS that only the DESCRIBE's SDP carries: a tcpdump of rtprecv pulling from the
     /// scripted camera over TCP, replayed without --sdp, gives every frame of the stream.
     func testSPSAndPPSFromTheCapturedDescribe() throws {
-        try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
-        let camera = Process()
-        camera.executableURL = Harness.packageRoot.appendingPathComponent("scripts/fake-camera")
-        camera.arguments = ["--port", "\(port + 1)", "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
-                            "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path]
-        let ready = Pipe()
-        camera.standardOutput = ready
-        camera.standardError = FileHandle.nullDevice
-        try camera.run()
+        let camera = try Harness.startServer("fake-camera", ["--port", "\(port + 1)",
+                                                             "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
+                                                             "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path])
         defer { camera.terminate(); camera.waitUntilExit() }
-        XCTAssertTrue(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
-        let file = Harness.temporaryFile("mode0-tcp.pcap"), errors = Harness.temporaryFile("mode0-tcp.tcpdump")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let tcpdump = Process()
-        tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-s", "0", "-w", file.path, "tcp port \(port + 1)"]
-        tcpdump.standardError = try FileHandle(forWritingTo: errors)
-        try tcpdump.run()
-        for _ in 0..<100 where !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("listening") { usleep(50_000) }
-        usleep(300_000)
-        let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", "tcp", "--out", "/dev/null", "--duration", "5"])
-        XCTAssertEqual(pull.status, 0, pull.stderr)
-        usleep(500_000)
-        tcpdump.interrupt()
-        tcpdump.waitUntilExit()
+        let file = try Harness.record("mode0-tcp", filter: "tcp port \(port + 1)") {
+            let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", "tcp", "--out", "/dev/null",
+                                            "--duration", "5"])
+            XCTAssertEqual(pull.status, 0, pull.stderr)
+        }
         // Without the SDP the capture's stream has no SPS or PPS: the DESCRIBE in it gives them.
         let (r, out) = try replay(file, name: "mode0-tcp")
         XCTAssertTrue(r.stderr.contains("session description from the capture"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
+    }
+
+    /// RFC 4571 framing (`--tcp-framing rfc4571`): a capture's RTP, each packet after its 16-bit
+    /// length, in TCP segments cut anywhere (some the same again, one early), replays to every frame.
+    func testRFC4571FramingInTCP() throws {
+        let records = try TestPcap.records(of: Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap"))
+        var stream: [UInt8] = []
+        for r in records {
+            let rtp = Array(r.frame.dropFirst(14 + 20 + 8))
+            guard rtp.count >= 12, !(200...206).contains(rtp[1]) else { continue }
+            stream += [UInt8(rtp.count >> 8), UInt8(rtp.count & 0xFF)] + rtp
+        }
+        let start = records.first!.microseconds * 1000
+        var segments: [(nanoseconds: UInt64, frame: [UInt8])] = []
+        var offset = 0, n = 0
+        while offset < stream.count {
+            let length = min(stream.count - offset, 500 + (n * 37) % 900)
+            let segment = TestPcap.tcpFrame(Array(stream[offset..<offset + length]), sequence: 1000 + UInt32(offset))
+            segments.append((start + UInt64(n) * 1_000_000, segment))
+            if n % 9 == 4 { segments.append((start + UInt64(n) * 1_000_000 + 500, segment)) }  // sent again
+            offset += length
+            n += 1
+        }
+        segments.swapAt(10, 11)  // one early
+        let file = Harness.temporaryFile("rfc4571.pcap")
+        try TestPcap.data(linkType: 1, records: segments).write(to: file)
+        let (r, out) = try replay(file, name: "rfc4571", ["--tcp-framing", "rfc4571",
+                                                          "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path])
+        XCTAssertTrue(r.stderr.contains("RFC 4571"), r.stderr)
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
     }
 }

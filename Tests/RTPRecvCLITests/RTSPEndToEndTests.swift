@@ -10,17 +10,7 @@ final class RTSPEndToEndTests: XCTestCase {
 
     /// The server, listening until the returned process is stopped.
     private func server(_ arguments: [String]) throws -> Process {
-        let p = Process()
-        p.executableURL = Harness.packageRoot.appendingPathComponent("scripts/rtsp-server")
-        p.arguments = ["--port", "\(port)", "--h264", source.path] + arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        // "ready" once it listens.
-        let line = out.fileHandleForReading.availableData
-        XCTAssertTrue(String(decoding: line, as: UTF8.self).contains("ready"), "rtsp-server did not start")
-        return p
+        try Harness.startServer("rtsp-server", ["--port", "\(port)", "--h264", source.path] + arguments)
     }
 
     private func pull(_ url: String, _ extra: [String], name: String) throws -> (Harness.Result, URL, String) {
@@ -165,16 +155,9 @@ final class RTSPEndToEndTests: XCTestCase {
             let r = try Harness.run(command[0], Array(command.dropFirst()))
             XCTAssertEqual(r.status, 0, "\(command): \(r.stderr)")
         }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["ip", "netns", "exec", serverNS, Harness.packageRoot.appendingPathComponent("scripts/rtsp-server").path,
-                            "--address", "10.9.0.1", "--port", "\(port)", "--h264", source.path, "--protocols", "multicast"]
-        let ready = Pipe()
-        server.standardOutput = ready
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try Harness.startServer("rtsp-server", ["--address", "10.9.0.1", "--port", "\(port)", "--h264", source.path,
+                                                             "--protocols", "multicast"], prefix: ["ip", "netns", "exec", serverNS])
         defer { server.terminate(); server.waitUntilExit() }
-        XCTAssertTrue(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
         let out = Harness.temporaryFile("rtsp-multicast.h264")
         let r = try Harness.run("ip", ["netns", "exec", clientNS, Harness.binary.path, "rtsp://10.9.0.1:\(port)/test",
                                        "--rtsp-transport", "multicast", "--out", out.path, "--duration", "4.5"])
@@ -227,6 +210,21 @@ final class RTSPEndToEndTests: XCTestCase {
         let tcp = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/vlc", "--rtsp-transport", "tcp", "--out", "/dev/null", "--duration", "2"])
         XCTAssertEqual(tcp.status, 1)
         XCTAssertTrue(tcp.stderr.contains("461"), tcp.stderr)
+    }
+
+    /// A session of H.264 and AAC (mpeg4-generic) from the start of a Matroska file: both
+    /// bit-exact, and in sync in the FLV.
+    func testVideoAndAACSessionIsBitExact() throws {
+        let mkv = Harness.captures.appendingPathComponent("sync-source.mkv")
+        let s = try Harness.startServer("rtsp-server", ["--port", "\(port)", "--mkv", mkv.path])
+        defer { s.terminate(); s.waitUntilExit() }
+        let out = Harness.temporaryFile("rtsp-av.h264"), audio = Harness.temporaryFile("rtsp-av.aac"), flv = Harness.temporaryFile("rtsp-av.flv")
+        let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/test", "--out", out.path, "--audio", audio.path, "--flv", flv.path,
+                                     "--duration", "5.5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Harness.videoMD5(out), try Harness.videoMD5(mkv), "every picture")
+        XCTAssertEqual(try Harness.packetMD5(audio, adts: true), try Harness.packetMD5(mkv), "every AAC frame")
+        try SyncProbe.assertInSync(flv, "RTSP")
     }
 }
 

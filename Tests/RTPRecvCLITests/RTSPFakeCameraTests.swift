@@ -9,16 +9,9 @@ final class RTSPFakeCameraTests: XCTestCase {
     private let expected = Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")
 
     private func camera(_ quirks: [String]) throws -> Process {
-        let p = Process()
-        p.executableURL = Harness.packageRoot.appendingPathComponent("scripts/fake-camera")
-        p.arguments = ["--port", "\(port)", "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
-                       "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path] + quirks.flatMap { ["--quirk", $0] }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
-        return p
+        try Harness.startServer("fake-camera", ["--port", "\(port)", "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
+                                                "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path]
+                                    + quirks.flatMap { ["--quirk", $0] })
     }
 
     private func pull(_ quirks: [String], _ extra: [String] = [], seconds: String = "5", name: String) throws -> (Harness.Result, [String: Any]) {

@@ -143,20 +143,11 @@ public func hexBytes(_ hex: String) -> [UInt8]? {
     out.reserveCapacity(digits.count / 2)
     var i = 0
     while i < digits.count {
-        guard let high = hexValue(digits[i]), let low = hexValue(digits[i + 1]) else { return nil }
+        guard let high = Hex.value(digits[i]), let low = Hex.value(digits[i + 1]) else { return nil }
         out.append(high << 4 | low)
         i += 2
     }
     return out
-}
-
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-    default: nil
-    }
 }
 
 extension AudioSpecificConfig {

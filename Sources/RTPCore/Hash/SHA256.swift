@@ -37,11 +37,3 @@ public enum SHA256 {
         return h.flatMap { word in (0..<4).reversed().map { UInt8(truncatingIfNeeded: word >> (8 * UInt32($0))) } }
     }
 }
-
-extension Array where Element == UInt8 {
-    /// Lowercase hexadecimal, as Digest writes hashes.
-    public var lowercaseHex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
-    }
-}

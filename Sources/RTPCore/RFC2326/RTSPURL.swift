@@ -112,7 +112,7 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
             let c = utf8[i]
             if c == UInt8(ascii: "%"), let a = utf8.index(i, offsetBy: 1, limitedBy: utf8.endIndex), a < utf8.endIndex,
                let b = utf8.index(i, offsetBy: 2, limitedBy: utf8.endIndex), b < utf8.endIndex,
-               let high = hexValue(utf8[a]), let low = hexValue(utf8[b]) {
+               let high = Hex.value(utf8[a]), let low = Hex.value(utf8[b]) {
                 bytes.append(high << 4 | low)
                 i = utf8.index(after: b)
             } else {
@@ -121,14 +121,5 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -47,18 +47,9 @@ public struct DTLSKeyingMaterial: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(digits.count / 2)
         for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[i]), let low = hexValue(digits[i + 1]) else { return nil }
+            guard let high = Hex.value(digits[i]), let low = Hex.value(digits[i + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

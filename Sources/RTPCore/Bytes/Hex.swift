@@ -1,0 +1,20 @@
+/// Hexadecimal digits, as SDP configs, keying material, percent-encoding and Digest write them.
+public enum Hex {
+    /// A digit's value, either case; nil for any other byte.
+    public static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Lowercase hexadecimal, as Digest writes hashes.
+    public var lowercaseHex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+    }
+}
