@@ -93,4 +93,10 @@ final class RTSPFakeCameraTests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("453 Not Enough Bandwidth: the camera serves no more clients"), r.stderr)
     }
+
+    /// Digest with SHA-256 and qop=auth offered beside MD5 (RFC 7616 §3.7): SHA-256 is answered.
+    func testDigestSHA256IsPreferred() throws {
+        let (_, stats) = try pull(["digest-sha256"], ["--rtsp-transport", "tcp"], name: "fake-sha256")
+        XCTAssertEqual((stats["rtsp"] as? [String: Any])?["transport"] as? String, "tcp")
+    }
 }
