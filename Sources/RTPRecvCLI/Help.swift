@@ -63,6 +63,11 @@ public enum Help {
                               group the join is source-specific (SSM, which 232.0.0.0/8 and
                               ff3x:: need), so the kernel drops the others. The SDP's
                               a=source-filter: incl does the same.
+      --metrics [ADDR:]PORT   Serve the statistics over HTTP (default address 127.0.0.1): GET
+                              /metrics in Prometheus's text format, one label set per stream
+                              (ssrc, pt, media), the same counts as --stats-json; GET /healthz
+                              200 while every RTP port is receiving (a packet within --timeout,
+                              else 5 s), 503 naming the silent ones.
       --rcvbuf BYTES          Socket receive buffer to ask for (default 8388608); the granted
                               size is reported, with a warning when it is less.
       --duration SECONDS      Stop after this long.

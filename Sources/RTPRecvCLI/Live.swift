@@ -86,11 +86,25 @@ struct Live {
         var stopReason = "stopped"
         let duration = options.duration.map { Int64($0 * 1e9) }
         let timeout = options.timeout.map { Int64($0 * 1e9) }
-        var poll = SocketPoll(sockets.map(\.descriptor) + (rtsp.map { [$0.descriptor] } ?? []))
         /// The RTSP connection went away: over TCP the media with it (the run ends, exit 1); over
         /// UDP the media goes on, and the connection is no longer polled.
         var connectionLost: String?
         var pollsConnection = rtsp != nil
+        let metrics = try options.metrics.map { try MetricsEndpoint($0) }
+        if let metrics, !options.quiet { Terminal.printError("metrics on http://\(metrics.listener.localEndpoint)/metrics\n") }
+        // When each socket last had a datagram, for /healthz; nil before its first.
+        var lastReceived = [Int64?](repeating: nil, count: sockets.count)
+        // Every descriptor the loop waits on: the UDP sockets, the RTSP connection, the metrics
+        // endpoint's; remade when that set changes.
+        var polled: [Int32] = []
+        var poll = SocketPoll([])
+        var metricsGeneration = -1
+        func makePoll() {
+            polled = sockets.map(\.descriptor) + (pollsConnection ? [rtsp!.descriptor] : []) + (metrics?.descriptors ?? [])
+            poll = SocketPoll(polled)
+            metricsGeneration = metrics?.generation ?? 0
+        }
+        makePoll()
         // --reconnect: a lost RTSP connection, or a stream silent for --timeout (10 s by default),
         // is set up again, backing off from 1 s to 30 s; the outputs go on.
         var reconnection = RTSPReconnection(silence: timeout ?? 10_000_000_000)
@@ -112,6 +126,40 @@ struct Live {
             received += count
         }
 
+        /// What the metrics endpoint serves at `path`: status, reason, content type and body.
+        func page(_ path: String, now: Int64) -> (Int, String, String, String) {
+            switch path {
+            case "/metrics":
+                var e = PrometheusExposition()
+                let last = { (arrival: Int64) in Double(now - arrival) / 1e9 }
+                if let video = receiver.selected { e.stream(video.snapshot(), media: "video", lastPacketAge: last(video.lastArrival)) }
+                if let audio = receiver.audio { e.stream(audio.snapshot(), media: "audio", lastPacketAge: last(audio.lastArrival)) }
+                e.sample("rtprecv_datagrams_total", type: "counter", help: "datagrams received, RTP and RTCP",
+                         value: Double(receiver.counters.datagrams))
+                e.sample("rtprecv_kernel_drops_total", type: "counter", help: "datagrams the kernel dropped (receive buffers full)",
+                         value: Double(sockets.reduce(0) { $0 + Int($1.kernelDrops) }))
+                e.sample("rtprecv_bytes_written_total", type: "counter", help: "Annex-B bytes written",
+                         value: Double(run.sink.bytesWritten))
+                e.sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the last packet of any stream",
+                         value: Double(now - lastPacket) / 1e9)
+                e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
+                         value: Double(reconnection.reconnects))
+                return (200, "OK", "text/plain; version=0.0.4; charset=utf-8", e.text)
+            case "/healthz":
+                // Silent: nothing for --timeout (5 s by default) on a port of the run.
+                let silence = timeout ?? 5_000_000_000
+                // The RTP ports: RTCP ports may rightly hear nothing.
+                let silent = sockets.indices.filter { roles[$0].hasSuffix("RTP") && (lastReceived[$0].map { now - $0 > silence } ?? true) }
+                    .map { sockets[$0].boundDescription }
+                    + (sockets.isEmpty && (received == 0 && receiver.counters.datagrams == 0 || now - lastPacket > silence)
+                        ? [rtsp.map { $0.url.description } ?? "input"] : [])
+                return silent.isEmpty ? (200, "OK", "text/plain", "ok\n")
+                    : (503, "Service Unavailable", "text/plain", "silent: " + silent.joined(separator: ", ") + "\n")
+            default:
+                return (404, "Not Found", "text/plain", "/metrics or /healthz\n")
+            }
+        }
+
         /// --reconnect: the session set up again in place of `current`, with its sockets, RTCP and
         /// poll; false when the run ends first.
         func resume(_ current: RTSPPull, after why: String) throws -> Bool {
@@ -124,8 +172,9 @@ struct Live {
             (sockets, roles) = (next.sockets, next.roles)
             feedback = try talkBack()
             run.feedback = feedback
-            poll = SocketPoll(sockets.map(\.descriptor) + [next.descriptor])
             pollsConnection = true
+            lastReceived = [Int64?](repeating: nil, count: sockets.count)
+            makePoll()
             connectionLost = nil
             lastPacket = Terminal.monotonicNanoseconds()
             return true
@@ -174,13 +223,19 @@ struct Live {
                     }
                 }
                 received = 0
-                if sockets.count == 1 && rtsp == nil {
+                if sockets.count == 1 && rtsp == nil && metrics == nil {
                     // One socket: block in recvmmsg itself, one system call a batch.
                     try drain(sockets[0])
                 } else {
                     try poll.wait(milliseconds: 20) { i in
                         if i < sockets.count {
+                            let before = received
                             try drain(sockets[i])
+                            if received > before { lastReceived[i] = Terminal.monotonicNanoseconds() }
+                        } else if let metrics, metrics.descriptors.contains(polled[i]) {
+                            metrics.ready(polled[i], now: Terminal.monotonicNanoseconds()) { path in
+                                page(path, now: Terminal.monotonicNanoseconds())
+                            }
                         } else if let rtsp, connectionLost == nil {
                             let before = rtsp.interleavedFrames
                             do {
@@ -193,8 +248,12 @@ struct Live {
                         }
                     }
                     if connectionLost != nil && pollsConnection {
-                        poll = SocketPoll(sockets.map(\.descriptor))
                         pollsConnection = false
+                        makePoll()
+                    }
+                    if let metrics {
+                        metrics.tick(now: Terminal.monotonicNanoseconds())
+                        if metrics.generation != metricsGeneration { makePoll() }
                     }
                 }
                 now = Terminal.monotonicNanoseconds()

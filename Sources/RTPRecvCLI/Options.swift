@@ -77,6 +77,8 @@ public struct Options {
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
     public var rtspTransport = RTSPTransportChoice.auto
+    /// `--metrics`: where the Prometheus endpoint listens.
+    public var metrics: (address: String, port: UInt16)?
     /// How RTP in a capture's TCP streams is framed.
     public var tcpFraming = InterleavedCapture.Framing.rtsp
     /// Credentials beside the URL's (these win); the password also from RTSP_PASSWORD.
@@ -202,14 +204,12 @@ public struct Options {
             case "--request-keyframe": requestKeyframe = true
             case "--nack": nack = true
             case "--rtx-payload-type": rtxPayloadType = try number(UInt8.self, 96...127)
-            case "--rtcp-to":
+            case "--rtcp-to": rtcpTo = try Options.addressAndPort(try value(), flag: name, example: "10.0.0.7:5005 or [::1]:5005")
+            case "--metrics":
                 let text = try value()
-                guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {
-                    throw UsageError(description: "invalid value '\(text)' for '--rtcp-to': expected ADDR:PORT, such as 10.0.0.7:5005 or [::1]:5005")
-                }
-                var address = String(text[..<colon])
-                if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
-                rtcpTo = (address, port)
+                // A port alone is on loopback: nothing is served beyond the host unless asked.
+                metrics = try Options.addressAndPort(text.contains(":") ? text : "127.0.0.1:" + text, flag: name,
+                                                     example: "127.0.0.1:9464, [::1]:9464 or 9464")
             case "--realtime": realtime = true
             case "--no-realtime": realtime = false
             case "-q", "--quiet": quiet = true
@@ -300,6 +300,9 @@ public struct Options {
             throw UsageError(description: flag == "--reconnect" ? "'--reconnect' is for publishing (--rtmp URL) or pulling (an rtsp:// URL)"
                              : "'\(flag)' is for publishing: add --rtmp URL")
         }
+        if pcap != nil && metrics != nil {
+            throw UsageError(description: "'--metrics' serves a live run's statistics; a replay ends with them in --stats-json")
+        }
         if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe),
                                     ("--nack", nack)]
             .first(where: { $0.1 })?.0 {
@@ -318,6 +321,16 @@ public struct Options {
     }
 
     public var isLive: Bool { pcap == nil }
+
+    /// "ADDR:PORT" or "[v6]:PORT".
+    static func addressAndPort(_ text: String, flag: String, example: String) throws(UsageError) -> (address: String, port: UInt16) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {
+            throw UsageError(description: "invalid value '\(text)' for '\(flag)': expected ADDR:PORT, such as \(example)")
+        }
+        var address = String(text[..<colon])
+        if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        return (address, port)
+    }
 
     /// A replay's SDP found in the capture's signalling: where ("SIP INVITE from 10.0.0.1:5060").
     var sdpOrigin: String?

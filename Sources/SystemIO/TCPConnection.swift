@@ -63,6 +63,13 @@ public final class TCPConnection {
         throw lastError
     }
 
+    /// A connection `TCPListener` accepted.
+    init(accepted fd: Int32, peer: Endpoint) {
+        descriptor = fd
+        self.peer = peer
+        name = peer.description
+    }
+
     deinit { close(descriptor) }
 
     /// Writes all of `bytes`, waiting up to `timeoutMilliseconds` for room.

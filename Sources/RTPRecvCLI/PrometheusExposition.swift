@@ -1,0 +1,43 @@
+import RTPCore
+
+/// The Prometheus text exposition format (version 0.0.4): each metric family once, with HELP and
+/// TYPE, then a sample per label set. The stream counts come from `StreamStatistics.counters`,
+/// the table the statistics JSON reads too.
+struct PrometheusExposition {
+    /// Families in the order first seen, each with its samples, which must stand together.
+    private var families: [(name: String, type: String, help: String, samples: [String])] = []
+    private var index: [String: Int] = [:]
+
+    var text: String {
+        families.map { f in "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n" + f.samples.joined() }.joined()
+    }
+
+    /// One stream's counts, labelled by SSRC, payload type and media.
+    mutating func stream(_ s: StreamStatistics, media: String, lastPacketAge: Double?) {
+        let labels = "ssrc=\"\(hex(s.ssrc))\",pt=\"\(s.payloadType)\",media=\"\(media)\""
+        for counter in s.counters {
+            sample("rtprecv_\(counter.name)_total", type: "counter", help: counter.help, labels: labels, value: Double(counter.value))
+        }
+        for reason in FrameRecord.Reason.allCases {
+            sample("rtprecv_frames_dropped_total", type: "counter", help: "frames dropped, by reason",
+                   labels: labels + ",reason=\"\(reason.code)\"", value: Double(s.frames.dropped(reason)))
+        }
+        sample("rtprecv_jitter_seconds", type: "gauge", help: "interarrival jitter (RFC 3550 A.8)", labels: labels,
+               value: s.jitterMilliseconds / 1000)
+        if let lastPacketAge {
+            sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the stream's last packet", labels: labels,
+                   value: lastPacketAge)
+        }
+    }
+
+    /// A sample without labels beyond `labels` (empty for the process's own counts).
+    mutating func sample(_ name: String, type: String, help: String, labels: String = "", value: Double) {
+        let i = index[name] ?? {
+            families.append((name, type, help, []))
+            index[name] = families.count - 1
+            return families.count - 1
+        }()
+        let rendered = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        families[i].samples.append(name + (labels.isEmpty ? "" : "{\(labels)}") + " \(rendered)\n")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+
+/// `--metrics`: the Prometheus endpoint of a live run, as Prometheus's own promtool reads it, with
+/// values that agree with the run's statistics, /healthz that follows the stream, and a responder
+/// that turns away what is not a GET of its two pages.
+final class MetricsTests: XCTestCase {
+    private let metricsPort = UInt16(41000 + Int(getpid() % 1000) * 2)
+
+    private func get(_ path: String, method: String = "GET") throws -> (status: Int, body: String) {
+        let r = try Harness.run("curl", ["-s", "-X", method, "-o", "-", "-w", "\n%{http_code}", "http://127.0.0.1:\(metricsPort)\(path)"])
+        var lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.removeLast()) ?? 0
+        return (status, lines.joined(separator: "\n"))
+    }
+
+    private func value(_ exposition: String, _ name: String) -> Int? {
+        exposition.split(separator: "\n").first { $0.hasPrefix(name + "{") && $0.contains("media=\"video\"") }
+            .flatMap { $0.split(separator: " ").last }.flatMap { Int($0) }
+    }
+
+    func testMetricsPassPromtoolAndAgreeWithTheSummary() throws {
+        let stats = Harness.temporaryFile("metrics.json")
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--timeout", "1", "--stats-json", stats.path],
+                                              name: "metrics")
+        XCTAssertEqual(try get("/healthz").status, 503, "nothing received yet")
+        let sender = try Harness.run("gst-launch-1.0", ["-q", "videotestsrc", "is-live=true", "num-buffers=45", "!",
+                                                        "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency",
+                                                        "key-int-max=15", "!", "rtph264pay", "pt=96", "config-interval=-1", "!",
+                                                        "udpsink", "host=127.0.0.1", "port=\(listener.port)"])
+        XCTAssertEqual(sender.status, 0, sender.stderr)
+        let (status, exposition) = try get("/metrics")
+        XCTAssertEqual(status, 200)
+        let file = Harness.temporaryFile("metrics.txt")
+        try exposition.write(to: file, atomically: true, encoding: .utf8)
+        let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
+        XCTAssertEqual(check.status, 0, "promtool: \(check.stderr)\(String(decoding: check.stdout, as: UTF8.self))")
+        XCTAssertEqual(try get("/healthz").status, 200, "receiving")
+        usleep(1_500_000)
+        let silent = try get("/healthz")
+        XCTAssertEqual(silent.status, 503)
+        XCTAssertTrue(silent.body.contains("silent: "), silent.body)
+        XCTAssertEqual(try get("/metrics", method: "POST").status, 405)
+        XCTAssertEqual(try get("/nothing").status, 404)
+        // A request that never ends its header is answered 431, not kept.
+        let long = try Harness.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Pad: " + String(repeating: "a", count: 9000),
+                                            "http://127.0.0.1:\(metricsPort)/metrics"])
+        XCTAssertEqual(String(decoding: long.stdout, as: UTF8.self), "431")
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        // The same counts as the summary's: the stream was idle between the scrape and the end.
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let stream = try XCTUnwrap((json["streams"] as? [[String: Any]])?.first)
+        for name in ["packets", "payload_bytes", "frames_written", "keyframes_written", "lost"] {
+            XCTAssertEqual(value(exposition, "rtprecv_\(name)_total"), stream[name] as? Int, name)
+        }
+        XCTAssertGreaterThan(stream["frames_written"] as? Int ?? 0, 40)
+    }
+
+    func testMetricsFlagsAreChecked() throws {
+        for arguments in [["--pcap", "x.pcap", "--metrics", "9464"], ["--port", "5004", "--metrics", "nowhere"]] {
+            let r = try Harness.rtprecv(arguments)
+            XCTAssertEqual(r.status, 64, "\(arguments): \(r.stderr)")
+        }
+        // A taken port is one clear line.
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)"], name: "metrics-taken")
+        defer { _ = listener.stop() }
+        let second = try Harness.rtprecv(["--port", "0", "--metrics", "\(metricsPort)", "--duration", "1"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("--metrics 127.0.0.1:\(metricsPort)"), second.stderr)
+    }
+}
