@@ -141,6 +141,10 @@ public enum Help {
                               non-reference picture (nal_ref_idc 0, such as most B-frames) costs
                               only itself; frame_num tells when whole pictures went with lost
                               packets.
+      --segment-seconds N     Cut --out into files at the first keyframe after every N seconds,
+                              named from --out with {n} (0, 1, …) and {start} (UTC, as
+                              20261201T154200Z): each starts with SPS, PPS and a keyframe, so it
+                              plays by itself.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
       --frames-json FILE      The frame ledger: one JSON object per line for every access unit
                               from the first keyframe on, in decoding order, written or not:

@@ -77,6 +77,8 @@ public struct Options {
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
     public var rtspTransport = RTSPTransportChoice.auto
+    /// `--segment-seconds`: the Annex-B output is cut at the first keyframe after this long.
+    public var segmentSeconds: Int?
     /// `--metrics`: where the Prometheus endpoint listens.
     public var metrics: (address: String, port: UInt16)?
     /// How RTP in a capture's TCP streams is framed.
@@ -205,6 +207,7 @@ public struct Options {
             case "--nack": nack = true
             case "--rtx-payload-type": rtxPayloadType = try number(UInt8.self, 96...127)
             case "--rtcp-to": rtcpTo = try Options.addressAndPort(try value(), flag: name, example: "10.0.0.7:5005 or [::1]:5005")
+            case "--segment-seconds": segmentSeconds = try number(Int.self, 1...86_400)
             case "--metrics":
                 let text = try value()
                 // A port alone is on loopback: nothing is served beyond the host unless asked.
@@ -299,6 +302,14 @@ public struct Options {
             .first(where: { $0.1 })?.0 {
             throw UsageError(description: flag == "--reconnect" ? "'--reconnect' is for publishing (--rtmp URL) or pulling (an rtsp:// URL)"
                              : "'\(flag)' is for publishing: add --rtmp URL")
+        }
+        if let out, OutputTemplate.isTemplate(out) != (segmentSeconds != nil) {
+            throw UsageError(description: segmentSeconds == nil
+                ? "'--out \(out)' names segments ({n} or {start}): give --segment-seconds N"
+                : "'--segment-seconds' cuts --out into files: name them with {n} or {start}, such as --out 'cam-{start}.h264'")
+        }
+        if segmentSeconds != nil && out == nil {
+            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output: give --out 'NAME-{n}.h264'")
         }
         if pcap != nil && metrics != nil {
             throw UsageError(description: "'--metrics' serves a live run's statistics; a replay ends with them in --stats-json")

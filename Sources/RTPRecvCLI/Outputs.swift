@@ -6,7 +6,11 @@ import SystemIO
 /// Every output of one pass: the Annex-B file, the decoder with its files, the FLV and the frame
 /// ledger, up to `--frames`.
 final class Outputs: AccessUnitSink {
-    private let annexB: OutputFile?
+    private var annexB: OutputFile?
+    /// `--segment-seconds`: the template the Annex-B segments are named by, and how long each runs.
+    private let segments: (template: OutputTemplate, nanoseconds: Int64)?
+    private var segmentStart: Int64?
+    private(set) var segmentCount = 0
     let decoding: DecodingOutput?
     let flv: FLVOutput?
     let rtmp: RTMPPublisher?
@@ -22,7 +26,12 @@ final class Outputs: AccessUnitSink {
 
     /// `sdp`: the session's media lines tell the FLV which tracks to wait for.
     init(options: Options, sdp: SessionDescription?) throws {
-        annexB = try options.out.map { try open($0) }
+        let segments = options.segmentSeconds.map { (template: OutputTemplate(pattern: options.out!), nanoseconds: Int64($0) * 1_000_000_000) }
+        self.segments = segments
+        annexB = try options.out.map { path in
+            try open(segments.map { $0.template.path(n: 0, unixNanoseconds: Terminal.wallclockNanoseconds()) } ?? path)
+        }
+        segmentCount = segments == nil ? 0 : 1
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         var muxing = FLVMuxer.Configuration()
         muxing.keepAfterLoss = options.flvKeepAfterLoss
@@ -49,6 +58,7 @@ final class Outputs: AccessUnitSink {
 
     func write(_ accessUnit: AccessUnit) throws -> Bool {
         guard !isFull else { return false }
+        if let segments, accessUnit.isKeyframe { try cut(at: accessUnit, segments) }
         try annexB?.write(accessUnit.pieces)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
@@ -58,6 +68,21 @@ final class Outputs: AccessUnitSink {
         accessUnitsWritten += 1
         lastWritten = accessUnit.record
         return true
+    }
+
+    /// At a keyframe `nanoseconds` or more after the segment began, the next segment: it starts
+    /// with this keyframe, which carries its SPS and PPS, so it plays by itself.
+    private func cut(at accessUnit: AccessUnit, _ segments: (template: OutputTemplate, nanoseconds: Int64)) throws {
+        let time = accessUnit.time ?? accessUnit.arrival
+        guard let start = segmentStart else {
+            segmentStart = time
+            return
+        }
+        guard time - start >= segments.nanoseconds else { return }
+        try annexB?.close()
+        annexB = try open(segments.template.path(n: segmentCount, unixNanoseconds: Terminal.wallclockNanoseconds()))
+        segmentCount += 1
+        segmentStart = time
     }
 
     /// The record of the access unit written last: its `account` call is still to come when the

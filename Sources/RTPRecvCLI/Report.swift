@@ -152,7 +152,7 @@ struct Report {
         for (ssrc, reason) in receiver.unusableAudio.sorted(by: { $0.key < $1.key }) {
             lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
         }
-        lines.append("wrote \(outputs.bytesWritten) bytes of H.264")
+        lines.append("wrote \(outputs.bytesWritten) bytes of H.264" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : ""))
         if let w = outputs.wav {
             var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
             if w.gapsFilled > 0 { line += ", \(w.gapsFilled) lost stretches filled with silence (\(w.silenceMilliseconds) ms)" }
@@ -227,6 +227,7 @@ struct Report {
             ("streams_over_limit", .int(c.streamsOverLimit)),
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(outputs.bytesWritten)),
+            ("segments", .int(outputs.segmentCount)),
         ]
         let l = outputs.latency
         if l.count > 0 {

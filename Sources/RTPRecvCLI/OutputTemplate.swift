@@ -1,0 +1,36 @@
+/// An output path with fields filled in per segment: `{n}` the segment number from 0, `{start}`
+/// when it began, UTC in ISO 8601's basic format (20261201T154200Z), so names sort by time.
+struct OutputTemplate {
+    let pattern: String
+
+    static func isTemplate(_ path: String) -> Bool { path.contains("{n}") || path.contains("{start}") }
+
+    /// The path of segment `n`, begun at `unixNanoseconds`.
+    func path(n: Int, unixNanoseconds: Int64) -> String {
+        pattern.replacingAll("{n}", with: String(n)).replacingAll("{start}", with: OutputTemplate.basicUTC(unixNanoseconds))
+    }
+
+    /// "YYYYMMDDTHHMMSSZ" (the civil date from days since 1970 by Howard Hinnant's algorithm).
+    static func basicUTC(_ unixNanoseconds: Int64) -> String {
+        let seconds = unixNanoseconds / 1_000_000_000
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let secondOfDay = seconds - days * 86400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(year)\(two(month))\(two(day))T\(two(secondOfDay / 3600))\(two(secondOfDay / 60 % 60))\(two(secondOfDay % 60))Z"
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
