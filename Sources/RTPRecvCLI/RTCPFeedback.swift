@@ -14,6 +14,8 @@ final class RTCPFeedback {
     private let start: Int64
     private var nextCheck: Int64 = 0
     private var bitsPerSecond: Double = 0
+    /// The SDP's b=AS: the session bandwidth RFC 3550 §6.2 means, known before any packet.
+    private let declaredBitsPerSecond: Double?
     private var nextRate: Int64 = 0
     /// How long a gap is waited for: a NACK past it is of no use.
     private let latency: Int64
@@ -31,6 +33,7 @@ final class RTCPFeedback {
         configuration.negativeAcknowledgements = options.nack || video?.offersFeedback("nack", for: payloadType) == true
         latency = Int64(options.latencyMilliseconds ?? 50) * 1_000_000
         configuration.wallclockOffset = Terminal.wallclockNanoseconds() - Terminal.monotonicNanoseconds()
+        declaredBitsPerSecond = sdp?.bandwidthBitsPerSecond
         reporter = RTCPReporter(configuration: configuration)
         receiver.onDelaySinceLastReceiverReport = { [reporter] in reporter.noteDelay($0, arrival: $1) }
         self.receiver = receiver
@@ -59,7 +62,9 @@ final class RTCPFeedback {
     func tick(now: Int64) {
         guard now >= nextCheck else { return }
         nextCheck = now + 10_000_000
-        if now >= nextRate, now > start {
+        if let declaredBitsPerSecond {
+            bitsPerSecond = declaredBitsPerSecond
+        } else if now >= nextRate, now > start {
             // The session's bandwidth, for the report interval: what came in since the start.
             let bytes = (receiver.selected?.statistics.bytes ?? 0) + (receiver.audio?.statistics.bytes ?? 0)
             bitsPerSecond = Double(bytes) * 8e9 / Double(now - start)

@@ -232,4 +232,16 @@ final class VUITests: XCTestCase {
         XCTAssertEqual(sps.maxNumReorderFrames, 2)
         XCTAssertEqual(try XCTUnwrap(sps.frameRate), 30, accuracy: 0.001)
     }
+
+    /// b=AS (RFC 8866 §5.8): the session's, else the lines' summed, as RTCP's session bandwidth.
+    func testBandwidthFromBAS() throws {
+        let lines = try SessionDescription(parsing: "v=0\r\ns=-\r\nt=0 0\r\nm=video 5004 RTP/AVP 96\r\nb=AS:500\r\n"
+                                            + "a=rtpmap:96 H264/90000\r\nm=audio 5006 RTP/AVP 0\r\nb=AS:64\r\n")
+        XCTAssertEqual(lines.media.map(\.bandwidthKbps), [500, 64])
+        XCTAssertEqual(lines.bandwidthBitsPerSecond, 564_000)
+        let session = try SessionDescription(parsing: "v=0\r\ns=-\r\nb=AS:2000\r\nt=0 0\r\nm=video 5004 RTP/AVP 96\r\nb=AS:500\r\n")
+        XCTAssertEqual(session.bandwidthBitsPerSecond, 2_000_000)
+        XCTAssertNil(try SessionDescription(parsing: "v=0\r\ns=-\r\nt=0 0\r\nm=video 5004 RTP/AVP 96\r\nb=AS:junk\r\n").bandwidthBitsPerSecond)
+    }
 }
+

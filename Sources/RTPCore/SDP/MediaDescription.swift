@@ -37,6 +37,8 @@ public struct MediaDescription: Sendable {
     public var rtcpPort: UInt16?
     /// `a=rtcp-mux` (RFC 5761): RTCP shares the RTP port.
     public var rtcpMux = false
+    /// b=AS (RFC 8866 §5.8), in kbit/s.
+    public var bandwidthKbps: Int?
     /// `a=control` (RFC 2326 §C.1.1): the URL to SETUP this media with.
     public var control: String?
     /// `a=ssrc` (RFC 5576): the SSRCs the sender announces, with their attributes (cname, msid...).

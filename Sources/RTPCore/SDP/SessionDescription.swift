@@ -34,6 +34,17 @@ public struct SessionDescription: Sendable {
     /// left out.
     public var interleaving: DeinterleavingBuffer.Parameters?
 
+    /// b=AS at the session level, in kbit/s.
+    public var sessionBandwidthKbps: Int?
+
+    /// What the session's media may take, for RTCP's interval (RFC 3550 §6.2): the session's b=AS,
+    /// else the sum of the lines' (those that name one), in bit/s; nil when none does.
+    public var bandwidthBitsPerSecond: Double? {
+        if let kbps = sessionBandwidthKbps { return Double(kbps) * 1000 }
+        let lines = media.compactMap(\.bandwidthKbps)
+        return lines.isEmpty ? nil : Double(lines.reduce(0, +)) * 1000
+    }
+
     /// The video line the video fields come from.
     public var video: MediaDescription? {
         media.first { m in m.media == "video" && m.payloadTypes.contains { $0.isH264(in: m) } }
@@ -67,6 +78,11 @@ public struct SessionDescription: Sendable {
                     current!.sourceFilter = source ?? current!.sourceFilter
                 } else {
                     sessionSourceFilter = source ?? sessionSourceFilter
+                }
+            case "b" where value.hasPrefix("AS:"):
+                // RFC 8866 §5.8: the application-specific maximum, in kbit/s.
+                if let kbps = Int(value.dropFirst(3).trimmingWhitespace()), kbps > 0 {
+                    if current != nil { current!.bandwidthKbps = kbps } else { sessionBandwidthKbps = kbps }
                 }
             case "a" where current != nil:
                 try current!.addAttribute(value, line: number, warnings: &warnings)
