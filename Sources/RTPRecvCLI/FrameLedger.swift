@@ -12,7 +12,7 @@ import SystemIO
 /// `"media":"audio"` on the lines of the audio stream's frames.
 /// Lines are gathered and written in batches; live, each line goes out as it is made, for `tail -f`.
 final class FrameLedger {
-    private let file: OutputFile
+    private var file: OutputFile
     private let flushEachLine: Bool
     private var line: [UInt8] = []
     private var pending: [UInt8] = []
@@ -43,6 +43,14 @@ final class FrameLedger {
         line.append(UInt8(ascii: "\n"))
         pending.append(contentsOf: line)
         if flushEachLine || pending.count >= 1 << 16 { try flush() }
+    }
+
+    /// The file opened again at its path, appended to (after SIGHUP: a rotated ledger starts anew).
+    func reopen() throws {
+        try flush()
+        guard file.path != "-" else { return }
+        try file.close()
+        file = try OutputFile(path: file.path, appending: true)
     }
 
     func finish() throws {

@@ -145,6 +145,9 @@ public enum Help {
                               named from --out with {n} (0, 1, …) and {start} (UTC, as
                               20261201T154200Z): each starts with SPS, PPS and a keyframe, so it
                               plays by itself.
+                              Live, SIGHUP (as log-rotation tools send it) reopens --out at its
+                              path from the next keyframe (the next segment, with segments) and
+                              --frames-json at once; other outputs stay open.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
       --frames-json FILE      The frame ledger: one JSON object per line for every access unit
                               from the first keyframe on, in decoding order, written or not:

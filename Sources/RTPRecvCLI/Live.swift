@@ -77,6 +77,8 @@ struct Live {
         var feedback = try talkBack()
         run.feedback = feedback
         StopSignal.install()
+        HangupSignal.install()
+        var hangupsSeen = HangupSignal.count
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
         let status = LiveStatus()
         let start = Terminal.monotonicNanoseconds()
@@ -190,6 +192,12 @@ struct Live {
                 if run.sink.isFull {
                     stopReason = "stopped after \(options.frames!) frames"
                     break
+                }
+                if HangupSignal.count != hangupsSeen {
+                    // Log rotation: the files were moved; new ones at their paths, from a keyframe.
+                    hangupsSeen = HangupSignal.count
+                    try run.sink.reopen()
+                    if !options.quiet { Terminal.printError("SIGHUP: the outputs reopen (--out at the next keyframe)\n") }
                 }
                 if options.reconnect, let current = rtsp,
                    let why = connectionLost.flatMap({ current.transport == .tcp ? $0 : nil })

@@ -11,6 +11,10 @@ final class Outputs: AccessUnitSink {
     private let segments: (template: OutputTemplate, nanoseconds: Int64)?
     private var segmentStart: Int64?
     private(set) var segmentCount = 0
+    /// SIGHUP came: at the next keyframe the Annex-B file is reopened (the next segment, with
+    /// segments), so that the new file starts with one.
+    private var reopenAtKeyframe = false
+    private(set) var reopens = 0
     let decoding: DecodingOutput?
     let flv: FLVOutput?
     let rtmp: RTMPPublisher?
@@ -58,7 +62,10 @@ final class Outputs: AccessUnitSink {
 
     func write(_ accessUnit: AccessUnit) throws -> Bool {
         guard !isFull else { return false }
-        if let segments, accessUnit.isKeyframe { try cut(at: accessUnit, segments) }
+        if accessUnit.isKeyframe {
+            if reopenAtKeyframe { try reopenAnnexB(at: accessUnit) }
+            if let segments { try cut(at: accessUnit, segments) }
+        }
         try annexB?.write(accessUnit.pieces)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
@@ -68,6 +75,27 @@ final class Outputs: AccessUnitSink {
         accessUnitsWritten += 1
         lastWritten = accessUnit.record
         return true
+    }
+
+    /// SIGHUP: the ledger is reopened now, the Annex-B file at the next keyframe.
+    func reopen() throws {
+        try ledger?.reopen()
+        reopenAtKeyframe = annexB != nil
+    }
+
+    private func reopenAnnexB(at accessUnit: AccessUnit) throws {
+        reopenAtKeyframe = false
+        reopens += 1
+        if let segments {
+            // The next segment starts here.
+            segmentStart = nil
+            try annexB?.close()
+            annexB = try open(segments.template.path(n: segmentCount, unixNanoseconds: Terminal.wallclockNanoseconds()))
+            segmentCount += 1
+        } else if let file = annexB, file.path != "-" {
+            try file.close()
+            annexB = try open(file.path, appending: true)
+        }
     }
 
     /// At a keyframe `nanoseconds` or more after the segment began, the next segment: it starts
@@ -120,9 +148,9 @@ final class Outputs: AccessUnitSink {
     }
 }
 
-private func open(_ path: String) throws -> OutputFile {
+private func open(_ path: String, appending: Bool = false) throws -> OutputFile {
     do {
-        return try OutputFile(path: path)
+        return try OutputFile(path: path, appending: appending)
     } catch let error as SystemError {
         throw RunError(description: "cannot open output \(error)")
     }

@@ -152,7 +152,8 @@ struct Report {
         for (ssrc, reason) in receiver.unusableAudio.sorted(by: { $0.key < $1.key }) {
             lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
         }
-        lines.append("wrote \(outputs.bytesWritten) bytes of H.264" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : ""))
+        lines.append("wrote \(outputs.bytesWritten) bytes of H.264" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : "")
+                     + (outputs.reopens > 0 ? ", reopened \(outputs.reopens) times on SIGHUP" : ""))
         if let w = outputs.wav {
             var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
             if w.gapsFilled > 0 { line += ", \(w.gapsFilled) lost stretches filled with silence (\(w.silenceMilliseconds) ms)" }
@@ -228,6 +229,7 @@ struct Report {
             ("ssrc_changes", .int(c.ssrcChanges)),
             ("bytes_written", .int(outputs.bytesWritten)),
             ("segments", .int(outputs.segmentCount)),
+            ("reopens", .int(outputs.reopens)),
         ]
         let l = outputs.latency
         if l.count > 0 {

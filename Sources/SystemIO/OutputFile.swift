@@ -14,13 +14,15 @@ public final class OutputFile {
     private static let pipeBytes: Int32 = 1 << 20
     private static let F_SETPIPE_SZ: Int32 = 1031
 
-    public init(path: String) throws {
+    /// `appending`: what the file holds is kept, and writes go after it (a reopen after SIGHUP).
+    public init(path: String, appending: Bool = false) throws {
         self.path = path
         if path == "-" {
             descriptor = STDOUT_FILENO
             owned = false
         } else {
-            descriptor = try retryingOnEINTR("open", path) { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+            let mode = appending ? O_APPEND : O_TRUNC
+            descriptor = try retryingOnEINTR("open", path) { open(path, O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0o644) }
             owned = true
         }
         var info = stat()

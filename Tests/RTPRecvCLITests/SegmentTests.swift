@@ -39,4 +39,43 @@ final class SegmentTests: XCTestCase {
             XCTAssertEqual(try Harness.rtprecv(arguments).status, 64, "\(arguments)")
         }
     }
+
+    /// Log rotation live: the output is moved away and SIGHUP sent; the run goes on into a new file
+    /// at the path, from the next keyframe, and the two files together hold every frame.
+    func testSIGHUPReopensTheOutputAtTheNextKeyframe() throws {
+        let ledger = Harness.temporaryFile("hup.jsonl")
+        let listener = try LiveTests.Listener(["--port", "0", "--frames-json", ledger.path], name: "hup")
+        let source = Harness.temporaryFile("hup-source.h264")
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["gst-launch-1.0", "-q", "videotestsrc", "is-live=true", "num-buffers=90", "!",
+                            "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency", "key-int-max=30",
+                            "bframes=0", "!", "h264parse", "!", "video/x-h264,stream-format=byte-stream,alignment=au", "!", "tee", "name=t",
+                            "t.", "!", "queue", "!", "filesink", "location=\(source.path)",
+                            "t.", "!", "queue", "!", "rtph264pay", "config-interval=-1", "pt=96", "!",
+                            "udpsink", "host=127.0.0.1", "port=\(listener.port)"]
+        sender.standardOutput = FileHandle.nullDevice
+        sender.standardError = FileHandle.nullDevice
+        try sender.run()
+        usleep(1_500_000)
+        let rotated = URL(fileURLWithPath: listener.out.path + ".1"), rotatedLedger = URL(fileURLWithPath: ledger.path + ".1")
+        try? FileManager.default.removeItem(at: rotated)
+        try? FileManager.default.removeItem(at: rotatedLedger)
+        try FileManager.default.moveItem(at: listener.out, to: rotated)
+        try FileManager.default.moveItem(at: ledger, to: rotatedLedger)
+        kill(listener.process.processIdentifier, SIGHUP)
+        sender.waitUntilExit()
+        usleep(300_000)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("reopened 1 times on SIGHUP"), listener.stderr)
+        let before = try Harness.videoMD5(rotated), after = try Harness.videoMD5(listener.out)
+        XCTAssertGreaterThan(before.count, 0)
+        XCTAssertGreaterThan(after.count, 0)
+        XCTAssertEqual(try Harness.decodeErrors(listener.out), "", "the new file starts at a keyframe and plays alone")
+        XCTAssertEqual(before + after, try Harness.videoMD5(source), "every frame, in one file or the other")
+        // The ledger went on in a new file too; together they account for every frame.
+        let lines = try [rotatedLedger, ledger].map { try String(contentsOf: $0, encoding: .utf8).split(separator: "\n").count }
+        XCTAssertGreaterThan(lines[1], 0)
+        XCTAssertEqual(lines.reduce(0, +), before.count + after.count)
+    }
 }
