@@ -211,16 +211,26 @@ final class RTSPPull {
 
     /// The media that came with PLAY's reply or before it, into `run`, once.
     func deliverEarly(run: Run, now: Int64) throws {
-        let source = connection.peer
         for frame in earlyFrames {
-            guard let port = channelPorts[frame.channel] else { continue }
-            interleavedFrames += 1
-            try frame.bytes.withUnsafeBytes {
-                try run.receive(datagram: $0, source: source, destination: Endpoint(address: source.address, port: port), arrival: now)
-            }
+            try frame.bytes.withUnsafeBytes { try receive(channel: frame.channel, payload: $0, run: run, now: now) }
         }
         earlyFrames = []
         earlyBytes = 0
+    }
+
+    /// An interleaved frame into `run`, as a datagram to its channel's stand-in port.
+    private func receive(channel: UInt8, payload: UnsafeRawBufferPointer, run: Run, now: Int64) throws {
+        guard let port = channelPorts[channel] else { return }
+        interleavedFrames += 1
+        let source = connection.peer
+        try run.receive(datagram: payload, source: source, destination: Endpoint(address: source.address, port: port), arrival: now)
+    }
+
+    /// Reads what the connection has into the reader, waiting up to `timeoutMilliseconds`; the count.
+    private func readSome(timeoutMilliseconds: Int32) throws -> Int {
+        let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: timeoutMilliseconds) }
+        if n > 0 { readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
+        return n
     }
 
     /// Reads what the control connection has: interleaved RTP and RTCP into `run`, replies to
@@ -229,22 +239,18 @@ final class RTSPPull {
         // What has come, up to 1 MiB a turn, so the UDP sockets beside it wait no longer.
         var total = 0
         while total < 1 << 20 {
-            let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: 0) }
+            let n = try readSome(timeoutMilliseconds: 0)
             guard n > 0 else { break }
             total += n
-            readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             try deliver(run: run, now: now)
         }
     }
 
     private func deliver(run: Run, now: Int64) throws {
-        let source = connection.peer
         try reader.drain { item in
             switch item {
             case .interleaved(let channel, let payload):
-                guard let port = channelPorts[channel] else { return }
-                interleavedFrames += 1
-                try run.receive(datagram: payload, source: source, destination: Endpoint(address: source.address, port: port), arrival: now)
+                try receive(channel: channel, payload: payload, run: run, now: now)
             case .message(let message):
                 if message.method != nil {
                     serverRequests += 1
@@ -297,9 +303,7 @@ final class RTSPPull {
         let deadline = Terminal.monotonicNanoseconds() + 1_000_000_000
         var answered = false
         while !answered && Terminal.monotonicNanoseconds() < deadline {
-            let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: 100) }
-            guard n > 0 else { continue }
-            readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            guard try readSome(timeoutMilliseconds: 100) > 0 else { continue }
             try reader.drain { item in
                 if case .message(let m) = item, m.method == nil, client.method(answeredBy: m) == "TEARDOWN" { answered = true }
             }
@@ -402,8 +406,7 @@ final class RTSPPull {
             }
             if let found { return found }
             if StopSignal.received != 0 { throw RunError(description: "stopped by \(StopSignal.name) during \(method)") }
-            let n = try readBuffer.withUnsafeMutableBytes { try connection.read(into: $0, timeoutMilliseconds: 200) }
-            if n > 0 { readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
+            _ = try readSome(timeoutMilliseconds: 200)
         }
         throw RunError(description: "\(target): no reply to \(method) within 10 s")
     }
