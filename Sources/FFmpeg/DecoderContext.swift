@@ -10,7 +10,7 @@ final class DecoderContext {
 
     /// `configure` sets the context up before it is opened.
     init(_ id: AVCodecID, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
-        try H264Decoder.loadLibraries()
+        try VideoDecoder.loadLibraries()
         guard let codec = avcodec_find_decoder(id) else { throw FFmpegError("avcodec_find_decoder", rtprecv_averror(ENOSYS)) }
         guard let context = avcodec_alloc_context3(codec) else { throw FFmpegError("avcodec_alloc_context3", rtprecv_averror(ENOMEM)) }
         self.context = context

@@ -20,6 +20,27 @@ public enum FLVVideoFrameType: UInt8 {
 /// VIDEODATA codec id, the low nibble.
 public enum FLVVideoCodecID {
     public static let avc: UInt8 = 7
+    /// H.265 before Enhanced RTMP: not in Adobe's specification, but what Chinese CDNs and players
+    /// agreed on, in AVC's tag layout.
+    public static let hevcLegacy: UInt8 = 12
+}
+
+/// Enhanced RTMP (v1, Veovera): the first video byte's IsExHeader bit, with FrameType in bits 4-6
+/// and this PacketType in bits 0-3, followed by the codec's FourCC.
+public enum FLVExVideoPacketType: UInt8 {
+    case sequenceStart = 0
+    /// With a signed 24-bit composition time before the data.
+    case codedFrames = 1
+    case sequenceEnd = 2
+    /// CodedFrames whose composition time is 0, left out.
+    case codedFramesX = 3
+
+    public static let isExHeader: UInt8 = 0x80
+}
+
+/// Enhanced RTMP's video FourCCs, as big-endian 32-bit numbers.
+public enum FLVFourCC {
+    public static let hvc1: UInt32 = 0x6876_6331
 }
 
 /// AVCVIDEOPACKET AVCPacketType (E.4.3.2).

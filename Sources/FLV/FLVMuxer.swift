@@ -1,7 +1,9 @@
 import RTPCore
 
-/// Writes a session's video and audio as an FLV stream (Adobe FLV v10.1): header, onMetaData, AVC
-/// and AAC sequence headers, one tag per frame, and an end-of-sequence tag.
+/// Writes a session's video and audio as an FLV stream (Adobe FLV v10.1): header, onMetaData, video
+/// and AAC sequence headers, one tag per frame, and an end-of-sequence tag. H.264 goes as AVC (codec
+/// id 7); H.265 as Enhanced RTMP's 'hvc1' (ExVideoTagHeader, FourCC), or with `hevcLegacy` as codec
+/// id 12 in AVC's tag layout, which some servers and players expect instead.
 ///
 /// Times come from the session timeline (`AccessUnit.time`, `AudioFrame.time`), or from the RTP
 /// timestamps of units made by hand. RTP gives the presentation time, so `DecodeTimestamps` derives
@@ -26,6 +28,8 @@ public final class FLVMuxer {
         public var expectsAudio = false
         /// How long one track's tags wait for the other's, from their arrival on the packet clock.
         public var maxInterleaveWaitMilliseconds: Int64 = 500
+        /// H.265 as codec id 12 (the pre-Enhanced-RTMP convention) rather than 'hvc1'.
+        public var hevcLegacy = false
 
         public init() {}
     }
@@ -39,6 +43,8 @@ public final class FLVMuxer {
         /// Frames larger than a tag can carry, dropped.
         public var droppedTooLarge = 0
         public var timestampJumps = 0
+        /// Frames of another codec than the first, which an FLV file cannot change to.
+        public var droppedOtherCodec = 0
         public var audioFramesWritten = 0
         public var audioSequenceHeaders = 0
         /// Audio frames of a codec FLV has no code for (Opus, G.722), or of a second codec.
@@ -90,7 +96,9 @@ public final class FLVMuxer {
     private var queue: [Pending] = []
     private var freeBuffers: [[UInt8]] = []
     private var timestamps = DecodeTimestamps(reorderDepth: 0)
-    private var record: AVCDecoderConfigurationRecord?
+    private var record: VideoConfiguration?
+    /// The codec of the first access unit: the file's.
+    private var codec: VideoCodec?
     private var videoStarted = false
     private var metadataOffsets: [String: Int] = [:]
     private var framerate: Double = 0
@@ -136,23 +144,39 @@ public final class FLVMuxer {
             statistics.droppedAfterLoss += 1
             return
         }
-        var sps: [[UInt8]] = [], pps: [[UInt8]] = []
+        if codec == nil { codec = accessUnit.codec }
+        guard accessUnit.codec == codec else {
+            statistics.droppedOtherCodec += 1
+            return
+        }
+        // Parameter sets go into the sequence header (VPS, SPS, PPS by kind), the rest length-prefixed.
+        var parameterSets: [[[UInt8]]] = [[], [], []]
         var payload = freeBuffers.popLast() ?? []
         payload.removeAll(keepingCapacity: true)
+        let hevc = accessUnit.codec == .h265
         accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
             forEachNALUnit(bytes) { nal in
-                switch nalUnitType(nal[0]) {
-                case NALUnitType.sps: sps.append(Array(nal))
-                case NALUnitType.pps: pps.append(Array(nal))
-                case NALUnitType.accessUnitDelimiter: break
-                default:
-                    let n = UInt32(nal.count)
-                    payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
-                    payload.append(contentsOf: nal)
+                if hevc, nal.count >= 2 {
+                    let type = HEVCNALHeader(nal).type
+                    if let kind = HEVCParameterSetCache.Kind.of(type: type) { return parameterSets[kind.rawValue].append(Array(nal)) }
+                    if type == HEVCNALUnitType.accessUnitDelimiter { return }
+                } else if !hevc {
+                    switch nalUnitType(nal[0]) {
+                    case NALUnitType.sps: return parameterSets[1].append(Array(nal))
+                    case NALUnitType.pps: return parameterSets[2].append(Array(nal))
+                    case NALUnitType.accessUnitDelimiter: return
+                    default: break
+                    }
                 }
+                let n = UInt32(nal.count)
+                payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+                payload.append(contentsOf: nal)
             }
         }
-        if accessUnit.isKeyframe, let newRecord = AVCDecoderConfigurationRecord(sps: sps, pps: pps), newRecord != record {
+        let newRecord: VideoConfiguration? = !accessUnit.isKeyframe ? nil : hevc
+            ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).map { .hevc($0) }
+            : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).map { .avc($0) }
+        if let newRecord, newRecord != record {
             // Frames queued for their decode times belong to the old sequence: out with them first.
             flushQueue()
             startSequence(newRecord, arrival: accessUnit.arrival)
@@ -184,24 +208,31 @@ public final class FLVMuxer {
         return input + shift
     }
 
-    private func startSequence(_ newRecord: AVCDecoderConfigurationRecord, arrival: Int64) {
-        let sps = newRecord.sequenceParameterSets[0].withUnsafeBytes { SequenceParameterSet(nal: $0) }!
-        // With the reorder depth the SPS announces (or, unannounced, none for Baseline and up to
-        // the reference count otherwise), decode times can be derived.
-        let depth = Int(sps.maxNumReorderFrames ?? (sps.profileIdc == 66 ? 0 : min(sps.maxNumRefFrames, 4)))
+    private func startSequence(_ newRecord: VideoConfiguration, arrival: Int64) {
+        // With the reorder depth the SPS announces (or, for H.264 unannounced, none for Baseline
+        // and up to the reference count otherwise), decode times can be derived.
+        let depth: Int, size: (Int, Int), rate: Double?
+        switch newRecord {
+        case .avc(let avc):
+            let sps = avc.sequenceParameterSets[0].withUnsafeBytes { SequenceParameterSet(nal: $0) }!
+            depth = Int(sps.maxNumReorderFrames ?? (sps.profileIdc == 66 ? 0 : min(sps.maxNumRefFrames, 4)))
+            (size, rate) = ((sps.width, sps.height), sps.frameRate)
+        case .hevc(let hevc):
+            (depth, size, rate) = (Int(hevc.sps.maxNumReorderPics), (hevc.sps.width, hevc.sps.height), nil)
+        }
         timestamps = DecodeTimestamps(reorderDepth: depth)
         if !videoStarted {
             videoStarted = true
-            framerate = sps.frameRate ?? 0
-            statistics.width = sps.width
-            statistics.height = sps.height
+            framerate = rate ?? 0
+            (statistics.width, statistics.height) = size
         }
         record = newRecord
         var body = ByteWriter()
-        body.u8(FLVVideoFrameType.keyframe.rawValue << 4 | FLVVideoCodecID.avc)
-        body.u8(AVCPacketType.sequenceHeader.rawValue)
-        body.u24(0)
-        newRecord.write(to: &body)
+        writeVideoHeader(into: &body, keyframe: true, packet: .sequenceHeader, compositionTime: 0)
+        switch newRecord {
+        case .avc(let avc): avc.write(to: &body)
+        case .hevc(let hevc): hevc.write(to: &body)
+        }
         videoTags.append(Tag(kind: .videoSequenceHeader, dts: 0, pts: 0, body: body.bytes, arrival: arrival))
         statistics.sequenceHeaders += 1
     }
@@ -212,7 +243,7 @@ public final class FLVMuxer {
         if dts < lastDTS { dts = lastDTS }
         lastDTS = dts
         if frame.keyframe { awaitingKeyframe = false }
-        guard FLVLayout.avcVideoHeaderSize + frame.payload.count <= FLVLayout.maxDataSize else {
+        guard videoHeaderSize(.nalu, compositionTime: 1) + frame.payload.count <= FLVLayout.maxDataSize else {
             statistics.droppedTooLarge += 1
             awaitingKeyframe = !configuration.keepAfterLoss
             freeBuffers.append(frame.payload)
@@ -333,12 +364,10 @@ public final class FLVMuxer {
         case .video(let keyframe):
             let ptsMilliseconds = milliseconds(tag.pts)
             maxPTSMilliseconds = max(maxPTSMilliseconds, ptsMilliseconds)
-            writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize + tag.body.count, time: time)
-            let type: FLVVideoFrameType = keyframe ? .keyframe : .interFrame
-            writer.u8(type.rawValue << 4 | FLVVideoCodecID.avc)
-            writer.u8(AVCPacketType.nalu.rawValue)
             // Composition time: signed 24 bits, never negative here since DTS <= PTS.
-            writer.u24(UInt32(clamping: min(max(ptsMilliseconds - milliseconds(tag.dts), 0), 0x7FFFFF)))
+            let cts = UInt32(clamping: min(max(ptsMilliseconds - milliseconds(tag.dts), 0), 0x7FFFFF))
+            writeTagHeader(.video, dataSize: videoHeaderSize(.nalu, compositionTime: cts) + tag.body.count, time: time)
+            writeVideoHeader(into: &writer, keyframe: keyframe, packet: .nalu, compositionTime: cts)
             writer.append(tag.body)
             statistics.framesWritten += 1
             if keyframe { statistics.keyframesWritten += 1 }
@@ -359,11 +388,9 @@ public final class FLVMuxer {
         guard headerWritten else { return }
         if videoStarted {
             writer.bytes.removeAll(keepingCapacity: true)
-            writeTagHeader(.video, dataSize: FLVLayout.avcVideoHeaderSize,
+            writeTagHeader(.video, dataSize: videoHeaderSize(.endOfSequence, compositionTime: 0),
                            time: UInt32(truncatingIfNeeded: max(0, milliseconds(lastTagTime))))
-            writer.u8(FLVVideoFrameType.keyframe.rawValue << 4 | FLVVideoCodecID.avc)
-            writer.u8(AVCPacketType.endOfSequence.rawValue)
-            writer.u24(0)
+            writeVideoHeader(into: &writer, keyframe: true, packet: .endOfSequence, compositionTime: 0)
             try finishTag(emit)
         }
         statistics.durationMilliseconds = maxPTSMilliseconds + (videoStarted ? frameDuration / 1_000_000 : 0)
@@ -390,6 +417,41 @@ public final class FLVMuxer {
 
     // MARK: Tags
 
+    /// Enhanced RTMP: FourCC 'hvc1' instead of a codec id, for H.265 unless `hevcLegacy`.
+    private var enhanced: Bool { codec == .h265 && !configuration.hevcLegacy }
+
+    /// onMetaData's videocodecid: the codec id, or Enhanced RTMP's FourCC as a number.
+    private var videoCodecIdInMetadata: Double {
+        guard codec == .h265 else { return Double(FLVVideoCodecID.avc) }
+        return enhanced ? Double(FLVFourCC.hvc1) : Double(FLVVideoCodecID.hevcLegacy)
+    }
+
+    /// The bytes of VIDEODATA before the payload: AVC's frame type/codec id, AVCPacketType and
+    /// composition time (5), or the ExVideoTagHeader (1), FourCC (4) and, for coded frames with a
+    /// composition time, its 3 (CodedFramesX otherwise).
+    private func videoHeaderSize(_ packet: AVCPacketType, compositionTime: UInt32) -> Int {
+        guard enhanced else { return FLVLayout.avcVideoHeaderSize }
+        return packet == .nalu && compositionTime != 0 ? 8 : 5
+    }
+
+    private func writeVideoHeader(into w: inout ByteWriter, keyframe: Bool, packet: AVCPacketType, compositionTime: UInt32) {
+        let frameType = (keyframe ? FLVVideoFrameType.keyframe : .interFrame).rawValue
+        guard enhanced else {
+            w.u8(frameType << 4 | (codec == .h265 ? FLVVideoCodecID.hevcLegacy : FLVVideoCodecID.avc))
+            w.u8(packet.rawValue)
+            w.u24(compositionTime)
+            return
+        }
+        let exPacket: FLVExVideoPacketType = switch packet {
+        case .sequenceHeader: .sequenceStart
+        case .endOfSequence: .sequenceEnd
+        case .nalu: compositionTime != 0 ? .codedFrames : .codedFramesX
+        }
+        w.u8(FLVExVideoPacketType.isExHeader | frameType << 4 | exPacket.rawValue)
+        w.u32(FLVFourCC.hvc1)
+        if exPacket == .codedFrames { w.u24(compositionTime) }
+    }
+
     private func nanoseconds(ticks: Int64, rate: Int) -> Int64 {
         let r = Int64(max(1, rate))
         return ticks / r * 1_000_000_000 + ticks % r * 1_000_000_000 / r
@@ -414,7 +476,7 @@ public final class FLVMuxer {
         var fields: [(String, AMF0.Value)] = [("duration", .number(0))]
         if videoStarted {
             fields += [("width", .number(Double(statistics.width))), ("height", .number(Double(statistics.height))),
-                       ("framerate", .number(framerate)), ("videocodecid", .number(Double(FLVVideoCodecID.avc))),
+                       ("framerate", .number(framerate)), ("videocodecid", .number(videoCodecIdInMetadata)),
                        ("videodatarate", .number(0))]
         }
         if let audioHeader, let track = audioTrack {
@@ -480,4 +542,10 @@ func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPoi
         }
     }
     if start >= 0 && start < n { body(bytes.view(start..<n)) }
+}
+
+/// A video sequence header's record, by codec.
+enum VideoConfiguration: Equatable {
+    case avc(AVCDecoderConfigurationRecord)
+    case hevc(HEVCDecoderConfigurationRecord)
 }

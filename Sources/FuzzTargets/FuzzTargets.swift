@@ -28,9 +28,17 @@ func datagrams(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer)
     }
 }
 
-/// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler.
-func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool) {
+/// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler; H.264, or with
+/// `h265` RFC 7798 (with DONL for inputs whose first byte is odd).
+func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, h265: Bool = false) {
     var configuration = Receiver.Configuration()
+    if h265 {
+        configuration.codec = .h265
+        if bytes.first.map({ $0 & 1 == 1 }) ?? false {
+            configuration.h265.maxDONDiff = 16
+            configuration.h265.depacketizationBufferNALUnits = 4
+        }
+    }
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
     configuration.video.maxAccessUnitBytes = 1 << 16
     configuration.maxStreams = 4
@@ -49,6 +57,19 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool) {
         try? receiver.receive(datagram: datagram, source: nil, destination: nil, arrival: clock)
     }
     try? receiver.finish()
+}
+
+/// The HEVC bitstream readers, and the FLV sequence header record made from what parses.
+func fuzzHEVCBits(_ bytes: UnsafeRawBufferPointer) {
+    let sps = HEVCSequenceParameterSet(nal: bytes)
+    _ = HEVCPictureParameterSetIds(nal: bytes)
+    _ = hevcVideoParameterSetId(nal: bytes)
+    _ = HEVCParameterSetCache.identify(nal: bytes)
+    if bytes.count > 2 { _ = HEVCSliceSegmentHeaderPrefix(type: bytes[0] >> 1 & 0x3F, body: bytes.view(2..<bytes.count)) }
+    if sps != nil {
+        let nal = Array(bytes)
+        _ = HEVCDecoderConfigurationRecord(vps: [[0x40, 0x01, 0x0C]], sps: [nal], pps: [[0x44, 0x01, 0xC0]])
+    }
 }
 
 func fuzzSDP(_ bytes: UnsafeRawBufferPointer) {
@@ -267,6 +288,8 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "audio": fuzzAudio(bytes)
     case "srtp": fuzzSRTP(bytes)
     case "rtsp": fuzzRTSP(bytes)
-    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m, audio, srtp or rtsp")
+    case "h265": fuzzReceiver(bytes, interleaved: false, h265: true)
+    case "hevcbits": fuzzHEVCBits(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m, audio, srtp, rtsp, h265 or hevcbits")
     }
 }

@@ -4,15 +4,18 @@ public enum Help {
     public static let usage = "rtprecv (--pcap FILE | --port N | rtsp://HOST/PATH) [--sdp FILE] [--out FILE|-] [options]"
 
     public static let text = """
-    OVERVIEW: Receive H.264 video and its audio carried over RTP (RFC 3550, RFC 6184) and write
-    them out.
+    OVERVIEW: Receive H.264 or H.265 video and its audio carried over RTP (RFC 3550, RFC 6184,
+    RFC 7798) and write them out.
 
     rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
     order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
-    NAL unit, non-interleaved, and interleaved with STAP-B, MTAP16/24 and FU-B reordered by DON),
-    and writes every complete access unit as an Annex-B elementary stream. A frame with any
+    NAL unit, non-interleaved, and interleaved with STAP-B, MTAP16/24 and FU-B reordered by DON)
+    and every RFC 7798 payload (single NAL units, AP, FU and PACI, with DONL/DOND reordered by DON
+    when the SDP's sprop-max-don-diff or sprop-depack-buf-nalus says so), and writes every
+    complete access unit as an Annex-B elementary stream. H.265 output starts at an IRAP picture;
+    the RASL pictures of a CRA it starts at are dropped and counted. A frame with any
     missing piece of its picture is never written; every intact one is, bit-exact; one that lost
-    only SPS, PPS or SEI before its slices is repaired from cached parameter sets. The statistics
+    only parameter sets or SEI before its slices is repaired from cached parameter sets. The statistics
     at the end, and the frame ledger (--frames-json), account for every packet and frame.
 
     Beside the video it takes one audio stream: AAC (RFC 3640 mpeg4-generic and RFC 6416
@@ -121,9 +124,12 @@ public enum Help {
                               -max-don-diff). Where the SDP and the packets disagree on the
                               mode, the packets win, with a warning.
 
-    STREAM SELECTION (default: the first stream that proves to carry H.264):
+    STREAM SELECTION (default: the first stream that proves to carry H.264 or H.265):
       --ssrc N                Only this SSRC (decimal or 0x-hex).
       --payload-type N        Only this RTP payload type (default: from --sdp, else any 96-127).
+      --codec h264|h265       The codec of payload types the SDP does not name (an SDP's
+                              a=rtpmap H264/90000 or H265/90000 decides; without either, each
+                              stream is tried as both until one proves itself).
       --port N                With --pcap: only datagrams to this UDP port (default: from
                               --sdp, else any).
       --max-streams N         Candidate streams followed at once (default 16).
@@ -170,7 +176,7 @@ public enum Help {
                               codecs' losses leave gaps. Both are counted. '-' streams it.
 
     FLV OUTPUT:
-      --flv FILE              FLV with onMetaData, AVC sequence headers (again when SPS/PPS change)
+      --flv FILE              FLV with onMetaData, video sequence headers (again when they change)
                               and one tag per frame, timed by decode time. Duration and size are
                               rewritten at the end when FILE is a regular file; '-' streams it.
                               After a lost reference picture, frames wait for the next keyframe,
@@ -182,6 +188,10 @@ public enum Help {
                               have no FLV code and are left out, with a warning. Both tracks
                               are timed on one timeline: from arrival, then from the senders'
                               RTCP reports, corrected without a time ever going back.
+      --flv-hevc-legacy       H.265 as codec id 12 in AVC's tag layout, which some servers and
+                              players expect, instead of Enhanced RTMP's ExVideoTagHeader with
+                              FourCC 'hvc1' (SequenceStart, CodedFrames, CodedFramesX). Either
+                              way VPS, SPS and PPS go into the sequence header. Also for --rtmp.
       --interleave-ms N       How long one FLV track's tags wait for the other's, from their
                               arrival (default 1000): a silent track holds the other no longer.
 

@@ -63,6 +63,10 @@ struct ListStreams {
                 }
             }
             return "H264 " + (e.sps.map { "\($0.width)x\($0.height)" } ?? "-") + "  " + types.joined(separator: ",")
+        case .h265:
+            let types = (0..<64).filter { e.hevcNALTypes & (1 << $0) != 0 }.map { HEVCNALUnitType.name(UInt8($0)) }
+            let sps = e.hevcSPS.map { "\($0.width)x\($0.height) \($0.profileName)" } ?? "-"
+            return "H265 " + sps + "  " + types.joined(separator: ",")
         case .named(let name, let rate, let channels):
             var text = "\(name)/\(rate)" + (channels.map { "/\($0)" } ?? "")
             if let step = e.typicalTimestampStep, rate > 0, rate != 90000 || name.uppercased() == "MPA" {
@@ -71,7 +75,7 @@ struct ListStreams {
             }
             return text + (AudioFormats.isSupported(.init(encodingName: name, clockRate: rate)) ? "" : " (not supported)")
         case .unknown:
-            return "unknown: a dynamic payload type, not H.264; an SDP (--sdp) would name it"
+            return "unknown: a dynamic payload type, neither H.264 nor H.265; an SDP (--sdp) would name it"
         case .encrypted:
             if e.encryptedPackets == 0 { return "encrypted (SRTP?): its payloads look random; give the key with --srtp-key" }
             return keys == 0 ? "encrypted (SRTP?): the SDP says SAVP; give the key with --srtp-key"

@@ -391,7 +391,7 @@ final class LiveStatus {
         }
         guard seconds > 0 else { return "" }
         let elapsed = Int((now - start) / 1_000_000_000)
-        let resolution = s?.sps.map { "\($0.width)x\($0.height)" } ?? "-"
+        let resolution = s?.video.map { "\($0.width)x\($0.height)" } ?? "-"
         var line = "\(Int(Double(packets - lastPackets) / seconds)) pkt/s  "
             + "\(fixed(Double(bytes - lastBytes) * 8 / seconds / 1e6)) Mbit/s  "
             + "\(fixed(Double(frames - lastFrames) / seconds)) fps  loss \(fixed(lossPercent(s)))%  \(resolution)  "

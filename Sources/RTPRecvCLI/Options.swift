@@ -42,6 +42,9 @@ public struct Options {
     public var skipCorrupt = false
     public var flv: String?
     public var flvKeepAfterLoss = false
+    public var flvHEVCLegacy = false
+    /// --codec: the codec of dynamic payload types no SDP names.
+    public var codec: VideoCodec?
     /// How long one FLV track waits for the other, in its own time.
     public var interleaveMilliseconds = 1000
     /// The audio stream's frames as a file of its codec (ADTS, MP3, G.711 WAV).
@@ -139,6 +142,12 @@ public struct Options {
             case "--frames-json": framesJSON = try value()
             case "--ssrc": ssrc = try number(UInt32.self, 0...UInt32.max)
             case "--payload-type": payloadType = try number(UInt8.self, 0...127)
+            case "--codec":
+                let text = try value()
+                guard let named = VideoCodec(rawValue: text.lowercased()) else {
+                    throw UsageError(description: "invalid value '\(text)' for '--codec': expected h264 or h265")
+                }
+                codec = named
             case "--port": port = try number(UInt16.self, 0...UInt16.max)
             case "--bind": bind = try value()
             case "--iface": interface = try value()
@@ -169,6 +178,7 @@ public struct Options {
             case "--skip-corrupt": skipCorrupt = true
             case "--flv": flv = try value()
             case "--flv-keep-after-loss": flvKeepAfterLoss = true
+            case "--flv-hevc-legacy": flvHEVCLegacy = true
             case "--interleave-ms": interleaveMilliseconds = try number(Int.self, 0...60_000)
             case "--audio": audio = try value()
             case "--wav": wav = try value()
@@ -367,6 +377,7 @@ public struct Options {
         c.audio.ssrc = audioSSRC
         c.audio.payloadType = audioPayloadType
         c.video.waitForKeyframeAfterLoss = waitKeyframe
+        c.codec = codec
         return c
     }
 }

@@ -39,6 +39,7 @@ final class Outputs: AccessUnitSink {
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         var muxing = FLVMuxer.Configuration()
         muxing.keepAfterLoss = options.flvKeepAfterLoss
+        muxing.hevcLegacy = options.flvHEVCLegacy
         muxing.expectsVideo = sdp.map { $0.video != nil } ?? true
         muxing.expectsAudio = !options.noAudio && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
         muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
@@ -159,7 +160,12 @@ private func open(_ path: String, appending: Bool = false) throws -> OutputFile 
 /// Access units through libavcodec into raw YUV, YUV4MPEG2 and per-frame MD5s. Public for the
 /// fuzz targets.
 public final class DecodingOutput {
-    private let decoder: H264Decoder
+    /// Opened for the codec of the first access unit, and again should the codec change.
+    private var decoder: VideoDecoder?
+    private var decoderCodec: VideoCodec?
+    private let threads: Int
+    /// Decode errors of decoders closed at a change of codec.
+    private var earlierDecodeErrors = 0
     private let skipCorrupt: Bool
     /// Raw frames and their MD5s keep each frame's size unless --scale is given.
     private let raw: FrameConverter
@@ -180,7 +186,7 @@ public final class DecodingOutput {
 
     public init(options: Options) throws {
         do {
-            try H264Decoder.loadLibraries()
+            try VideoDecoder.loadLibraries()
         } catch {
             throw RunError(description: "cannot decode: \(error)")
         }
@@ -191,11 +197,7 @@ public final class DecodingOutput {
             }
             format = f
         }
-        do {
-            decoder = try H264Decoder(threads: options.threads)
-        } catch {
-            throw RunError(description: "cannot start the H.264 decoder: \(error)")
-        }
+        threads = options.threads
         skipCorrupt = options.skipCorrupt
         raw = FrameConverter(format: format, size: options.scale)
         yuv = try options.yuv.map { try open($0) }
@@ -213,19 +215,35 @@ public final class DecodingOutput {
         // The first SPS VUI rate is the Y4M header's.
         if let y4m, y4m.frameRate == nil { y4m.frameRate = accessUnit.frameRate }
         if accessUnit.followsLoss { suspect.insert(accessUnit.pts) }
+        let decoder = try self.decoder(for: accessUnit.codec)
         try accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
             try decoder.decode(bytes, pts: accessUnit.pts) { try take($0) }
         }
     }
 
+    private func decoder(for codec: VideoCodec) throws -> VideoDecoder {
+        if let decoder, decoderCodec == codec { return decoder }
+        if let decoder {
+            try decoder.flush { try take($0) }
+            earlierDecodeErrors += decoder.decodeErrors
+        }
+        do {
+            let opened = try VideoDecoder(codec == .h264 ? .h264 : .hevc, threads: threads)
+            (decoder, decoderCodec) = (opened, codec)
+            return opened
+        } catch {
+            throw RunError(description: "cannot start the \(codec.name) decoder: \(error)")
+        }
+    }
+
     public func finish() throws {
-        try decoder.flush { try take($0) }
+        try decoder?.flush { try take($0) }
         try y4m?.finish()
         try yuv?.close()
         try md5?.close()
     }
 
-    var decodeErrors: Int { decoder.decodeErrors }
+    var decodeErrors: Int { earlierDecodeErrors + (decoder?.decodeErrors ?? 0) }
 
     private func take(_ frame: DecodedFrame) throws {
         framesDecoded += 1

@@ -47,7 +47,7 @@ struct Report {
             lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP.map { ($0.key.rawValue, $0.value) }))
         }
         if streams.isEmpty {
-            lines.append("  no H.264 stream found")
+            lines.append("  no H.264 or H.265 stream found")
         }
         for s in streams + audioStreams {
             lines.append("stream \(hex(s.ssrc)) PT \(s.payloadType)" + (s.audio != nil ? " (audio)" : "")
@@ -56,13 +56,14 @@ struct Report {
                          + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
-                // Ciphertext sets H.264's forbidden bit in half its packets; no sender's H.264 sets it.
-                if security == nil, s.packets >= 50, H264Payload.looksEncrypted(s.invalidPayload, packets: s.packets) {
-                    lines.append("  encrypted (SRTP?): most payloads are no H.264 at all; give the key with --srtp-key")
+                // Ciphertext sets the forbidden bit in half its packets; no sender sets it.
+                if security == nil, s.packets >= 50, VideoPayloadInvalid.looksEncrypted(s.invalidPayload, packets: s.packets) {
+                    lines.append("  encrypted (SRTP?): most payloads are no video at all; give the key with --srtp-key")
                 }
             }
             if s.interleaved {
-                var line = "  interleaved mode (packetization-mode 2): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
+                let mode = s.codec == .h265 ? "decoding order numbers (DONL)" : "interleaved mode (packetization-mode 2)"
+                var line = "  \(mode): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
                 if let depth = s.interleavingDepth, depth.needed > depth.declared {
                     line += ", interleaving depth \(depth.needed) needed where the SDP said \(depth.declared)"
                 }
@@ -116,9 +117,7 @@ struct Report {
                 lines.append("  SPS/PPS    \(s.repeatedParameterSetsRemoved) repeated between the slices of a picture, dropped")
             }
             if s.tooLarge > 0 { lines.append("  too large  \(s.tooLarge) packets over --max-packet-bytes") }
-            if let sps = s.sps {
-                lines.append("  video      H.264 \(profileName(sps.profileIdc)) level \(Double(sps.levelIdc) / 10), \(sps.width)x\(sps.height)")
-            }
+            if let video = s.video { lines.append("  video      \(video.description)") }
             if verbose && !s.droppedTimestamps.isEmpty {
                 lines.append("  dropped at RTP timestamps " + s.droppedTimestamps.map(String.init).joined(separator: " "))
             }
@@ -152,7 +151,7 @@ struct Report {
         for (ssrc, reason) in receiver.unusableAudio.sorted(by: { $0.key < $1.key }) {
             lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
         }
-        lines.append("wrote \(outputs.bytesWritten) bytes of H.264" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : "")
+        lines.append("wrote \(outputs.bytesWritten) bytes of \(streams.first?.codec?.name ?? "video")" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : "")
                      + (outputs.reopens > 0 ? ", reopened \(outputs.reopens) times on SIGHUP" : ""))
         if let w = outputs.wav {
             var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
@@ -328,11 +327,15 @@ struct Report {
             fields.append(("timestamp_jumps", .int(audio.timestampJumps)))
             fields.append(("invalid_audio", .object(audio.invalid.map { ($0.key.rawValue, .int($0.value)) })))
         }
-        if let sps = s.sps {
-            fields.append(("width", .int(sps.width)))
-            fields.append(("height", .int(sps.height)))
-            fields.append(("profile_idc", .int(Int(sps.profileIdc))))
-            fields.append(("level_idc", .int(Int(sps.levelIdc))))
+        if let video = s.video {
+            fields.append(("codec", .string(video.codec.rawValue)))
+            fields.append(("width", .int(video.width)))
+            fields.append(("height", .int(video.height)))
+            fields.append(("profile_idc", .int(video.profileIdc)))
+            if let tier = video.tier { fields.append(("tier", .string(tier.lowercased()))) }
+            fields.append(("level_idc", .int(video.levelIdc)))
+            fields.append(("bit_depth", .int(video.bitDepthLuma)))
+            fields.append(("chroma_format_idc", .int(video.chromaFormatIdc)))
         }
         return .object(fields)
     }
@@ -346,7 +349,7 @@ struct Report {
     /// The frame counts, in the ledger's terms: what was written, what was dropped and why.
     static func frames(_ t: FrameTally) -> String {
         var written: [String] = ["\(t.keyframesWritten) keyframes"]
-        if t.repaired > 0 { written.append("\(t.repaired) repaired from cached SPS/PPS") }
+        if t.repaired > 0 { written.append("\(t.repaired) repaired from cached parameter sets") }
         if t.writtenWithDamagedReferences > 0 { written.append("\(t.writtenWithDamagedReferences) after a lost reference") }
         var line = "\(t.written) written (" + written.joined(separator: ", ") + "), \(t.droppedTotal) dropped"
         let reasons = FrameRecord.Reason.allCases.filter { t.dropped($0) > 0 }
@@ -390,20 +393,6 @@ struct Report {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-
-    private func profileName(_ idc: UInt8) -> String {
-        switch idc {
-        case 66: "Baseline"
-        case 77: "Main"
-        case 88: "Extended"
-        case 100: "High"
-        case 110: "High 10"
-        case 122: "High 4:2:2"
-        case 244: "High 4:4:4 Predictive"
-        case 44: "CAVLC 4:4:4 Intra"
-        default: "profile \(idc)"
-        }
     }
 }
 

@@ -34,6 +34,8 @@ final class Run {
             if !options.isLive, sdp.port != 0 { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
             configuration.video.clockRate = sdp.clockRate
             configuration.video.interleaving = sdp.interleaving
+            configuration.h265 = sdp.h265 ?? H265FormatParameters()
+            configuration.videoCodecs = sdp.videoCodecs
             configuration.audio.media = sdp.media.filter { $0.media == "audio" }
             configuration.rtcpPorts = sdp.media.compactMap(\.rtcpPort)
             for line in sdp.media { configuration.retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a } }
@@ -132,7 +134,7 @@ final class Run {
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             for warning in report.securityWarnings { Terminal.printError("warning: \(warning)\n") }
-            if let mode = sdp?.packetizationMode, let s = receiver.selected?.snapshot() {
+            if let mode = sdp?.packetizationMode, let s = receiver.selected?.snapshot(), s.codec == .h264 {
                 // The packets decide; say when the SDP disagreed with them.
                 let sawAggregationOrFragments = s.nalTypesSeen & (1 << 24 | 1 << 28) != 0
                 if (mode == 0 && sawAggregationOrFragments) || (mode < 2 && s.interleaved) || (mode == 2 && !s.interleaved) {
@@ -143,21 +145,22 @@ final class Run {
             Terminal.printError(report.text(verbose: options.verbose))
             // Ciphertext sets H.264's forbidden bit in half its packets, which keeps it from being taken.
             let looksEncrypted = receiver.otherStreams.values.filter {
-                security == nil && $0.packets >= 50 && H264Payload.looksEncrypted($0.invalidPayload, packets: $0.packets)
+                security == nil && $0.packets >= 50 && VideoPayloadInvalid.looksEncrypted($0.invalidPayload, packets: $0.packets)
             }
             for other in looksEncrypted.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "
-                                    + "encrypted (SRTP?): most of its payloads are no H.264 at all; give the key with --srtp-key\n")
+                                    + "encrypted (SRTP?): most of its payloads are no video at all; give the key with --srtp-key\n")
             }
             if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
                let other = receiver.otherStreams.values.filter({ $0.payloadType >= 96 }).max(by: { $0.packets < $1.packets }) {
-                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not H.264; "
+                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not H.264 or H.265; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
                                     + "config: pass it with --sdp FILE\n")
             }
             if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
-                Terminal.printError("hint: the stream sent keyframes without SPS/PPS; senders such as FFmpeg's RTP muxer "
-                                    + "put them only in the SDP (sprop-parameter-sets): pass it with --sdp FILE\n")
+                let sprop = s.codec == .h265 ? "sprop-vps/sps/pps" : "sprop-parameter-sets"
+                Terminal.printError("hint: the stream sent keyframes without their parameter sets; senders such as FFmpeg's "
+                                    + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
             }
         }
         if let path = options.statsJSON {

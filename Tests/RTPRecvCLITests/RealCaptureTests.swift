@@ -80,7 +80,7 @@ final class RealCaptureTests: XCTestCase {
         // Opus on a dynamic payload type: unknown without an SDP, named with one.
         let opus = try capture("asterisk_opus_fec.pcapng")
         let bare = String(decoding: try Harness.rtprecv(["--pcap", opus.path, "--list"]).stdout, as: UTF8.self)
-        XCTAssertTrue(bare.contains("unknown: a dynamic payload type, not H.264"), bare)
+        XCTAssertTrue(bare.contains("unknown: a dynamic payload type, neither H.264 nor H.265"), bare)
         let sdp = Harness.temporaryFile("opus.sdp")
         try "v=0\nm=audio 16596 RTP/AVP 107\na=rtpmap:107 opus/48000/2\n".write(to: sdp, atomically: true, encoding: .utf8)
         let named = String(decoding: try Harness.rtprecv(["--pcap", opus.path, "--list", "--sdp", sdp.path]).stdout, as: UTF8.self)

@@ -202,9 +202,9 @@ final class SRTPTests: XCTestCase {
         XCTAssertEqual(String(decoding: list.stdout, as: UTF8.self).components(separatedBy: "encrypted (SRTP?): its payloads look random").count - 1,
                        2, String(decoding: list.stdout, as: UTF8.self))
         let garbage = try Harness.rtprecv(["--pcap", capture.path, "--out", "/dev/null"])
-        XCTAssertEqual(garbage.stderr.components(separatedBy: "looks encrypted (SRTP?): most of its payloads are no H.264").count - 1,
+        XCTAssertEqual(garbage.stderr.components(separatedBy: "looks encrypted (SRTP?): most of its payloads are no video").count - 1,
                        2, garbage.stderr)
-        XCTAssertTrue(garbage.stderr.contains("wrote 0 bytes of H.264"), garbage.stderr)
+        XCTAssertTrue(garbage.stderr.contains("wrote 0 bytes of "), garbage.stderr)
         let expected = try Harness.frameMD5(source)
         let plain = Harness.temporaryFile("srtp-call-plain.pcap")
         let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/srtp-decrypt").path,

@@ -44,8 +44,7 @@ public final class FrameGate {
     /// The generation (`ParameterSetCache`) of the SPS and PPS last written under each id.
     private var writtenSPS = [UInt32](repeating: 0, count: 32)
     private var writtenPPS = [UInt32](repeating: 0, count: 256)
-    private var scratch: [UInt8] = []
-    private var spliced: [UnsafeRawBufferPointer] = []
+    private let splicer = ParameterSetSplicer()
 
     public init(ssrc: UInt32, configuration: Configuration) {
         self.ssrc = ssrc
@@ -166,37 +165,12 @@ public final class FrameGate {
             if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
             if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
         }
-        scratch.removeAll(keepingCapacity: true)
-        if let sps { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: sps) }
-        if let pps { scratch.append(contentsOf: [0, 0, 0, 1]); scratch.append(contentsOf: pps) }
-        accessUnit.record.bytes += scratch.count
-        return try scratch.withUnsafeBytes { inserted in
-            splice(inserted, into: au.pieces, at: at)
-            return try spliced.withUnsafeBufferPointer { pieces in
-                accessUnit.pieces = pieces
-                return try emit(accessUnit.record, accessUnit)
-            }
+        let inserted = [sps, pps].compactMap { $0 }
+        return try splicer.withInserted(inserted, at: at, into: au.pieces) { pieces, added in
+            accessUnit.record.bytes += added
+            accessUnit.pieces = pieces
+            return try emit(accessUnit.record, accessUnit)
         }
-    }
-
-    /// `pieces` with `inserted` put in at byte position `at`, into `spliced`.
-    private func splice(_ inserted: UnsafeRawBufferPointer, into pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, at: Int) {
-        spliced.removeAll(keepingCapacity: true)
-        var position = 0
-        var done = false
-        for piece in pieces {
-            if !done && at < position + piece.count {
-                let split = at - position
-                if split > 0 { spliced.append(piece.view(0..<split)) }
-                spliced.append(inserted)
-                spliced.append(piece.view(split..<piece.count))
-                done = true
-            } else {
-                spliced.append(piece)
-            }
-            position += piece.count
-        }
-        if !done { spliced.append(inserted) }
     }
 
     /// The source restarted: output waits for a keyframe again, and nothing before refers on.

@@ -185,4 +185,27 @@ public struct SequenceParameterSet: Equatable, Sendable {
         let cropUnitY = (chromaFormatIdc == 0 ? 1 : subHeightC) * (2 - (frameMbsOnlyFlag ? 1 : 0))
         return frameHeightInMbs * 16 - cropUnitY * (Int(frameCropping.top) + Int(frameCropping.bottom))
     }
+
+    /// What the report and `--list` say of it.
+    public var parameters: VideoParameters {
+        VideoParameters(codec: .h264, width: width, height: height, profileIdc: Int(profileIdc),
+                        profile: Self.profileName(profileIdc), tier: nil, levelIdc: Int(levelIdc),
+                        bitDepthLuma: Int(bitDepthLumaMinus8) + 8, bitDepthChroma: Int(bitDepthChromaMinus8) + 8,
+                        chromaFormatIdc: Int(chromaFormatIdc))
+    }
+
+    /// The profile's name (Annex A.2).
+    public static func profileName(_ idc: UInt8) -> String {
+        switch idc {
+        case 66: "Baseline"
+        case 77: "Main"
+        case 88: "Extended"
+        case 100: "High"
+        case 110: "High 10"
+        case 122: "High 4:2:2"
+        case 244: "High 4:4:4 Predictive"
+        case 44: "CAVLC 4:4:4 Intra"
+        default: "profile \(idc)"
+        }
+    }
 }

@@ -17,6 +17,8 @@ public struct AccessUnit {
     /// Its presentation time on the session timeline (`MediaClock`), in nanoseconds; nil outside a
     /// session (a unit made by hand), where sinks time it from `pts`.
     public var time: Int64?
+    /// H.264, or H.265 (two-byte NAL headers, VPS/SPS/PPS).
+    public var codec: VideoCodec = .h264
 
     public init(record: FrameRecord, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isIDR: Bool,
                 frameRate: (numerator: Int, denominator: Int)? = nil, arrival: Int64 = 0) {

@@ -21,6 +21,8 @@ public struct FrameRecord: Sendable, Equatable {
         case unfinishedFragment
         case noParameterSets
         case waitingForKeyframe
+        /// An H.265 RASL picture of the IRAP output started at: it refers to pictures before it.
+        case skippedLeadingPicture
 
         /// The name in the ledger and the statistics JSON.
         public var code: String {
@@ -34,6 +36,7 @@ public struct FrameRecord: Sendable, Equatable {
             case .incompleteAtEnd: "incomplete_at_end"
             case .noParameterSets: "no_parameter_sets"
             case .waitingForKeyframe: "waiting_for_keyframe"
+            case .skippedLeadingPicture: "rasl_skipped"
             }
         }
 
@@ -47,8 +50,9 @@ public struct FrameRecord: Sendable, Equatable {
             case .missingPackets: "packets missing"
             case .unfinishedFragment: "a fragmented unit never finished"
             case .incompleteAtEnd: "cut off by the end of the stream"
-            case .noParameterSets: "no SPS/PPS for its slices"
+            case .noParameterSets: "no parameter sets for its slices"
             case .waitingForKeyframe: "waiting for a keyframe"
+            case .skippedLeadingPicture: "RASL pictures of the CRA output started at"
             }
         }
     }
@@ -134,9 +138,10 @@ public struct FrameTally: Sendable, Equatable {
 
     public func dropped(_ reason: FrameRecord.Reason) -> Int { dropped[reason.rawValue] }
     public var droppedTotal: Int { dropped.reduce(0, +) }
-    /// Dropped because something of them was lost (not by the keyframe gate or for parameter sets).
+    /// Dropped because something of them was lost (not by the keyframe gate, for parameter sets, or
+    /// as leading pictures that cannot be decoded).
     public var droppedDamaged: Int {
-        droppedTotal - dropped(.waitingForKeyframe) - dropped(.noParameterSets)
+        droppedTotal - dropped(.waitingForKeyframe) - dropped(.noParameterSets) - dropped(.skippedLeadingPicture)
     }
     /// Records in the ledger: every access unit from the first keyframe on.
     public var records: Int { written + droppedTotal }

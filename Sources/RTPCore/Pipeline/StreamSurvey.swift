@@ -1,11 +1,11 @@
 /// Lists the RTP streams in a capture, as a packet analyser's stream list does: per SSRC, payload
-/// type and address pair, the packets, the sequence gaps, the codec and what it shows (an H.264
-/// stream's NAL unit types and resolution; an audio stream's packet duration).
+/// type and address pair, the packets, the sequence gaps, the codec and what it shows (an H.264 or
+/// H.265 stream's NAL unit types and SPS; an audio stream's packet duration).
 ///
 /// The codec comes from the SDP when one is given, from the static payload types of RFC 3551,
-/// else from the payloads: a dynamic payload type is taken for H.264 only on evidence (an SPS
-/// that parses, or slices that do in payloads that are valid H.264), so that an audio stream never
-/// shows NAL types or a resolution read out of its samples.
+/// else from the payloads: a dynamic payload type is taken for H.264 or H.265 only on evidence (an
+/// SPS that parses, or slices that do in payloads that are valid for the codec), so that an audio
+/// stream never shows NAL types or a resolution read out of its samples.
 public struct StreamSurvey {
     public struct Key: Hashable, Sendable {
         public var source: Endpoint?
@@ -16,6 +16,7 @@ public struct StreamSurvey {
 
     public enum Codec: Equatable, Sendable {
         case h264
+        case h265
         /// Named by an rtpmap or a static payload type.
         case named(encodingName: String, clockRate: Int, channels: Int?)
         /// A dynamic payload type with no SDP to name it, and no sign of H.264.
@@ -36,10 +37,16 @@ public struct StreamSurvey {
         /// Bit n set when NAL unit type n (or payload structure type 24-31) was seen.
         public var nalTypes: UInt32 = 0
         public var sps: SequenceParameterSet?
-        /// Evidence of H.264 for a dynamic payload type with no format: slices whose headers parse,
-        /// and payloads that are no valid H.264.
+        /// The same for H.265: NAL unit types (and RFC 7798's 48-50) seen, the latest SPS, and the
+        /// parameter set kinds seen.
+        public var hevcNALTypes: UInt64 = 0
+        public var hevcSPS: HEVCSequenceParameterSet?
+        /// Evidence of each codec for a dynamic payload type with no format: slices whose headers
+        /// parse, and payloads that are not valid for it.
         fileprivate var slices = 0
         fileprivate var invalidH264 = 0
+        fileprivate var hevcSlices = 0
+        fileprivate var invalidH265 = 0
         /// Packets SRTP did not decrypt, and the first payload bytes seen (a set of 256): ciphertext
         /// gives every value, a codec's first byte few.
         public fileprivate(set) var encryptedPackets = 0
@@ -61,10 +68,14 @@ public struct StreamSurvey {
                 + firstBytes.3.nonzeroBitCount
             if packets >= 200 && distinct >= 192 { return .encrypted }
             if let format, !format.encodingName.isEmpty {
-                if format.encodingName.uppercased() == "H264" { return .h264 }
-                return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
+                switch VideoCodec(encodingName: format.encodingName) {
+                case .h264: return .h264
+                case .h265: return .h265
+                case nil: return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
+                }
             }
             if sps != nil || (slices >= 3 && invalidH264 * 10 <= packets) { return .h264 }
+            if hevcSPS != nil || (hevcSlices >= 3 && invalidH265 * 10 <= packets) { return .h265 }
             return .unknown
         }
 
@@ -142,8 +153,9 @@ extension StreamSurvey.Entry {
             encryptedPackets += 1
             return
         }
-        // Where the payload type may be H.264: an audio codec's first bytes can be anything.
-        if format == nil || format?.encodingName.uppercased() == "H264", let first = payload.first {
+        let named = format.flatMap { VideoCodec(encodingName: $0.encodingName) }
+        // Where the payload type may be video: an audio codec's first bytes can be anything.
+        if format == nil || named != nil, let first = payload.first {
             let bit = UInt64(1) << UInt64(first & 63)
             switch first >> 6 {
             case 0: firstBytes.0 |= bit
@@ -152,6 +164,7 @@ extension StreamSurvey.Entry {
             default: firstBytes.3 |= bit
             }
         }
+        if format == nil || named == .h265 { recordH265(payload) }
         // NAL units only where the payload type may be H.264.
         guard format == nil || codec == .h264, let first = payload.first else { return }
         if H264Payload.validate(payload) != nil { invalidH264 += 1 }
@@ -160,6 +173,47 @@ extension StreamSurvey.Entry {
             nalTypes |= 1 << type
             if type == NALUnitType.sps, let nal, let parsed = SequenceParameterSet(nal: nal) { sps = parsed }
             if NALUnitType.isVCL(type), let nal, SliceHeaderPrefix(nal: nal) != nil { slices += 1 }
+        }
+    }
+
+
+    /// H.265 (RFC 7798, without DONL: no SDP says it is there).
+    fileprivate mutating func recordH265(_ payload: UnsafeRawBufferPointer) {
+        guard H265Payload.validate(payload, decodingOrderNumbers: false) == nil else {
+            invalidH265 += 1
+            return
+        }
+        let header = HEVCNALHeader(payload)
+        hevcNALTypes |= 1 << header.type
+        var rest = payload.view(2..<payload.count)
+        var outer = header
+        if header.type == H265Payload.paci, let (inner, carried) = H265Payload.unwrapPACI(header, rest: rest) {
+            (outer, rest) = (inner, carried)
+            hevcNALTypes |= 1 << inner.type
+        }
+        func unit(_ nal: UnsafeRawBufferPointer) {
+            let h = HEVCNALHeader(nal)
+            hevcNALTypes |= 1 << h.type
+            if h.type == HEVCNALUnitType.sps, let parsed = HEVCSequenceParameterSet(nal: nal) { hevcSPS = parsed }
+            if HEVCNALUnitType.isVCL(h.type) && !HEVCNALUnitType.isReserved(h.type) && h.layerId == 0,
+               HEVCSliceSegmentHeaderPrefix(type: h.type, body: nal.view(2..<nal.count)) != nil { hevcSlices += 1 }
+        }
+        switch outer.type {
+        case H265Payload.aggregationPacket:
+            var units = H265AggregationUnits(rest, decodingOrderNumbers: false)
+            while let u = units.next() { unit(u.nal) }
+        case H265Payload.fragmentationUnit:
+            if rest[0] & 0x80 != 0 { hevcNALTypes |= 1 << (rest[0] & 0x3F) }
+        default:
+            if outer.type != header.type {
+                withUnsafeBytes(of: (outer.byte0, outer.byte1)) { head in
+                    var nal = Array(head)
+                    nal.append(contentsOf: rest)
+                    nal.withUnsafeBytes { unit($0) }
+                }
+            } else {
+                unit(payload)
+            }
         }
     }
 }

@@ -88,9 +88,21 @@ public final class DeinterleavingBuffer {
 
     public var isEmpty: Bool { entries.isEmpty }
 
-    /// Adds a NAL unit (`header` then `body`, which may be copied from several fragments).
+    /// Adds an H.264 NAL unit (`header` then `body`, which may be copied from several fragments).
     public func insert(don: UInt16, timestamp: UInt32, header: UInt8, body: UnsafeRawBufferPointer, arrival: Int64,
                        packet: Int64 = 0) {
+        let type = nalUnitType(header)
+        withUnsafeBytes(of: header) { head in
+            insert(don: don, timestamp: timestamp, head: head, body: body, counted: NALUnitType.isVCL(type),
+                   isKeyframe: type == NALUnitType.idrSlice, arrival: arrival, packet: packet)
+        }
+    }
+
+    /// Adds a NAL unit of either codec: `head` (its header) then `body`. `counted`: it counts towards
+    /// the depth (H.264's VCL units; every H.265 unit, as sprop-depack-buf-nalus counts them).
+    /// `isKeyframe`: the initial buffering may end with it (`startsAtKeyframe`).
+    public func insert(don: UInt16, timestamp: UInt32, head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer,
+                       counted isVCL: Bool, isKeyframe: Bool, arrival: Int64, packet: Int64) {
         // AbsDON (§8.1): each unit's DON taken relative to the unit transmitted before it.
         let absDON = lastDON.map { lastAbsDON + Int64(donDiff($0, don)) } ?? Int64(don)
         lastDON = don
@@ -104,11 +116,11 @@ public final class DeinterleavingBuffer {
         }
         var bytes = pool.popLast() ?? []
         bytes.removeAll(keepingCapacity: true)
-        bytes.append(header)
+        bytes.append(contentsOf: head)
         bytes.append(contentsOf: body)
         if firstTimestamp == nil { firstTimestamp = timestamp }
-        // Mostly near the end: search from there, counting the VCL units that came before it and
-        // follow it in decoding order.
+        // Mostly near the end: search from there, counting the counted units that came before it
+        // and follow it in decoding order.
         var index = entries.count
         var ahead = 0
         while index > 0 && entries[index - 1].absDON > absDON {
@@ -119,8 +131,7 @@ public final class DeinterleavingBuffer {
             adapting = true
             need(ahead)
         }
-        let isVCL = NALUnitType.isVCL(nalUnitType(header))
-        if nalUnitType(header) == NALUnitType.idrSlice { hasKeyframe = true }
+        if isKeyframe { hasKeyframe = true }
         entries.insert(Entry(absDON: absDON, timestamp: timestamp, arrival: arrival, isVCL: isVCL, packet: packet,
                              bytes: bytes), at: index)
         if isVCL { vclCount += 1 }

@@ -1,6 +1,6 @@
 /// RFC 6184 behind `PayloadFormat`: depacketizer → access-unit assembler → frame gate (repair,
 /// keyframes, parameter sets) → `output`.
-public final class H264PayloadFormat: PayloadFormat {
+public final class H264PayloadFormat: VideoPayloadFormat {
     public struct Configuration: Sendable {
         public var maxAccessUnitBytes = 32 << 20
         /// After a dropped access unit, also drop until the next keyframe.
@@ -18,6 +18,7 @@ public final class H264PayloadFormat: PayloadFormat {
     /// Receives the verdict on every access unit from the first keyframe on, with its bytes when it
     /// is to be written; returns false when it was not taken (a stream not selected for output).
     public var output: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
+    public var codec: VideoCodec { .h264 }
     public var onNotice: (StreamNotice) -> Void = { _ in }
     public var clockRate: Int { configuration.clockRate }
 
@@ -26,9 +27,9 @@ public final class H264PayloadFormat: PayloadFormat {
     private let gate: FrameGate
     /// Arrival of the packet being depacketized: an access unit it completes carries it.
     private var deliveringArrival: Int64 = 0
-    private(set) var invalidPayload: [H264Payload.Invalid: Int] = [:]
+    public private(set) var invalidPayload: [VideoPayloadInvalid: Int] = [:]
     /// Bit n set when NAL unit type n was seen.
-    private var nalTypesSeen: UInt32 = 0
+    private var nalTypesSeen: UInt64 = 0
 
     public init(ssrc: UInt32, configuration: Configuration) {
         self.configuration = configuration
@@ -56,6 +57,10 @@ public final class H264PayloadFormat: PayloadFormat {
     /// Evidence that the stream carries H.264: an SPS that parses, or slices whose headers do.
     public var parsedSPSCount: Int { assembler.spsSeen }
     public var parsedSliceCount: Int { assembler.slicesSeen }
+
+    public func provesCodec(given: Bool) -> Bool {
+        parsedSPSCount > 0 || parsedSliceCount >= (given ? 1 : 3)
+    }
 
     /// Whether the output waits for, or would be mended by, a keyframe (`FrameGate.wantsKeyframe`).
     public var wantsKeyframe: Bool { gate.wantsKeyframe }
@@ -93,6 +98,7 @@ public final class H264PayloadFormat: PayloadFormat {
 
     public func fold(into s: inout StreamStatistics) {
         s.invalidPayload = invalidPayload
+        s.codec = .h264
         s.nalTypesSeen = nalTypesSeen
         s.frames = gate.tally
         s.droppedTimestamps = gate.droppedTimestamps
@@ -101,7 +107,7 @@ public final class H264PayloadFormat: PayloadFormat {
         s.strayFragments = depacketizer.strayFragments
         s.repeatedParameterSetsRemoved = assembler.repeatedParameterSetsRemoved
         s.parameterSetChanges = assembler.parameterSetChanges
-        s.sps = assembler.parameterSets.latestSPS
+        s.video = assembler.parameterSets.latestSPS?.parameters
         s.interleaved = depacketizer.isInterleaved
         s.decodingOrderGaps = depacketizer.decodingOrderGaps
         s.lateInterleavedUnits = depacketizer.deinterleaver?.lateUnits ?? 0

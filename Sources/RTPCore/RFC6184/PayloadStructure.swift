@@ -15,23 +15,7 @@ public enum H264Payload {
     public static let fuA: UInt8 = 28
     public static let fuB: UInt8 = 29
 
-    /// Ciphertext (SRTP without its key) sets the forbidden bit in half its packets; no H.264
-    /// sender sets it in a quarter of them.
-    public static func looksEncrypted(_ invalid: [Invalid: Int], packets: Int) -> Bool {
-        (invalid[.forbiddenBit] ?? 0) * 4 >= packets
-    }
-
-    public enum Invalid: String, Error, CaseIterable, Sendable {
-        case empty = "empty H.264 payload"
-        case forbiddenBit = "forbidden_zero_bit set"
-        case reservedType = "reserved NAL unit type (0, 30, 31)"
-        case aggregationOverrun = "aggregation packet whose first unit runs past its end"
-        case aggregationEmpty = "aggregation packet with no NAL unit"
-        case aggregationNestedType = "aggregation packet carries an aggregation or fragment type"
-        case fragmentTooShort = "fragmentation unit without fragment bytes"
-        case fragmentType = "fragmentation unit carries an aggregation or fragment type"
-        case fuBWithoutStart = "FU-B that is not a first fragment"
-    }
+    public typealias Invalid = VideoPayloadInvalid
 
     /// Checks every length and type in `payload`; nil when it is well formed.
     public static func validate(_ payload: UnsafeRawBufferPointer) -> Invalid? {

@@ -1,11 +1,11 @@
-/// An SDP (RFC 8866): every media line with what a receiver needs of it, and the H.264 video a
-/// receiver takes from it.
+/// An SDP (RFC 8866): every media line with what a receiver needs of it, and the H.264 or H.265
+/// video a receiver takes from it.
 ///
 /// Each `m=` line becomes a `MediaDescription`: its port, transport, payload types, connection
 /// address and source filter (RFC 4570), RTCP port (RFC 3605 `a=rtcp`) and `a=rtcp-mux` (RFC 5761),
 /// `a=control` (RFC 2326), `a=ssrc` (RFC 5576), and every format's `a=rtpmap` and `a=fmtp`. The
-/// first video line that carries H.264 (else the first video line) gives the video fields, read by
-/// `H264FormatParameters` (RFC 6184 §8).
+/// first video line that carries H.264 or H.265 (else the first video line) gives the video fields,
+/// read by `H264FormatParameters` (RFC 6184 §8) or `H265FormatParameters` (RFC 7798 §7).
 public struct SessionDescription: Sendable {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var line: Int
@@ -17,7 +17,7 @@ public struct SessionDescription: Sendable {
     public var media: [MediaDescription] = []
     public var warnings: [String] = []
 
-    // The video, from the first video line with H.264.
+    // The video, from the first video line with H.264 or H.265.
     public var port: UInt16?
     public var connectionAddress: String?
     /// The sender an `a=source-filter: incl` names, for a source-specific multicast join: the
@@ -26,9 +26,16 @@ public struct SessionDescription: Sendable {
     public var payloadType: UInt8?
     public var encodingName: String?
     public var clockRate: Int = 90000
-    public var packetizationMode: Int = 0
+    /// The codec of `payloadType`: H.264 also when an fmtp comes without an rtpmap.
+    public var codec: VideoCodec?
+    /// Every payload type of the video line whose rtpmap names a codec rtprecv takes.
+    public var videoCodecs: [UInt8: VideoCodec] = [:]
+    /// H.265's fmtp, when `codec` is H.265.
+    public var h265: H265FormatParameters?
+    /// H.264's packetization-mode; nil for H.265.
+    public var packetizationMode: Int? = 0
     public var profileLevelId: String?
-    /// sprop-parameter-sets, decoded; empty items skipped.
+    /// sprop-parameter-sets (H.264) or sprop-vps/sps/pps/sei (H.265), decoded; empty items skipped.
     public var parameterSets: [[UInt8]] = []
     /// The de-interleaving parameters when packetization-mode=2 (RFC 6184 §8.1); defaults for those
     /// left out.
@@ -47,7 +54,7 @@ public struct SessionDescription: Sendable {
 
     /// The video line the video fields come from.
     public var video: MediaDescription? {
-        media.first { m in m.media == "video" && m.payloadTypes.contains { $0.isH264(in: m) } }
+        media.first { m in m.media == "video" && m.payloadTypes.contains { $0.videoCodec(in: m) != nil } }
             ?? media.first { $0.media == "video" }
     }
 
@@ -101,22 +108,33 @@ public struct SessionDescription: Sendable {
         if let video { takeVideo(video) }
     }
 
-    /// The video fields, from `video`: its first H.264 payload type, else its first one.
+    /// The video fields, from `video`: its first H.264 or H.265 payload type, else its first one.
     private mutating func takeVideo(_ video: MediaDescription) {
         port = video.port
         connectionAddress = video.connectionAddress
         sourceFilter = video.sourceFilter
-        payloadType = video.payloadTypes.first { $0.isH264(in: video) } ?? video.payloadTypes.first
+        for pt in video.payloadTypes { if let codec = pt.videoCodec(in: video) { videoCodecs[pt] = codec } }
+        payloadType = video.payloadTypes.first { $0.videoCodec(in: video) != nil } ?? video.payloadTypes.first
         guard let pt = payloadType, let format = video.formats[pt] else { return }
         // An fmtp without an rtpmap is taken for H.264 too.
         if !format.encodingName.isEmpty {
             encodingName = format.encodingName
             clockRate = format.clockRate
-            if format.encodingName.uppercased() != "H264" {
-                warnings.append("payload type \(pt) is \(format.encodingName), not H264")
+            guard let codec = VideoCodec(encodingName: format.encodingName) else {
+                warnings.append("payload type \(pt) is \(format.encodingName), neither H264 nor H265")
+                return
+            }
+            if codec == .h265 {
+                self.codec = .h265
+                let h265 = H265FormatParameters(format.parameters)
+                packetizationMode = nil
+                parameterSets = h265.parameterSets
+                warnings += h265.warnings
+                self.h265 = h265
                 return
             }
         }
+        codec = .h264
         let h264 = H264FormatParameters(format.parameters)
         packetizationMode = h264.packetizationMode
         profileLevelId = h264.profileLevelId
@@ -141,8 +159,8 @@ public struct SessionDescription: Sendable {
 }
 
 extension UInt8 {
-    fileprivate func isH264(in media: MediaDescription) -> Bool {
-        media.formats[self]?.encodingName.uppercased() == "H264"
+    fileprivate func videoCodec(in media: MediaDescription) -> VideoCodec? {
+        media.formats[self].flatMap { VideoCodec(encodingName: $0.encodingName) }
     }
 }
 

@@ -283,8 +283,8 @@ public final class RTPStream<Format: PayloadFormat> {
     }
 }
 
-/// An H.264 stream.
-public typealias VideoStream = RTPStream<H264PayloadFormat>
+/// A video stream, of either codec.
+public typealias VideoStream = RTPStream<AnyVideoPayloadFormat>
 /// An audio stream, of any of the audio payload formats.
 public typealias AudioStream = RTPStream<AudioPayloadFormat>
 

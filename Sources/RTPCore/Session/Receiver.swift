@@ -5,9 +5,10 @@
 /// SSRC of it is followed, and another takes over only once it has been silent for a second.
 ///
 /// Without `--ssrc`, every SSRC with a dynamic payload type is a candidate with a pipeline of its
-/// own; the first that proves to carry H.264 (an SPS that parses, a slice when the payload type was
-/// given, or three slices) is selected. A later SSRC takes over only once the selected one has fallen
-/// silent: a sender restart, not a second sender.
+/// own, one per codec its payload type may carry (both H.264 and H.265 when no SDP names it); the
+/// first that proves to carry its codec (a parameter set that parses, a slice when the payload type
+/// was given, or three slices) is selected, and its other-codec twin forgotten. A later SSRC takes
+/// over only once the selected one has fallen silent: a sender restart, not a second sender.
 public final class Receiver {
     public struct Configuration: Sendable {
         public var ssrc: UInt32?
@@ -15,9 +16,15 @@ public final class Receiver {
         public var destinationPort: UInt16?
         public var stream = RTPStreamConfiguration()
         public var video = H264PayloadFormat.Configuration()
+        /// What H.265 adds: the SDP's DON parameters (RFC 7798 §7.1).
+        public var h265 = H265FormatParameters()
+        /// The codec of each video payload type, as the SDP's a=rtpmap names it.
+        public var videoCodecs: [UInt8: VideoCodec] = [:]
+        /// The codec of every dynamic payload type the SDP does not name (`--codec`); nil tries both.
+        public var codec: VideoCodec?
         /// Candidate streams followed at once; more SSRCs are counted and ignored.
         public var maxStreams = 16
-        /// Parameter sets from the SDP.
+        /// Parameter sets from the SDP, for the codec of `payloadType`.
         public var parameterSets: [[UInt8]] = []
         public var audio = AudioSelection()
         /// RTX (RFC 4588): each retransmission payload type, and the payload type it carries (apt).
@@ -56,7 +63,7 @@ public final class Receiver {
     }
     /// `selected` without the retain and release of every use: the packet path's hottest branch.
     private var selectedReference: Unmanaged<VideoStream>?
-    /// Keyed by SSRC and payload type, so that a foreign payload type on an SSRC cannot pose as it.
+    /// Keyed by SSRC, payload type and codec, so that a foreign payload type on an SSRC cannot pose as it.
     private var candidates: [UInt64: VideoStream] = [:]
     /// Every SSRC seen but not selected, with its packet count and addresses.
     public private(set) var otherStreams: [UInt32: StreamStatistics] = [:]
@@ -146,12 +153,29 @@ public final class Receiver {
             noteOther(packet, payload: payload, source: source, destination: destination)
             return
         }
-        guard let candidate = candidate(for: packet, source: source, destination: destination, arrival: arrival) else {
-            counters.streamsOverLimit += 1
-            return
+        for codec in codecs(payloadType: packet.payloadType) {
+            guard let candidate = candidate(for: packet, codec: codec, source: source, destination: destination,
+                                            arrival: arrival) else {
+                counters.streamsOverLimit += 1
+                return
+            }
+            try candidate.receive(packet, payload: payload, arrival: arrival)
+            if selected !== candidate { try considerSelecting(candidate) }
+            if selected === candidate { return }
         }
-        try candidate.receive(packet, payload: payload, arrival: arrival)
-        if selected !== candidate { try considerSelecting(candidate) }
+    }
+
+    private static let bothCodecs: [VideoCodec] = [.h264, .h265]
+    private static let onlyH264: [VideoCodec] = [.h264]
+    private static let onlyH265: [VideoCodec] = [.h265]
+
+    /// The codecs a payload type may carry: the SDP's, or `--codec`, or both.
+    private func codecs(payloadType: UInt8) -> [VideoCodec] {
+        switch configuration.videoCodecs[payloadType] ?? configuration.codec {
+        case .h264: Self.onlyH264
+        case .h265: Self.onlyH265
+        case nil: Self.bothCodecs
+        }
     }
 
     /// An RTX packet (RFC 4588 §4): the original sequence number (OSN) in its first two bytes, then the
@@ -231,7 +255,8 @@ public final class Receiver {
     private func stream(ssrc: UInt32) -> RTCPReceiving? {
         if let selected, selected.ssrc == ssrc { return selected }
         if let audio, audio.ssrc == ssrc { return audio }
-        return candidates.values.first { $0.ssrc == ssrc }
+        let twins = candidates.values.filter { $0.ssrc == ssrc }
+        return twins.isEmpty ? nil : CandidateTwins(streams: twins)
     }
 
     // MARK: Audio
@@ -317,8 +342,9 @@ public final class Receiver {
         otherStreams[packet.ssrc]!.bytes += payload.count
     }
 
-    private func candidate(for packet: RTPPacket, source: Endpoint?, destination: Endpoint?, arrival: Int64) -> VideoStream? {
-        let key = UInt64(packet.ssrc) << 8 | UInt64(packet.payloadType)
+    private func candidate(for packet: RTPPacket, codec: VideoCodec, source: Endpoint?, destination: Endpoint?,
+                           arrival: Int64) -> VideoStream? {
+        let key = UInt64(packet.ssrc) << 16 | UInt64(packet.payloadType) << 8 | (codec == .h264 ? 0 : 1)
         if let existing = candidates[key] { return existing }
         if candidates.count >= configuration.maxStreams {
             // Make room by forgetting the candidate silent longest, if it has been silent a while.
@@ -330,8 +356,14 @@ public final class Receiver {
         var video = configuration.video
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
-        let format = H264PayloadFormat(ssrc: packet.ssrc, configuration: video)
-        format.addParameterSets(configuration.parameterSets)
+        let codecFormat: any VideoPayloadFormat = switch codec {
+        case .h264: H264PayloadFormat(ssrc: packet.ssrc, configuration: video)
+        case .h265: H265PayloadFormat(ssrc: packet.ssrc, configuration: video, parameters: configuration.h265)
+        }
+        if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {
+            codecFormat.addParameterSets(configuration.parameterSets)
+        }
+        let format = AnyVideoPayloadFormat(codecFormat)
         let stream = VideoStream(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival, format: format,
                                  configuration: configuration.stream)
         stream.setEndpoints(source: source, destination: destination)
@@ -361,10 +393,8 @@ public final class Receiver {
     private func isConvincing(_ stream: VideoStream) -> Bool {
         // Ciphertext now and then parses as an SPS or slices: not convincing however it parses.
         let packets = stream.statistics.packets
-        if packets >= 4 && H264Payload.looksEncrypted(stream.format.invalidPayload, packets: packets) { return false }
-        if stream.format.parsedSPSCount > 0 { return true }
-        if configuration.payloadType != nil || configuration.ssrc != nil { return stream.format.parsedSliceCount > 0 }
-        return stream.format.parsedSliceCount >= 3
+        if packets >= 4 && VideoPayloadInvalid.looksEncrypted(stream.format.invalidPayload, packets: packets) { return false }
+        return stream.format.provesCodec(given: configuration.payloadType != nil || configuration.ssrc != nil)
     }
 
     private func considerSelecting(_ stream: VideoStream) throws {
@@ -378,6 +408,8 @@ public final class Receiver {
             counters.ssrcChanges += 1
         }
         selected = stream
+        // Its twin of the other codec was wrong.
+        candidates = candidates.filter { $0.value === stream || $0.value.ssrc != stream.ssrc || $0.value.payloadType != stream.payloadType }
         // What it said while only a candidate.
         for notice in stream.statistics.notices { onNotice(stream.ssrc, notice) }
     }
@@ -396,7 +428,9 @@ public final class Receiver {
     /// Report blocks (RFC 3550 §6.4.1) for the video stream (or, before one is selected, the first
     /// candidates) and the audio stream; each call starts their next interval.
     public func receptionReports(now: Int64) -> [ReceptionReport] {
-        let video = selected.map { [$0] } ?? candidates.values.sorted { $0.firstArrival < $1.firstArrival }.prefix(4).map { $0 }
+        var ssrcs = Set<UInt32>()
+        let video = selected.map { [$0] }
+            ?? candidates.values.sorted { $0.firstArrival < $1.firstArrival }.filter { ssrcs.insert($0.ssrc).inserted }.prefix(4).map { $0 }
         return video.compactMap { $0.receptionReport(now: now) } + (audio?.receptionReport(now: now).map { [$0] } ?? [])
     }
 
@@ -429,4 +463,15 @@ public final class Receiver {
         try selected?.drain(now: now)
         try audio?.drain(now: now)
     }
+}
+
+/// The candidates of one SSRC, one per codec tried: what its RTCP says goes to each.
+private final class CandidateTwins: RTCPReceiving {
+    let streams: [VideoStream]
+    init(streams: [VideoStream]) { self.streams = streams }
+    func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64) {
+        for s in streams { s.noteSenderReport(report, arrival: arrival) }
+    }
+    func noteCNAME(_ cname: String) { for s in streams { s.noteCNAME(cname) } }
+    func noteGoodbye() { for s in streams { s.noteGoodbye() } }
 }

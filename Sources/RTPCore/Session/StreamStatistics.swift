@@ -9,7 +9,7 @@ public struct StreamStatistics: Sendable {
     public var firstArrival: Int64 = 0
     public var packets = 0
     public var bytes = 0
-    public var invalidPayload: [H264Payload.Invalid: Int] = [:]
+    public var invalidPayload: [VideoPayloadInvalid: Int] = [:]
     public var duplicates = 0
     public var reordered = 0
     /// Arrived after its gap had been declared lost.
@@ -42,6 +42,10 @@ public struct StreamStatistics: Sendable {
     public var aggregationUnitsOverrun = 0
     /// MTAP packets whose unit sizes count DOND and the TS offset.
     public var mtapPacketsWithPrefixInSize = 0
+    /// H.265 PACI packets (RFC 7798 §4.4.4), unwrapped.
+    public var paciPackets = 0
+    /// H.265 NAL units of reserved or unspecified types, skipped.
+    public var reservedUnitsSkipped = 0
     /// RTP timestamps of the first damaged access units dropped.
     public var droppedTimestamps: [UInt32] = []
     /// What the stream does that was worked around, as said when first seen.
@@ -80,9 +84,12 @@ public struct StreamStatistics: Sendable {
     /// An audio stream's codec, gaps and invalid payloads.
     public var audio: AudioStreamStatistics?
 
-    /// Bit n set when NAL unit type n was seen.
-    public var nalTypesSeen: UInt32 = 0
-    public var sps: SequenceParameterSet?
+    /// A video stream's codec.
+    public var codec: VideoCodec?
+    /// Bit n set when NAL unit type n (of `codec`) was seen.
+    public var nalTypesSeen: UInt64 = 0
+    /// What the latest SPS says of the pictures.
+    public var video: VideoParameters?
 
     public init(ssrc: UInt32, payloadType: UInt8) {
         self.ssrc = ssrc
@@ -127,6 +134,9 @@ public struct StreamStatistics: Sendable {
          Counter(name: "late_interleaved_units", help: "interleaved units that came too late", value: lateInterleavedUnits),
          Counter(name: "not_allowed_in_interleaved_mode", help: "packets of a type the interleaved mode forbids",
                  value: notAllowedInInterleavedMode),
+         Counter(name: "paci_packets", help: "H.265 PACI packets unwrapped", value: paciPackets),
+         Counter(name: "reserved_nal_units_skipped", help: "H.265 NAL units of reserved types, skipped",
+                 value: reservedUnitsSkipped),
          Counter(name: "sender_reports", help: "RTCP sender reports received", value: senderReports)]
     }
 

@@ -1,7 +1,12 @@
 import CFFmpeg
 
-/// libavcodec's H.264 decoder, fed access units with the send/receive API.
-public final class H264Decoder {
+/// libavcodec's H.264 or HEVC decoder, fed access units (Annex-B) with the send/receive API.
+public final class VideoDecoder {
+    public enum Codec: Sendable {
+        case h264
+        case hevc
+    }
+
     private let decoder: DecoderContext
     public var decodeErrors: Int { decoder.decodeErrors }
 
@@ -14,8 +19,8 @@ public final class H264Decoder {
     }
 
     /// `threads` 0 lets libavcodec choose; frames come out in presentation order either way.
-    public init(threads: Int) throws {
-        decoder = try DecoderContext(AV_CODEC_ID_H264) { context in
+    public init(_ codec: Codec, threads: Int) throws {
+        decoder = try DecoderContext(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) { context in
             context.pointee.thread_count = Int32(threads)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         }

@@ -39,6 +39,14 @@ struct AccessUnitBuffer {
         count += 5
     }
 
+    /// A 4-byte start code and a two-byte NAL unit header (H.265).
+    mutating func appendStartCode(header: UInt8, _ header1: UInt8) {
+        appendStartCode(header: header)
+        growOwnedPiece(by: 1)
+        owned.append(header1)
+        count += 1
+    }
+
     /// Appends `bytes`, as a view when `borrowing` (they stay valid until the access unit is handed
     /// on) and they are worth it.
     mutating func append(_ bytes: UnsafeRawBufferPointer, borrowing: Bool) {

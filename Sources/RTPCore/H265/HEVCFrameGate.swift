@@ -1,0 +1,209 @@
+/// Decides what becomes of each H.265 access unit the assembler finishes, as `FrameGate` does for
+/// H.264, and gives every one from the stream's first IRAP picture on a `FrameRecord`:
+///
+/// - **Damaged** ones are dropped, unless every loss lay before the first slice segment, the
+///   segments that came begin the picture, and their parameter sets are cached: then the unit is
+///   written, repaired, with them.
+/// - **The keyframe gate:** output starts at an IRAP picture (IDR, CRA or BLA), and again after a
+///   source restart. The RASL pictures of a CRA that output starts at, and of a BLA, refer to
+///   pictures before it: they are dropped as `skippedLeadingPicture`. With
+///   `waitForKeyframeAfterLoss`, pictures whose references were lost are dropped until the next IRAP.
+/// - **Parameter sets**: VPS, SPS and PPS are put in front of an IRAP or repaired unit that lacks
+///   them, and of any unit whose sets changed since they were last written.
+public final class HEVCFrameGate {
+    public let configuration: FrameGate.Configuration
+    public let ssrc: UInt32
+    public var emit: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
+    public var onNotice: (StreamNotice) -> Void = { _ in }
+    public private(set) var tally = FrameTally()
+    public private(set) var clock: PresentationClock
+    public private(set) var droppedTimestamps: [UInt32] = []
+
+    private var continuity = HEVCReferenceContinuity()
+    private var timestamps = TimestampExtender()
+    private var seenKeyframe = false
+    private var waitingForKeyframe = true
+    private var referencesDamaged = false
+    /// Output started at the last IRAP (or it is a BLA): its RASL pictures cannot be decoded.
+    private var skippingRASL = false
+    private var origin: Int64 = 0
+    /// The generation of each set last written, by kind and id.
+    private var written: [[UInt32]] = HEVCParameterSetCache.Kind.allCases.map { Array(repeating: 0, count: $0.capacity) }
+    private let splicer = ParameterSetSplicer()
+
+    public var wantsKeyframe: Bool { !seenKeyframe || referencesDamaged }
+
+    public init(ssrc: UInt32, configuration: FrameGate.Configuration) {
+        self.ssrc = ssrc
+        self.configuration = configuration
+        clock = PresentationClock(clockRate: configuration.clockRate)
+    }
+
+    public func admit(_ au: HEVCAccessUnitAssembler.Assembled, from assembler: HEVCAccessUnitAssembler, arrival: Int64) throws {
+        let cache = assembler.parameterSets
+        let extended = timestamps.extend(au.timestamp)
+        let wasRetimed = clock.retimed
+        let pts = clock.presentationTime(extended: extended, arrival: arrival, isIDR: au.isIRAP,
+                                         newPicture: au.startsAtFirstSlice) { nil }
+        if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
+
+        let chain = au.firstSlicePPSId.flatMap { cache.chain(forPPS: $0) }
+        let slicesHaveParameterSets = chain != nil && au.slicePPSIds.allSatisfy { cache.chain(forPPS: $0) != nil }
+        let repairable = au.damage.map { damage in
+            damage.onlyBeforeFirstSlice && au.startsAtFirstSlice && au.slicesParsed && slicesHaveParameterSets
+        } ?? true
+        let isReference = isReferencePicture(au, cache: cache, chain: chain)
+        let referencesIntact = continuity.referencesIntact(au)
+        if !seenKeyframe {
+            guard au.isKeyframe else {
+                tally.beforeFirstKeyframe += 1
+                continuity.record(au, isReference: isReference, written: false)
+                return
+            }
+            seenKeyframe = true
+            origin = pts
+        }
+        var record = FrameRecord(
+            ssrc: ssrc, timestamp: au.timestamp, firstSequenceNumber: UInt16(truncatingIfNeeded: au.packets.first),
+            lastSequenceNumber: UInt16(truncatingIfNeeded: au.packets.last), packets: au.packets.count,
+            bytes: au.byteCount, isKeyframe: au.isKeyframe, status: au.damage == nil ? .written : .repaired,
+            reason: au.damage?.reason, missingPackets: au.damage?.missingPackets ?? 0,
+            referencesIntact: referencesIntact,
+            presentationMilliseconds: (pts - origin) * 1000 / Int64(configuration.clockRate))
+
+        func drop(_ reason: FrameRecord.Reason, harmless: Bool = false) throws {
+            record.status = .dropped
+            record.reason = reason
+            if !harmless { referencesDamaged = true }
+            continuity.record(au, isReference: harmless ? false : isReference, written: false)
+            if try emit(record, nil) { tally.count(record) }
+        }
+        guard repairable else {
+            if droppedTimestamps.count < FrameGate.maxDroppedTimestamps { droppedTimestamps.append(au.timestamp) }
+            return try drop(au.damage!.reason)
+        }
+        if !au.isKeyframe && (waitingForKeyframe || (configuration.waitForKeyframeAfterLoss && !referencesIntact)) {
+            return try drop(.waitingForKeyframe)
+        }
+        // RASL pictures refer to pictures before their IRAP: where output started at it, or those
+        // were lost and damaged frames are not wanted, they cannot be written.
+        if au.isRASL && (skippingRASL || (configuration.waitForKeyframeAfterLoss && !referencesIntact)) {
+            return try drop(.skippedLeadingPicture, harmless: true)
+        }
+        if (au.firstSlicePPSId != nil || au.isKeyframe) && !slicesHaveParameterSets {
+            return try drop(.noParameterSets)
+        }
+
+        var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP, arrival: arrival)
+        accessUnit.codec = .h265
+        var inserted: [[UInt8]] = []
+        if let chain {
+            let mustCarry = au.isKeyframe || record.status == .repaired
+            for (kind, id) in [(HEVCParameterSetCache.Kind.vps, chain.vps), (.sps, chain.sps), (.pps, chain.pps)]
+            where !au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id))
+                && (mustCarry || written[kind.rawValue][id] != cache.generation(kind, id: id)) {
+                if let bytes = cache.bytes(kind, id: id) { inserted.append(bytes) }
+            }
+        }
+        let taken = try write(&accessUnit, au, inserting: inserted)
+        continuity.record(au, isReference: isReference, written: taken)
+        guard taken else { return }
+        tally.count(accessUnit.record)
+        if au.isKeyframe {
+            // Leading pictures decode only when decoding went through the IRAP's predecessors.
+            let type = au.pictureType ?? 0
+            skippingRASL = waitingForKeyframe || type <= HEVCNALUnitType.blaNLP
+            waitingForKeyframe = false
+            referencesDamaged = false
+        } else if !referencesIntact {
+            referencesDamaged = true
+        }
+        if let chain {
+            for (kind, id) in [(HEVCParameterSetCache.Kind.vps, chain.vps), (.sps, chain.sps), (.pps, chain.pps)] {
+                written[kind.rawValue][id] = cache.generation(kind, id: id)
+            }
+        }
+        au.carried.forEach { member in
+            let (kind, id) = HEVCAccessUnitAssembler.carriedSet(member)
+            written[kind.rawValue][id] = cache.generation(kind, id: id)
+        }
+    }
+
+    /// A sub-layer non-reference picture at the stream's highest TemporalId: nothing refers to it.
+    /// Nil when no slice segment said what the picture was.
+    private func isReferencePicture(_ au: HEVCAccessUnitAssembler.Assembled, cache: HEVCParameterSetCache,
+                                    chain: (vps: Int, sps: Int, pps: Int)?) -> Bool? {
+        guard let type = au.pictureType else { return nil }
+        guard HEVCNALUnitType.isSubLayerNonReference(type) else { return true }
+        guard let sps = chain.flatMap({ cache.sps(id: $0.sps) }) else { return true }
+        return au.temporalId < Int(sps.maxSubLayersMinus1)
+    }
+
+    /// Hands `accessUnit` on, with `inserted` put in front of its slices (after a leading AUD, and
+    /// after the sets it carries of kinds that precede the first inserted).
+    private func write(_ accessUnit: inout AccessUnit, _ au: HEVCAccessUnitAssembler.Assembled,
+                       inserting inserted: [[UInt8]]) throws -> Bool {
+        guard let first = inserted.first else { return try emit(accessUnit.record, accessUnit) }
+        let firstKind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(first[0], first[1]).type)!
+        var at = 0
+        for nal in au.nalUnits {
+            if nal.type == HEVCNALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
+            if let kind = HEVCParameterSetCache.Kind.of(type: nal.type), kind.rawValue < firstKind.rawValue {
+                at = nal.offset + nal.length
+            }
+        }
+        return try splicer.withInserted(inserted, at: at, into: au.pieces) { pieces, added in
+            accessUnit.record.bytes += added
+            accessUnit.pieces = pieces
+            return try emit(accessUnit.record, accessUnit)
+        }
+    }
+
+    public func restart() {
+        waitingForKeyframe = true
+        skippingRASL = false
+        continuity = HEVCReferenceContinuity()
+        timestamps.reset()
+        clock.reset()
+    }
+}
+
+/// Whether the pictures an H.265 access unit may refer to all reached the decoder. H.265 has no
+/// frame_num to show that whole pictures went missing, so packets lost between access units count
+/// as a lost reference; a dropped picture that nothing refers to (a sub-layer non-reference
+/// picture at the highest TemporalId, or a skipped RASL picture) costs nothing. The RASL pictures
+/// of an IRAP written while references were broken (or of a BLA) have theirs broken too: they refer
+/// to pictures before it.
+struct HEVCReferenceContinuity {
+    private(set) var intact = false
+    private var unknownLoss = false
+    private var leadingPicturesBroken = false
+
+    mutating func referencesIntact(_ au: HEVCAccessUnitAssembler.Assembled) -> Bool {
+        if au.followsLoss || unknownLoss {
+            unknownLoss = false
+            if !au.isIRAP { intact = false }
+        }
+        if au.isRASL && leadingPicturesBroken { return false }
+        return intact || au.isKeyframe
+    }
+
+    /// `isReference` nil: no slice segment told.
+    mutating func record(_ au: HEVCAccessUnitAssembler.Assembled, isReference: Bool?, written: Bool) {
+        if let type = au.pictureType {
+            if au.isIRAP && written {
+                leadingPicturesBroken = !HEVCNALUnitType.isIDR(type) && (!intact || type <= HEVCNALUnitType.blaNLP)
+            } else if !au.isRASL && !(type == HEVCNALUnitType.radlN || type == HEVCNALUnitType.radlR) {
+                // Leading pictures all precede the trailing ones.
+                leadingPicturesBroken = false
+            }
+        }
+        if written {
+            if au.isKeyframe { intact = true }
+        } else if let isReference {
+            if isReference { intact = false }
+        } else {
+            unknownLoss = true
+        }
+    }
+}

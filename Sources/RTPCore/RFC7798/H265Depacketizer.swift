@@ -1,0 +1,241 @@
+/// Turns RFC 7798 payloads into H.265 NAL units for the assembler: single NAL unit packets (§4.4.1),
+/// aggregation packets (§4.4.2), fragmentation units (§4.4.3), and PACI packets (§4.4.4) carrying any
+/// of them, whose payload header extensions are skipped by their length.
+///
+/// Payloads arrive in sequence order, already checked by `H265Payload.validate`. Fragmentation is the
+/// same strict state machine as H.264's: a unit needs its start and every fragment up to its end with
+/// no sequence gap, or it is dropped whole. NAL unit types H.265 reserves are counted and skipped.
+///
+/// With decoding order numbers (`decodingOrder` non-nil: the SDP's sprop-max-don-diff or
+/// sprop-depack-buf-nalus above 0), every unit's DON is read from its DONL or DOND, and units pass
+/// through a `DeinterleavingBuffer` (the de-packetization buffer of §6) before the assembler; a gap
+/// in the DONs marks the access units around it as damaged.
+public final class H265Depacketizer {
+    public let assembler: HEVCAccessUnitAssembler
+    public private(set) var decodingOrderBuffer: DeinterleavingBuffer?
+
+    private var fragmentOpen = false
+    private var fragmentTimestamp: UInt32 = 0
+    /// The timestamp of a fragmented unit a loss cut short: its later fragments are its tail.
+    private var interruptedFragment: UInt32?
+    /// With DONs the fragmented unit is rebuilt here, since it waits for its DON's turn.
+    private var fragment: [UInt8] = []
+    private var fragmentDON: UInt16 = 0
+    private var fragmentPacket: Int64 = 0
+    /// The unit being fragmented is of a reserved type: its fragments are skipped.
+    private var fragmentSkipped = false
+    private var lastReleasedDON: Int64?
+
+    public private(set) var fragmentedUnitsDropped = 0
+    public private(set) var strayFragments = 0
+    public private(set) var decodingOrderGaps = 0
+    public private(set) var aggregationUnitsOverrun = 0
+    public private(set) var paciPackets = 0
+    /// NAL units of reserved and unspecified types, skipped.
+    public private(set) var reservedUnitsSkipped = 0
+
+    public init(assembler: HEVCAccessUnitAssembler, decodingOrder: DeinterleavingBuffer.Parameters? = nil,
+                latencyNanoseconds: Int64 = 500_000_000) {
+        self.assembler = assembler
+        decodingOrderBuffer = decodingOrder.map {
+            DeinterleavingBuffer(parameters: $0, latencyNanoseconds: latencyNanoseconds, startsAtKeyframe: true)
+        }
+    }
+
+    public var usesDecodingOrderNumbers: Bool { decodingOrderBuffer != nil }
+
+    public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                        arrival: Int64 = 0, borrowing: Bool = false, sequenceNumber: Int64 = 0) throws {
+        assembler.packet = sequenceNumber
+        var header = HEVCNALHeader(payload)
+        var rest = payload.view(2..<payload.count)
+        if header.type == H265Payload.paci, let unwrapped = H265Payload.unwrapPACI(header, rest: rest) {
+            paciPackets += 1
+            (header, rest) = unwrapped
+        }
+        if let buffer = decodingOrderBuffer {
+            // A lost packet shows up later as a gap in the DONs.
+            if lostBefore > 0 { dropOpenFragment() }
+            processWithDecodingOrder(header, rest, timestamp: timestamp, arrival: arrival, sequenceNumber: sequenceNumber)
+            try buffer.release(now: arrival, deliver)
+            return
+        }
+        if lostBefore > 0 {
+            interruptedFragment = fragmentOpen ? fragmentTimestamp : nil
+            dropOpenFragment()
+            try assembler.noteLoss(before: timestamp, leading: H265Payload.leadingNAL(header, rest: rest), missing: lostBefore)
+        }
+        let isFU = header.type == H265Payload.fragmentationUnit
+        if !isFU || rest[0] & 0x80 != 0 { interruptedFragment = nil }
+        switch header.type {
+        case H265Payload.fragmentationUnit:
+            try processFragment(header, rest, timestamp: timestamp, borrowing: borrowing)
+        case H265Payload.aggregationPacket:
+            dropOpenFragment()
+            var units = H265AggregationUnits(rest, decodingOrderNumbers: false)
+            while let unit = units.next() {
+                try deliver(HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count), timestamp: timestamp, borrowing: borrowing)
+            }
+            if units.overran {
+                aggregationUnitsOverrun += 1
+                assembler.noteLostUnit(header: nil, reason: .aggregationOverrun)
+            }
+        default:
+            dropOpenFragment()
+            try deliver(header, rest, timestamp: timestamp, borrowing: borrowing)
+        }
+        try assembler.endOfPacket(marker: marker)
+    }
+
+    /// A whole NAL unit to the assembler, unless H.265 reserves its type.
+    private func deliver(_ header: HEVCNALHeader, _ body: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
+        guard !HEVCNALUnitType.isReserved(header.type) else {
+            reservedUnitsSkipped += 1
+            return
+        }
+        try assembler.beginNAL(header: header, body: body, timestamp: timestamp, borrowing: borrowing)
+        assembler.endNAL()
+    }
+
+    private func processFragment(_ header: HEVCNALHeader, _ rest: UnsafeRawBufferPointer, timestamp: UInt32,
+                                 borrowing: Bool) throws {
+        let fuHeader = rest[0]
+        let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
+        let unitHeader = header.with(type: fuHeader & 0x3F)
+        let bytes = rest.view(1..<rest.count)
+        if start {
+            dropOpenFragment()
+            fragmentSkipped = HEVCNALUnitType.isReserved(unitHeader.type)
+            if fragmentSkipped {
+                reservedUnitsSkipped += 1
+            } else {
+                try assembler.beginNAL(header: unitHeader, body: bytes, timestamp: timestamp, borrowing: borrowing)
+            }
+            // S and E together are invalid (§4.4.3), but taken as a whole unit, as for H.264.
+            if end {
+                if !fragmentSkipped { assembler.endNAL() }
+            } else {
+                fragmentOpen = true
+                fragmentTimestamp = timestamp
+            }
+            return
+        }
+        guard fragmentOpen, timestamp == fragmentTimestamp else {
+            dropOpenFragment()
+            strayFragments += 1
+            guard !HEVCNALUnitType.isReserved(unitHeader.type) else { return }
+            try assembler.noteStrayFragment(header: unitHeader, timestamp: timestamp,
+                                            startLost: interruptedFragment != timestamp)
+            return
+        }
+        if !fragmentSkipped { assembler.appendNAL(bytes, borrowing: borrowing) }
+        if end {
+            if !fragmentSkipped { assembler.endNAL() }
+            fragmentOpen = false
+        }
+    }
+
+    private func dropOpenFragment() {
+        guard fragmentOpen else { return }
+        fragmentOpen = false
+        guard !fragmentSkipped else { return }
+        fragmentedUnitsDropped += 1
+        if decodingOrderBuffer == nil { assembler.abortNAL() }
+    }
+
+    // MARK: Decoding order numbers
+
+    private func processWithDecodingOrder(_ header: HEVCNALHeader, _ rest: UnsafeRawBufferPointer, timestamp: UInt32,
+                                          arrival: Int64, sequenceNumber: Int64) {
+        switch header.type {
+        case H265Payload.aggregationPacket:
+            dropOpenFragment()
+            var units = H265AggregationUnits(rest, decodingOrderNumbers: true)
+            while let unit = units.next() {
+                insert(don: unit.decodingOrderNumber, HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count),
+                       timestamp: timestamp, arrival: arrival, packet: sequenceNumber)
+            }
+            // A unit lost here shows up as a DON gap.
+            if units.overran { aggregationUnitsOverrun += 1 }
+        case H265Payload.fragmentationUnit:
+            let fuHeader = rest[0]
+            let unitHeader = header.with(type: fuHeader & 0x3F)
+            if fuHeader & 0x80 != 0 {
+                // The first fragment carries the DONL (§4.4.3).
+                dropOpenFragment()
+                fragmentDON = UInt16(rest[1]) << 8 | UInt16(rest[2])
+                fragment.removeAll(keepingCapacity: true)
+                fragment.append(unitHeader.byte0)
+                fragment.append(unitHeader.byte1)
+                fragment.append(contentsOf: rest.view(3..<rest.count))
+                fragmentTimestamp = timestamp
+                fragmentPacket = sequenceNumber
+                fragmentSkipped = false
+                if fuHeader & 0x40 != 0 { insertFragment(arrival: arrival) } else { fragmentOpen = true }
+                return
+            }
+            guard fragmentOpen, timestamp == fragmentTimestamp else {
+                dropOpenFragment()
+                strayFragments += 1
+                return
+            }
+            fragment.append(contentsOf: rest.view(1..<rest.count))
+            if fuHeader & 0x40 != 0 {
+                fragmentOpen = false
+                insertFragment(arrival: arrival)
+            }
+        default:
+            dropOpenFragment()
+            let don = UInt16(rest[0]) << 8 | UInt16(rest[1])
+            insert(don: don, header, rest.view(2..<rest.count), timestamp: timestamp, arrival: arrival, packet: sequenceNumber)
+        }
+    }
+
+    private func insertFragment(arrival: Int64) {
+        fragment.withUnsafeBytes { nal in
+            insert(don: fragmentDON, HEVCNALHeader(nal), nal.view(2..<nal.count), timestamp: fragmentTimestamp,
+                   arrival: arrival, packet: fragmentPacket)
+        }
+    }
+
+    private func insert(don: UInt16, _ header: HEVCNALHeader, _ body: UnsafeRawBufferPointer, timestamp: UInt32,
+                        arrival: Int64, packet: Int64) {
+        withUnsafeBytes(of: (header.byte0, header.byte1)) { head in
+            decodingOrderBuffer?.insert(don: don, timestamp: timestamp, head: head, body: body, counted: true,
+                                        isKeyframe: HEVCNALUnitType.isIRAP(header.type), arrival: arrival, packet: packet)
+        }
+    }
+
+    /// A NAL unit leaving the de-packetization buffer, in DON order.
+    private func deliver(_ unit: DeinterleavingBuffer.Unit) throws {
+        let header = HEVCNALHeader(unit.nal), body = unit.nal.view(2..<unit.nal.count)
+        assembler.packet = unit.packet
+        if let last = lastReleasedDON, unit.absDON > last + 1 {
+            decodingOrderGaps += 1
+            try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0, reason: .decodingOrderGap)
+        }
+        lastReleasedDON = unit.absDON
+        try deliver(header, body, timestamp: unit.timestamp, borrowing: false)
+    }
+
+    /// Lets the de-packetization buffer give up waiting (time passes with no packet).
+    public func tick(now: Int64) throws {
+        try decodingOrderBuffer?.release(now: now, deliver)
+    }
+
+    public func flush() throws {
+        dropOpenFragment()
+        try decodingOrderBuffer?.flush(deliver)
+        try assembler.flush()
+    }
+
+    public func restart() {
+        fragmentOpen = false
+        lastReleasedDON = nil
+        if let buffer = decodingOrderBuffer {
+            decodingOrderBuffer = DeinterleavingBuffer(parameters: buffer.parameters, latencyNanoseconds: buffer.latencyNanoseconds,
+                                                       startsAtKeyframe: true)
+        }
+        assembler.restart()
+    }
+}
