@@ -68,7 +68,9 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
         picWidthInLumaSamples = width
         picHeightInLumaSamples = height
         if window {
-            guard let left = r.readUE(), let right = r.readUE(), let top = r.readUE(), let bottom = r.readUE() else { return nil }
+            // Each offset is below the picture's size in chroma units, so their sums cannot overflow.
+            guard let left = r.readUE(), let right = r.readUE(), let top = r.readUE(), let bottom = r.readUE(),
+                  left < width, right < width, top < height, bottom < height else { return nil }
             conformanceWindow = (left, right, top, bottom)
         }
         guard let luma = r.readUE(), luma <= 8, let chromaDepth = r.readUE(), chromaDepth <= 8 else { return nil }
