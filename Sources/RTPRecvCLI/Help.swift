@@ -32,9 +32,9 @@ public enum Help {
            rtprecv rtsp://[USER@]HOST[:PORT]/PATH [options] pull from an RTSP camera or server
 
     RTSP (an rtsp:// URL instead of --port or --pcap):
-      The client sends OPTIONS, DESCRIBE, a SETUP for the H.264 video line and the first audio
-      line rtprecv takes, PLAY, keep-alives at half the session's timeout (GET_PARAMETER when the
-      server lists it, else OPTIONS), and TEARDOWN when it stops, on Ctrl-C too. The server's
+      The client sends OPTIONS, DESCRIBE, a SETUP for the H.264 or H.265 video line and the first
+      audio line rtprecv takes, PLAY, keep-alives at half the session's timeout (GET_PARAMETER when
+      the server lists it, else OPTIONS), and TEARDOWN when it stops, on Ctrl-C too. The server's
       SDP stands in for --sdp; what the session worked around is named in the summary.
       --rtsp-transport MODE   auto (default): UDP first, then TCP in a fresh session when the
                               server refuses UDP (461), answers with another transport, or sends

@@ -127,7 +127,7 @@ final class RTSPPull {
         let taken = RTSPPull.mediaToTake(sdp, options: options)
         guard !taken.isEmpty else {
             let lines = sdp.media.map { "m=\($0.media) \($0.formats.values.map(\.encodingName).joined(separator: "/"))" }
-            throw RunError(description: "\(url): the session has no H.264 video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
+            throw RunError(description: "\(url): the session has no H.264 or H.265 video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
         }
 
         // SETUP each line.
@@ -425,11 +425,13 @@ final class RTSPPull {
         return to
     }
 
-    /// The media lines to SET UP: the first H.264 video line, and the first audio line of a codec
-    /// rtprecv takes (unless --no-audio).
+    /// The media lines to SET UP: the first H.264 or H.265 video line, and the first audio line of a
+    /// codec rtprecv takes (unless --no-audio).
     private static func mediaToTake(_ sdp: SessionDescription, options: Options) -> [Int] {
         var taken: [Int] = []
-        if let video = sdp.media.firstIndex(where: { m in m.media == "video" && m.payloadTypes.contains { m.formats[$0]?.encodingName.uppercased() == "H264" } }) {
+        if let video = sdp.media.firstIndex(where: { m in
+            m.media == "video" && m.payloadTypes.contains { m.formats[$0].flatMap { VideoCodec(encodingName: $0.encodingName) } != nil }
+        }) {
             taken.append(video)
         }
         if !options.noAudio, let audio = sdp.media.firstIndex(where: { m in

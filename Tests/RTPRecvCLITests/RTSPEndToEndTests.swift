@@ -225,6 +225,24 @@ final class RTSPEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.packetMD5(audio, adts: true), try Harness.packetMD5(mkv), "every AAC frame")
         try SyncProbe.assertInSync(flv, "RTSP")
     }
+
+    /// A camera's session as newer cameras send it: H.265 and G.711 A-law, here over TCP.
+    func testH265AndPCMAOverTCPAreTheSource() throws {
+        let video = Harness.captures.appendingPathComponent("gst-h265-none.h265")
+        let alaw = Harness.captures.appendingPathComponent("sync-source-alaw.wav")
+        let s = try Harness.startServer("rtsp-server", ["--port", "\(port)", "--h265", video.path, "--alaw", alaw.path])
+        defer { s.terminate(); s.waitUntilExit() }
+        let out = Harness.temporaryFile("rtsp-h265.h265"), audio = Harness.temporaryFile("rtsp-h265.wav")
+        let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/test", "--rtsp-transport", "tcp", "--out", out.path,
+                                     "--audio", audio.path, "--duration", "5.5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("over TCP (interleaved)") && r.stderr.contains("H.265 Main"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(video), "every picture")
+        let samples = { (url: URL) in try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-f", "s16le", "-"]).stdout }
+        let got = try samples(audio), sent = try samples(alaw)
+        XCTAssertGreaterThan(got.count, 60000)
+        XCTAssertTrue(got == sent, "the A-law samples as sent: \(got.count) of \(sent.count) bytes")
+    }
 }
 
 /// Whether something listens on a loopback TCP port.
