@@ -43,6 +43,19 @@ final class H265Tests: XCTestCase {
         }
     }
 
+    /// A WebRTC stack's own test capture (Tau's, of a real call), beside the stream its depacketizer
+    /// extracted: found without an SDP, listed as H.265, and every frame identical.
+    func testAWebRTCStacksRealCaptureIsFrameIdenticalToItsOwnExtraction() throws {
+        let listed = try Harness.rtprecv(["--pcap", capture("tau-wilson.pcap").path, "--list"])
+        XCTAssertTrue(String(decoding: listed.stdout, as: UTF8.self).contains("H265 640x480 Main"),
+                      String(decoding: listed.stdout, as: UTF8.self))
+        let (out, result) = try replay(capture("tau-wilson.pcap"))
+        let expected = try Harness.frameMD5(capture("tau-wilson.h265"))
+        XCTAssertEqual(expected.count, 276)
+        XCTAssertEqual(try Harness.frameMD5(out), expected, result.stderr)
+        XCTAssertEqual(try Harness.decodeErrors(out), "")
+    }
+
     func testTheSPSIsReportedAsFFprobeReadsIt() throws {
         for (name, profile, depth, chroma) in [("gst-h265-none", "Main", 8, "4:2:0"), ("gst-h265-zero-latency", "Main 10", 10, "4:2:0"),
                                                ("gst-h265-max", "Range Extensions", 12, "4:4:4")] {

@@ -172,7 +172,8 @@ extension StreamSurvey.Entry {
         H264Payload.forEachNALUnit(payload) { type, nal in
             nalTypes |= 1 << type
             if type == NALUnitType.sps, let nal, let parsed = SequenceParameterSet(nal: nal) { sps = parsed }
-            if NALUnitType.isVCL(type), let nal, SliceHeaderPrefix(nal: nal) != nil { slices += 1 }
+            // Slices, not data partitions, which H.265 headers pose as.
+            if type == NALUnitType.nonIDRSlice || type == NALUnitType.idrSlice, let nal, SliceHeaderPrefix(nal: nal) != nil { slices += 1 }
         }
     }
 
