@@ -148,10 +148,8 @@ struct HEVCTestPacketizer {
     static func pcap(_ payloads: [(payload: [UInt8], timestamp: UInt32, marker: Bool)], ssrc: UInt32 = 0x2652_0001,
                      firstSequence: UInt16 = 65000) -> Data {
         let records = payloads.enumerated().map { n, p -> (UInt64, [UInt8]) in
-            let seq = firstSequence &+ UInt16(truncatingIfNeeded: n), ts = p.timestamp
-            let rtp: [UInt8] = [0x80, 96 | (p.marker ? 0x80 : 0), UInt8(seq >> 8), UInt8(seq & 0xFF),
-                                UInt8(ts >> 24), UInt8(ts >> 16 & 0xFF), UInt8(ts >> 8 & 0xFF), UInt8(ts & 0xFF),
-                                UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + p.payload
+            let rtp = TestPcap.rtp(p.payload, marker: p.marker, sequence: firstSequence &+ UInt16(truncatingIfNeeded: n),
+                                   timestamp: p.timestamp, ssrc: ssrc)
             return (UInt64(1_700_000_000) * 1_000_000_000 + UInt64(n) * 1_000_000, TestPcap.udpFrame(rtp, ethernet: true))
         }
         return TestPcap.data(linkType: 1, records: records)

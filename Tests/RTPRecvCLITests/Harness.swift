@@ -266,6 +266,14 @@ enum TestPcap {
         return records
     }
 
+    /// An RTP packet (version 2, no CSRC or extension) around `payload`.
+    static func rtp(_ payload: [UInt8], payloadType: UInt8 = 96, marker: Bool, sequence: UInt16, timestamp ts: UInt32,
+                    ssrc: UInt32) -> [UInt8] {
+        [0x80, payloadType | (marker ? 0x80 : 0), UInt8(sequence >> 8), UInt8(sequence & 0xFF),
+         UInt8(ts >> 24), UInt8(ts >> 16 & 0xFF), UInt8(ts >> 8 & 0xFF), UInt8(ts & 0xFF),
+         UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + payload
+    }
+
     /// A little-endian, nanosecond pcap of `records`.
     static func data(linkType: UInt32, records: [(nanoseconds: UInt64, frame: [UInt8])]) -> Data {
         var file = Data()

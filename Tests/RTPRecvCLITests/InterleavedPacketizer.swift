@@ -138,9 +138,7 @@ struct InterleavedPacketizer {
         let records = (arrivalOrder ?? Array(payloads.indices)).enumerated().map { position, n -> (UInt64, [UInt8]) in
             let (payload, ts) = payloads[n]
             let seq = firstSequence &+ UInt16(truncatingIfNeeded: n)
-            let rtp: [UInt8] = [0x80, 96 | (n == payloads.count - 1 ? 0x80 : 0), UInt8(seq >> 8), UInt8(seq & 0xFF),
-                                UInt8(ts >> 24), UInt8(ts >> 16 & 0xFF), UInt8(ts >> 8 & 0xFF), UInt8(ts & 0xFF),
-                                UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)] + payload
+            let rtp = TestPcap.rtp(payload, marker: n == payloads.count - 1, sequence: seq, timestamp: ts, ssrc: ssrc)
             return (UInt64(1_700_000_000) * 1_000_000_000 + UInt64(position) * 1_000_000, TestPcap.udpFrame(rtp, ethernet: true))
         }
         return TestPcap.data(linkType: 1, records: records)

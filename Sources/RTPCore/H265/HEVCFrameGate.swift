@@ -64,11 +64,8 @@ public final class HEVCFrameGate {
             origin = pts
         }
         var record = FrameRecord(
-            ssrc: ssrc, timestamp: au.timestamp, firstSequenceNumber: UInt16(truncatingIfNeeded: au.packets.first),
-            lastSequenceNumber: UInt16(truncatingIfNeeded: au.packets.last), packets: au.packets.count,
-            bytes: au.byteCount, isKeyframe: au.isKeyframe, status: au.damage == nil ? .written : .repaired,
-            reason: au.damage?.reason, missingPackets: au.damage?.missingPackets ?? 0,
-            referencesIntact: referencesIntact,
+            ssrc: ssrc, timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
+            damage: au.damage, referencesIntact: referencesIntact,
             presentationMilliseconds: (pts - origin) * 1000 / Int64(configuration.clockRate))
 
         func drop(_ reason: FrameRecord.Reason, harmless: Bool = false) throws {

@@ -109,6 +109,19 @@ public struct FrameRecord: Sendable, Equatable {
     }
 }
 
+extension FrameRecord {
+    /// The record of a video access unit a frame gate admits: written, or repaired when it came
+    /// with `damage` (the gate turns it to dropped when it cannot be).
+    init(ssrc: UInt32, timestamp: UInt32, packets: PacketSpan, bytes: Int, isKeyframe: Bool, damage: AccessUnitDamage?,
+         referencesIntact: Bool, presentationMilliseconds: Int64) {
+        self.init(ssrc: ssrc, timestamp: timestamp, firstSequenceNumber: UInt16(truncatingIfNeeded: packets.first),
+                  lastSequenceNumber: UInt16(truncatingIfNeeded: packets.last), packets: packets.count, bytes: bytes,
+                  isKeyframe: isKeyframe, status: damage == nil ? .written : .repaired, reason: damage?.reason,
+                  missingPackets: damage?.missingPackets ?? 0, referencesIntact: referencesIntact,
+                  presentationMilliseconds: presentationMilliseconds)
+    }
+}
+
 /// The frame counts of one stream: every ledger record, tallied. Access units before the stream's
 /// first keyframe have no record and are counted apart.
 public struct FrameTally: Sendable, Equatable {
