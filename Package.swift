@@ -35,7 +35,7 @@ let package = Package(
         // FLV (Adobe FLV v10.1) from access units: pure Swift over bytes.
         .target(name: "FLV", dependencies: ["RTPCore"]),
         // Capture files through libpcap.
-        .target(name: "PcapInput", dependencies: ["CPcap", "RTPCore", "SystemIO"], swiftSettings: hotPath),
+        .target(name: "PcapInput", dependencies: ["CPcap", "CMappingGuard", "RTPCore", "SystemIO"], swiftSettings: hotPath),
         // recvmmsg(2), which needs _GNU_SOURCE and so a C file of its own.
         .target(name: "CRecvBatch"),
         // A SIGBUS handler for file mappings, which a signal handler's needs keep in C.

@@ -1,3 +1,4 @@
+import CMappingGuard
 import CPcap
 import RTPCore
 import SystemIO
@@ -221,6 +222,8 @@ public final class CaptureFile {
                         return .truncated(offset: offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
                     }
                     windowOffset = next
+                    // The next record's header and first bytes, while this one is processed.
+                    if let base = window.baseAddress { mapping_prefetch(base + next) }
                     return .record(record)
                 case .failed(let at, let message):
                     windowOffset = at

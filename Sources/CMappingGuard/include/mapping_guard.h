@@ -19,4 +19,13 @@ int mapping_guard_fault_in(const void *base, size_t length);
 
 static inline int mapping_guard_is_faulted(const volatile int *mark) { return *mark; }
 
+/* Asks for the cache lines at p and p + 64 ahead of their use: a capture walked in place finds its
+   next record only through this one's length, so without it every record header is a cache miss
+   that nothing overlaps. A prefetch never faults, even past the mapping's end. */
+
+static inline void mapping_prefetch(const void *p) {
+    __builtin_prefetch(p);
+    __builtin_prefetch((const char *)p + 64);
+}
+
 #endif
