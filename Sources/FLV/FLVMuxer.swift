@@ -218,7 +218,8 @@ public final class FLVMuxer {
             depth = Int(sps.maxNumReorderFrames ?? (sps.profileIdc == 66 ? 0 : min(sps.maxNumRefFrames, 4)))
             (size, rate) = ((sps.width, sps.height), sps.frameRate)
         case .hevc(let hevc):
-            (depth, size, rate) = (Int(hevc.sps.maxNumReorderPics), (hevc.sps.width, hevc.sps.height), nil)
+            let fps = hevc.sps.frameRateFraction.map { Double($0.numerator) / Double($0.denominator) }
+            (depth, size, rate) = (Int(hevc.sps.maxNumReorderPics), (hevc.sps.width, hevc.sps.height), fps)
         }
         timestamps = DecodeTimestamps(reorderDepth: depth)
         if !videoStarted {

@@ -127,3 +127,14 @@ final class H265PayloadTests: XCTestCase {
         XCTAssertTrue(HEVCNALUnitType.isSubLayerNonReference(0) && !HEVCNALUnitType.isSubLayerNonReference(1))
     }
 }
+
+extension H265PayloadTests {
+    /// The VUI is reached through the SPS's block sizes, PCM, short-term reference picture sets
+    /// (predicted and listed) and long-term ones: FFmpeg's x265 SPS says 30 frames/s.
+    func testTheVUIFrameRateIsRead() throws {
+        let sps = try XCTUnwrap(Self.sps.withUnsafeBytes { HEVCSequenceParameterSet(nal: $0) })
+        let rate = try XCTUnwrap(sps.frameRateFraction)
+        XCTAssertEqual(rate.numerator, 30)
+        XCTAssertEqual(rate.denominator, 1)
+    }
+}

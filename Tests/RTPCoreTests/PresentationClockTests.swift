@@ -30,14 +30,14 @@ final class PresentationClockTests: XCTestCase {
         let pictures = [picture(idr: true, poc: 0), picture(poc: 6), picture(poc: 2), picture(poc: 4)]
         let sps = sps30
         let made = pictures.map { p in
-            clock.presentationTime(extended: 5000, arrival: 0, isIDR: p.isIDR, newPicture: true) { (p, sps) }
+            clock.presentationTime(extended: 5000, arrival: 0, isIDR: p.isIDR, newPicture: true) { (p, sps.frameRateFraction) }
         }
         XCTAssertEqual(made, [5000, 14000, 8000, 11000])
         XCTAssertEqual(clock.source, .vui(numerator: 30, denominator: 1))
         XCTAssertEqual(clock.retimed, 3)
         // The next IDR follows the latest time given.
         XCTAssertEqual(clock.presentationTime(extended: 5000, arrival: 0, isIDR: true, newPicture: true) {
-            (self.picture(idr: true, poc: 0), sps)
+            (self.picture(idr: true, poc: 0), sps.frameRateFraction)
         }, 17000)
     }
 
@@ -48,7 +48,7 @@ final class PresentationClockTests: XCTestCase {
         // 40 ms apart: 3600 ticks.
         let made = (0..<3).map { n in
             clock.presentationTime(extended: 777, arrival: Int64(n) * 40_000_000, isIDR: false, newPicture: true) {
-                (self.picture(poc: nil), sps)
+                (self.picture(poc: nil), sps.frameRateFraction)
             }
         }
         XCTAssertEqual(made, [777, 4377, 7977])

@@ -64,7 +64,7 @@ public final class FrameGate {
                 (PresentationClock.Picture(
                     isIDR: p.idrPicFlag, isReference: p.isReference,
                     picOrderCntLsb: sps.picOrderCntType == 0 ? p.picOrderCntLsb : nil,
-                    maxPicOrderCntLsb: 1 << (sps.log2MaxPicOrderCntLsbMinus4 + 4)), sps)
+                    maxPicOrderCntLsb: 1 << (sps.log2MaxPicOrderCntLsbMinus4 + 4)), sps.frameRateFraction)
             }
         }
         if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }

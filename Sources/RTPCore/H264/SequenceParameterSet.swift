@@ -154,11 +154,7 @@ public struct SequenceParameterSet: Equatable, Sendable {
 
     /// The VUI frame rate as a fraction: time_scale / (2 × num_units_in_tick), reduced.
     public var frameRateFraction: (numerator: Int, denominator: Int)? {
-        guard let timing else { return nil }
-        var a = Int(timing.timeScale), b = 2 * Int(timing.numUnitsInTick)
-        let (n, d) = (a, b)
-        while b != 0 { (a, b) = (b, a % b) }
-        return (n / a, d / a)
+        timing.map { reducedFraction(Int($0.timeScale), 2 * Int($0.numUnitsInTick)) }
     }
 
     private static func skipScalingList(_ r: inout RBSPBitReader, size: Int) -> Bool {

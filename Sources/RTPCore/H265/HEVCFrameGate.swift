@@ -43,11 +43,13 @@ public final class HEVCFrameGate {
         let cache = assembler.parameterSets
         let extended = timestamps.extend(au.timestamp)
         let wasRetimed = clock.retimed
+        let chain = au.firstSlicePPSId.flatMap { cache.chain(forPPS: $0) }
+        let sps = chain.flatMap { cache.sps(id: $0.sps) }
+        // Pictures are timed anew in decoding order: H.265's picture order is not read here.
         let pts = clock.presentationTime(extended: extended, arrival: arrival, isIDR: au.isIRAP,
-                                         newPicture: au.startsAtFirstSlice) { nil }
+                                         newPicture: au.startsAtFirstSlice) { (nil, sps?.frameRateFraction) }
         if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
 
-        let chain = au.firstSlicePPSId.flatMap { cache.chain(forPPS: $0) }
         let slicesHaveParameterSets = chain != nil && au.slicePPSIds.allSatisfy { cache.chain(forPPS: $0) != nil }
         let repairable = au.damage.map { damage in
             damage.onlyBeforeFirstSlice && au.startsAtFirstSlice && au.slicesParsed && slicesHaveParameterSets
@@ -91,7 +93,8 @@ public final class HEVCFrameGate {
             return try drop(.noParameterSets)
         }
 
-        var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP, arrival: arrival)
+        var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP,
+                                    frameRate: sps?.frameRateFraction, arrival: arrival)
         accessUnit.codec = .h265
         var inserted: [[UInt8]] = []
         if let chain {

@@ -26,6 +26,8 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
     /// sps_max_num_reorder_pics of the highest sub-layer: how many pictures may precede one in
     /// decoding order and follow it in output order.
     public var maxNumReorderPics: UInt32 = 0
+    /// VUI timing (§E.2.1): vui_num_units_in_tick and vui_time_scale, when signalled.
+    public var timing: (numUnitsInTick: UInt32, timeScale: UInt32)?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.seqParameterSetId == b.seqParameterSetId && a.generalProfileIdc == b.generalProfileIdc
@@ -76,15 +78,111 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
         guard let luma = r.readUE(), luma <= 8, let chromaDepth = r.readUE(), chromaDepth <= 8 else { return nil }
         bitDepthLumaMinus8 = luma
         bitDepthChromaMinus8 = chromaDepth
-        // log2_max_pic_order_cnt_lsb_minus4, then the sub-layer ordering info (§7.3.2.2.1).
-        if r.readUE() != nil, let allSubLayers = r.readFlag() {
-            for _ in (allSubLayers ? 0 : subLayers)...subLayers {
-                guard r.readUE() != nil, let reorder = r.readUE(), r.readUE() != nil else { break }
-                maxNumReorderPics = min(reorder, 16)
-            }
+        // log2_max_pic_order_cnt_lsb_minus4, then the sub-layer ordering info (§7.3.2.2.1). What
+        // follows up to the VUI is read only to reach its timing; a stream that stops early keeps
+        // what came before.
+        guard let log2MaxPOCLsbMinus4 = r.readUE(), log2MaxPOCLsbMinus4 <= 12, let allSubLayers = r.readFlag() else { return }
+        for _ in (allSubLayers ? 0 : subLayers)...subLayers {
+            guard r.readUE() != nil, let reorder = r.readUE(), r.readUE() != nil else { return }
+            maxNumReorderPics = min(reorder, 16)
         }
+        timing = Self.vuiTiming(&r, log2MaxPOCLsb: Int(log2MaxPOCLsbMinus4) + 4)
         guard width > UInt32(subWidthC) * (conformanceWindow.left + conformanceWindow.right),
               height > UInt32(subHeightC) * (conformanceWindow.top + conformanceWindow.bottom) else { return nil }
+    }
+
+    /// From the coding block sizes to the VUI's timing_info (§7.3.2.2.1, §E.2.1), or nil where the
+    /// SPS has none or does not parse.
+    private static func vuiTiming(_ r: inout RBSPBitReader, log2MaxPOCLsb: Int) -> (UInt32, UInt32)? {
+        // Coding and transform block sizes and depths.
+        for _ in 0..<6 { guard r.readUE() != nil else { return nil } }
+        guard let scalingList = r.readFlag() else { return nil }
+        if scalingList {
+            guard let present = r.readFlag() else { return nil }
+            if present && !skipScalingListData(&r) { return nil }
+        }
+        // amp_enabled_flag, sample_adaptive_offset_enabled_flag.
+        guard r.skipBits(2), let pcm = r.readFlag() else { return nil }
+        if pcm {
+            guard r.skipBits(8), r.readUE() != nil, r.readUE() != nil, r.skipBits(1) else { return nil }
+        }
+        guard let sets = r.readUE(), sets <= 64, skipShortTermRefPicSets(&r, count: Int(sets)),
+              let longTerm = r.readFlag() else { return nil }
+        if longTerm {
+            guard let count = r.readUE(), count <= 32 else { return nil }
+            for _ in 0..<count { guard r.skipBits(log2MaxPOCLsb + 1) else { return nil } }
+        }
+        // sps_temporal_mvp_enabled_flag, strong_intra_smoothing_enabled_flag.
+        guard r.skipBits(2), let vui = r.readFlag(), vui else { return nil }
+        guard let aspect = r.readFlag() else { return nil }
+        if aspect {
+            guard let idc = r.readBits(8) else { return nil }
+            if idc == 255 && !r.skipBits(32) { return nil }
+        }
+        guard let overscan = r.readFlag(), !overscan || r.skipBits(1), let signal = r.readFlag() else { return nil }
+        if signal {
+            guard r.skipBits(4), let colour = r.readFlag(), !colour || r.skipBits(24) else { return nil }
+        }
+        guard let chromaLoc = r.readFlag(), !chromaLoc || (r.readUE() != nil && r.readUE() != nil),
+              // neutral_chroma_indication_flag, field_seq_flag, frame_field_info_present_flag.
+              r.skipBits(3), let window = r.readFlag() else { return nil }
+        if window { for _ in 0..<4 { guard r.readUE() != nil else { return nil } } }
+        guard let timed = r.readFlag(), timed, let tick = r.readBits(32), let scale = r.readBits(32), tick > 0, scale > 0 else { return nil }
+        return (tick, scale)
+    }
+
+    /// scaling_list_data() (§7.3.4).
+    private static func skipScalingListData(_ r: inout RBSPBitReader) -> Bool {
+        for sizeId in 0..<4 {
+            for _ in stride(from: 0, to: 6, by: sizeId == 3 ? 3 : 1) {
+                guard let predicted = r.readFlag() else { return false }
+                if !predicted {
+                    guard r.readUE() != nil else { return false }
+                    continue
+                }
+                if sizeId > 1 && r.readSE() == nil { return false }
+                for _ in 0..<min(64, 1 << (4 + (sizeId << 1))) { guard r.readSE() != nil else { return false } }
+            }
+        }
+        return true
+    }
+
+    /// st_ref_pic_set(i) for every set of the SPS (§7.3.7), each predicted from the one before or
+    /// listed, keeping each set's NumDeltaPocs for the next one's prediction.
+    private static func skipShortTermRefPicSets(_ r: inout RBSPBitReader, count: Int) -> Bool {
+        var deltaPocs: [Int] = []
+        for index in 0..<count {
+            var predicted = false
+            if index != 0 {
+                guard let flag = r.readFlag() else { return false }
+                predicted = flag
+            }
+            if predicted {
+                // delta_rps_sign, abs_delta_rps_minus1, then a flag or two per picture of the set before.
+                guard r.skipBits(1), r.readUE() != nil else { return false }
+                var pictures = 0
+                for _ in 0...deltaPocs[index - 1] {
+                    guard let used = r.readFlag() else { return false }
+                    var useDelta = true
+                    if !used {
+                        guard let flag = r.readFlag() else { return false }
+                        useDelta = flag
+                    }
+                    if useDelta { pictures += 1 }
+                }
+                deltaPocs.append(min(pictures, 32))
+            } else {
+                guard let negative = r.readUE(), let positive = r.readUE(), negative <= 16, positive <= 16 else { return false }
+                for _ in 0..<(negative + positive) { guard r.readUE() != nil, r.skipBits(1) else { return false } }
+                deltaPocs.append(Int(negative + positive))
+            }
+        }
+        return true
+    }
+
+    /// Frames per second from the VUI (time_scale / num_units_in_tick, a frame a tick), reduced.
+    public var frameRateFraction: (numerator: Int, denominator: Int)? {
+        timing.map { reducedFraction(Int($0.timeScale), Int($0.numUnitsInTick)) }
     }
 
     /// The sub-layers' part of profile_tier_level (§7.3.3): presence flags, alignment, and what

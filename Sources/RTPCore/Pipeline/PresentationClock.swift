@@ -61,9 +61,10 @@ public struct PresentationClock: Sendable {
     /// The time of the next access unit in decoding order. `extended` is its RTP timestamp extended,
     /// `arrival` on the packet clock (nanoseconds), `newPicture` whether its slices say it is a
     /// picture of its own (and not the second field of a frame). `details` gives what its first
-    /// slice and SPS say; it is asked only for times made anew.
+    /// slice says (for H.264's picture order) and its SPS's VUI frame rate; it is asked only for
+    /// times made anew.
     public mutating func presentationTime(extended: Int64, arrival: Int64, isIDR: Bool, newPicture: Bool,
-                                          details: () -> (Picture, SequenceParameterSet)?) -> Int64 {
+                                          details: () -> (picture: Picture?, frameRate: (numerator: Int, denominator: Int)?)?) -> Int64 {
         defer {
             lastExtended = extended
             lastArrival = arrival
@@ -76,12 +77,12 @@ public struct PresentationClock: Sendable {
             idrTime = isIDR ? lastTime : nil
             return lastTime
         }
-        let (picture, sps) = details().map { ($0.0, Optional($0.1)) } ?? (nil, nil)
+        let (picture, rate) = details() ?? (nil, nil)
         if source == nil {
-            source = sps?.frameRateFraction.map { .vui(numerator: $0.numerator, denominator: $0.denominator) } ?? .arrival
+            source = rate.map { .vui(numerator: $0.numerator, denominator: $0.denominator) } ?? .arrival
         }
         retimed += 1
-        let step = frameDuration(sps: sps, arrival: arrival)
+        let step = frameDuration(rate: rate, arrival: arrival)
         let poc = picture.flatMap { pictureOrderCount($0) }
         if isIDR {
             idrTime = latestTime + step
@@ -95,9 +96,9 @@ public struct PresentationClock: Sendable {
         return lastTime
     }
 
-    private func frameDuration(sps: SequenceParameterSet?, arrival: Int64) -> Int64 {
-        if let timing = sps?.timing {
-            return max(1, Int64(clockRate) * 2 * Int64(timing.numUnitsInTick) / Int64(timing.timeScale))
+    private func frameDuration(rate: (numerator: Int, denominator: Int)?, arrival: Int64) -> Int64 {
+        if let rate, rate.numerator > 0 {
+            return max(1, Int64(clockRate) * Int64(rate.denominator) / Int64(rate.numerator))
         }
         return max(1, (arrival &- lastArrival) / 1000 * Int64(clockRate) / 1_000_000)
     }

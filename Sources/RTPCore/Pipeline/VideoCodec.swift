@@ -27,6 +27,13 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     }
 }
 
+/// `numerator`/`denominator` in lowest terms (a VUI's frame rate).
+func reducedFraction(_ numerator: Int, _ denominator: Int) -> (numerator: Int, denominator: Int) {
+    var a = numerator, b = denominator
+    while b != 0 { (a, b) = (b, a % b) }
+    return a == 0 ? (numerator, denominator) : (numerator / a, denominator / a)
+}
+
 /// What a stream's sequence parameter set says of its pictures, whichever the codec: for the report,
 /// the JSON and `--list`.
 public struct VideoParameters: Sendable, Equatable {
