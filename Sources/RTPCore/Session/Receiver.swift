@@ -346,12 +346,14 @@ public final class Receiver {
                            arrival: Int64) -> VideoStream? {
         let key = UInt64(packet.ssrc) << 16 | UInt64(packet.payloadType) << 8 | (codec == .h264 ? 0 : 1)
         if let existing = candidates[key] { return existing }
-        if candidates.count >= configuration.maxStreams {
-            // Make room by forgetting the candidate silent longest, if it has been silent a while.
-            guard let (stalestKey, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
+        // The limit counts streams (SSRC and payload type), not the codecs each is tried as.
+        let isTwin = candidates[key ^ 1] != nil
+        if !isTwin && Set(candidates.keys.lazy.map { $0 >> 8 }).count >= configuration.maxStreams {
+            // Make room by forgetting the stream silent longest, if it has been silent a while.
+            guard let (_, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
                   arrival &- stalest.lastArrival > 2_000_000_000 else { return nil }
             retire(stalest)
-            candidates[stalestKey] = nil
+            candidates = candidates.filter { $0.value.ssrc != stalest.ssrc || $0.value.payloadType != stalest.payloadType }
         }
         var video = configuration.video
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
