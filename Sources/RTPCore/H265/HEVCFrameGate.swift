@@ -99,10 +99,12 @@ public final class HEVCFrameGate {
         var inserted: [[UInt8]] = []
         if let chain {
             let mustCarry = au.isKeyframe || record.status == .repaired
-            for (kind, id) in [(HEVCParameterSetCache.Kind.vps, chain.vps), (.sps, chain.sps), (.pps, chain.pps)]
-            where !au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id))
-                && (mustCarry || written[kind.rawValue][id] != cache.generation(kind, id: id)) {
-                if let bytes = cache.bytes(kind, id: id) { inserted.append(bytes) }
+            for kind in HEVCParameterSetCache.Kind.allCases {
+                let id = chain[kind]
+                guard !au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id)),
+                      mustCarry || written[kind.rawValue][id] != cache.generation(kind, id: id),
+                      let bytes = cache.bytes(kind, id: id) else { continue }
+                inserted.append(bytes)
             }
         }
         let taken = try write(&accessUnit, au, inserting: inserted)
@@ -111,17 +113,15 @@ public final class HEVCFrameGate {
         tally.count(accessUnit.record)
         if au.isKeyframe {
             // Leading pictures decode only when decoding went through the IRAP's predecessors.
-            let type = au.pictureType ?? 0
-            skippingRASL = waitingForKeyframe || type <= HEVCNALUnitType.blaNLP
+            let type = au.pictureType ?? HEVCNALUnitType.craNUT
+            skippingRASL = waitingForKeyframe || (HEVCNALUnitType.blaWLP...HEVCNALUnitType.blaNLP).contains(type)
             waitingForKeyframe = false
             referencesDamaged = false
         } else if !referencesIntact {
             referencesDamaged = true
         }
         if let chain {
-            for (kind, id) in [(HEVCParameterSetCache.Kind.vps, chain.vps), (.sps, chain.sps), (.pps, chain.pps)] {
-                written[kind.rawValue][id] = cache.generation(kind, id: id)
-            }
+            for kind in HEVCParameterSetCache.Kind.allCases { written[kind.rawValue][chain[kind]] = cache.generation(kind, id: chain[kind]) }
         }
         au.carried.forEach { member in
             let (kind, id) = HEVCAccessUnitAssembler.carriedSet(member)
@@ -132,7 +132,7 @@ public final class HEVCFrameGate {
     /// A sub-layer non-reference picture at the stream's highest TemporalId: nothing refers to it.
     /// Nil when no slice segment said what the picture was.
     private func isReferencePicture(_ au: HEVCAccessUnitAssembler.Assembled, cache: HEVCParameterSetCache,
-                                    chain: (vps: Int, sps: Int, pps: Int)?) -> Bool? {
+                                    chain: HEVCParameterSetCache.Chain?) -> Bool? {
         guard let type = au.pictureType else { return nil }
         guard HEVCNALUnitType.isSubLayerNonReference(type) else { return true }
         guard let sps = chain.flatMap({ cache.sps(id: $0.sps) }) else { return true }

@@ -64,12 +64,27 @@ public final class HEVCParameterSetCache {
     public func generation(_ kind: Kind, id: Int) -> UInt32 { id < kind.capacity ? generations[kind.rawValue][id] : 0 }
     public func sps(id: Int) -> HEVCSequenceParameterSet? { id < 16 ? parsedSPS[id] : nil }
 
+    /// The ids of a PPS and the SPS and VPS it leads to.
+    public struct Chain: Sendable {
+        public var vps: Int
+        public var sps: Int
+        public var pps: Int
+
+        public subscript(kind: Kind) -> Int {
+            switch kind {
+            case .vps: vps
+            case .sps: sps
+            case .pps: pps
+            }
+        }
+    }
+
     /// The SPS and VPS that PPS `ppsId` leads to, when all three are cached.
-    public func chain(forPPS ppsId: UInt32) -> (vps: Int, sps: Int, pps: Int)? {
+    public func chain(forPPS ppsId: UInt32) -> Chain? {
         guard ppsId < 64, bytes[Kind.pps.rawValue][Int(ppsId)] != nil, ppsSPS[Int(ppsId)] != 0xFF else { return nil }
         let spsId = Int(ppsSPS[Int(ppsId)])
         guard let sps = parsedSPS[spsId], bytes[Kind.sps.rawValue][spsId] != nil,
               bytes[Kind.vps.rawValue][Int(sps.videoParameterSetId)] != nil else { return nil }
-        return (Int(sps.videoParameterSetId), spsId, Int(ppsId))
+        return Chain(vps: Int(sps.videoParameterSetId), sps: spsId, pps: Int(ppsId))
     }
 }
