@@ -52,6 +52,8 @@ public struct Options {
     /// The audio stream decoded into 16-bit PCM WAV.
     public var wav: String?
     public var noAudio = false
+    /// --all-streams (or an output path with {ssrc}, {pt}, {port} or {src}): every stream recorded apart.
+    public var allStreams = false
     public var audioSSRC: UInt32?
     public var audioPayloadType: UInt8?
     /// Live without an SDP: a second port, for static-payload-type audio.
@@ -183,6 +185,7 @@ public struct Options {
             case "--audio": audio = try value()
             case "--wav": wav = try value()
             case "--no-audio": noAudio = true
+            case "--all-streams": allStreams = true
             case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)
             case "--audio-payload-type": audioPayloadType = try number(UInt8.self, 0...127)
             case "--audio-port": audioPort = try number(UInt16.self, 1...UInt16.max)
@@ -320,6 +323,24 @@ public struct Options {
         }
         if segmentSeconds != nil && out == nil {
             throw UsageError(description: "'--segment-seconds' cuts the Annex-B output: give --out 'NAME-{n}.h264'")
+        }
+        let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
+                         ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5)]
+            .compactMap { flag, path in path.map { (flag, $0) } }
+        if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) { allStreams = true }
+        if allStreams {
+            if isLive || rtsp != nil {
+                throw UsageError(description: "'--all-streams' records every stream of a capture (--pcap); live input takes one stream for now")
+            }
+            if let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil),
+                           ("--srtp-key", !srtpKeys.isEmpty)].first(where: { $0.1 })?.0 {
+                throw UsageError(description: "'--all-streams' records video streams to files; '\(flag)' is for one stream")
+            }
+            // Every stream writes its own files: each output (but statistics, which can be one file) names them apart.
+            if let (flag, path) = perStream.first(where: { $0.0 != "--stats-json" && !OutputTemplate.namesStream($0.1) }) {
+                throw UsageError(description: "'\(flag) \(path)' would be written by every stream: name each stream's file with "
+                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(flag) 'rec/{ssrc}.h264'")
+            }
         }
         if pcap != nil && metrics != nil {
             throw UsageError(description: "'--metrics' serves a live run's statistics; a replay ends with them in --stats-json")

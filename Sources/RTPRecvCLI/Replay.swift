@@ -17,10 +17,17 @@ struct Replay {
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
         // SRTP is decrypted in place: in read buffers, as a read-only mapping cannot be written.
         let capture = try openCapture(options.pcap!, writable: security != nil)
-        let run = try Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords)
-        let receiver = run.receiver
+        let run: Recording
+        if options.allStreams {
+            guard security == nil else {
+                throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
+            }
+            run = StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords)
+        } else {
+            run = try Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords)
+        }
         if capture.canKeepRecords {
-            capture.keepRecords(while: { receiver.refers(to: $0) }, stopReferring: { receiver.stopReferring(to: $0) })
+            capture.keepRecords(while: { run.refers(to: $0) }, stopReferring: { run.stopReferring(to: $0) })
         }
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)
@@ -33,14 +40,14 @@ struct Replay {
 
         try run.writing {
             damage = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp,
-                                         releasing: { receiver.stopReferring(to: $0) },
-                                         while: { !run.sink.isFull && StopSignal.received == 0 && (run.sink.rtmp == nil || run.sink.failure == nil) }) { p in
+                                         releasing: { run.stopReferring(to: $0) },
+                                         while: { run.takesMore && StopSignal.received == 0 }) { p in
                 datagramsRead += 1
                 // Over TCP the port is the connection's, not a media line's: no port selects.
                 try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
                 if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
                     let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
-                    progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.sink.accessUnitsWritten) frames written")
+                    progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.framesWritten) frames written")
                 }
             }
         }
@@ -66,7 +73,7 @@ struct Replay {
                    ("tcp", .object([("packets", .int(tcp.frames)), ("skipped_bytes", .int(tcp.skippedBytes))]
                                    + Report.json(tcp.statistics.fields))),
                    ("truncated", damage.map(JSON.string) ?? .null)]))
-        if let failure = run.sink.failure { throw RunError(description: failure) }
+        if let failure = run.failure { throw RunError(description: failure) }
         return 0
     }
 }

@@ -129,6 +129,11 @@ final class Run {
         }
     }
 
+    /// The statistics as JSON (one line, without its newline), as `--stats-json` writes them.
+    func statisticsJSON(_ input: Report.Input) -> String {
+        String(Report(input: input, receiver: receiver, outputs: sink, security: security, feedback: feedback).json().dropLast())
+    }
+
     func report(_ input: Report.Input) throws {
         let report = Report(input: input, receiver: receiver, outputs: sink, security: security, feedback: feedback)
         if !options.quiet {

@@ -151,6 +151,13 @@ public enum Terminal {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Removes `path` if it is a regular file with nothing in it (an output nothing was written to).
+    public static func removeIfEmpty(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 else { return }
+        unlink(path)
+    }
+
     /// Wall clock (Unix time), nanoseconds.
     public static func wallclockNanoseconds() -> Int64 {
         var ts = timespec()

@@ -1,0 +1,157 @@
+import RTPCore
+import SystemIO
+
+/// What a replay drives: the one run that follows the stream rtprecv selects, or, with
+/// `--all-streams`, one run per stream.
+protocol Recording: AnyObject {
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws
+    /// Whether output in progress refers to bytes in `memory` (a capture's buffers).
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool
+    func stopReferring(to memory: UnsafeRawBufferPointer)
+    /// False once the outputs take no more (`--frames`) or one failed (an RTMP server went away).
+    var takesMore: Bool { get }
+    var framesWritten: Int { get }
+    func writing(_ body: () throws -> Void) throws
+    func finish() throws
+    func report(_ input: Report.Input) throws
+    var failure: String? { get }
+}
+
+extension Run: Recording {
+    var takesMore: Bool { !sink.isFull && (sink.rtmp == nil || sink.failure == nil) }
+    var framesWritten: Int { sink.accessUnitsWritten }
+    var failure: String? { sink.failure }
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool { receiver.refers(to: memory) }
+    func stopReferring(to memory: UnsafeRawBufferPointer) { receiver.stopReferring(to: memory) }
+    /// Whether it followed a video stream: a run of `--all-streams` that never did wrote nothing.
+    var followedVideo: Bool { receiver.selected != nil || !receiver.previousStreams.isEmpty }
+}
+
+/// `--all-streams`: every SSRC on a dynamic payload type gets a `Run` of its own, whose outputs are
+/// named from the options' paths with `{ssrc}`, `{pt}`, `{port}` and `{src}` filled in. Each run
+/// selects only its SSRC, so each stream's reordering, repair and ledger are its own; RTCP goes to
+/// every run, and each takes what concerns its stream. At most `--max-streams` runs; the SSRCs
+/// after them are counted. A run whose stream never proved to be video leaves no files behind.
+final class StreamFanOut: Recording {
+    private let options: Options
+    private let sdp: SessionDescription?
+    private let borrowsPayloads: Bool
+    private var runs: [UInt32: Run] = [:]
+    private var order: [UInt32] = []
+    /// Datagrams that are no RTP, or of static payload types (audio, which --all-streams leaves out).
+    private(set) var datagramsNotTaken = 0
+    private(set) var streamsOverLimit = 0
+
+    init(options: Options, sdp: SessionDescription?, borrowsPayloads: Bool) {
+        self.options = options
+        self.sdp = sdp
+        self.borrowsPayloads = borrowsPayloads
+    }
+
+    /// The paths a run of stream `ssrc` writes to.
+    static func options(_ options: Options, ssrc: UInt32, payloadType: UInt8, source: Endpoint?, destination: Endpoint?) -> Options {
+        var o = options
+        o.ssrc = ssrc
+        o.allStreams = false
+        let fill = { (path: String?) in
+            path.map { OutputTemplate.stream($0, ssrc: ssrc, payloadType: payloadType, port: destination?.port,
+                                             source: source?.addressDescription) }
+        }
+        o.out = fill(o.out)
+        o.flv = fill(o.flv)
+        o.framesJSON = fill(o.framesJSON)
+        o.yuv = fill(o.yuv)
+        o.y4m = fill(o.y4m)
+        o.frameMD5 = fill(o.frameMD5)
+        // One statistics file for all, written here, unless each stream names its own.
+        o.statsJSON = o.statsJSON.flatMap { OutputTemplate.namesStream($0) ? fill($0) : nil }
+        return o
+    }
+
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+        if RTCP.isPacket(datagram) {
+            for ssrc in order { try runs[ssrc]!.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
+            return
+        }
+        guard datagram.count >= RTPPacket.fixedHeaderSize, datagram[0] >> 6 == 2 else {
+            datagramsNotTaken += 1
+            return
+        }
+        let ssrc = datagram.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian
+        if let run = runs[ssrc] {
+            return try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
+        }
+        let payloadType = datagram[1] & 0x7F
+        guard payloadType >= 96, !isAudio(payloadType) else {
+            datagramsNotTaken += 1
+            return
+        }
+        guard order.count < options.maxStreams else {
+            streamsOverLimit += 1
+            return
+        }
+        let run = try Run(options: Self.options(options, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination),
+                          sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads)
+        runs[ssrc] = run
+        order.append(ssrc)
+        try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
+    }
+
+    private func isAudio(_ payloadType: UInt8) -> Bool {
+        sdp?.media.contains { $0.media == "audio" && $0.payloadTypes.contains(payloadType) } ?? false
+    }
+
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool { runs.values.contains { $0.refers(to: memory) } }
+    func stopReferring(to memory: UnsafeRawBufferPointer) { for run in runs.values { run.stopReferring(to: memory) } }
+    /// Each run stops at its own `--frames`; the replay goes on while any takes more.
+    var takesMore: Bool { runs.isEmpty || runs.values.contains { $0.takesMore } }
+    var framesWritten: Int { runs.values.reduce(0) { $0 + $1.framesWritten } }
+    var failure: String? { order.lazy.compactMap { self.runs[$0]!.failure }.first }
+
+    func writing(_ body: () throws -> Void) throws {
+        guard let first = order.first.flatMap({ runs[$0] }) else { return try body() }
+        try first.writing(body)
+    }
+
+    func finish() throws {
+        for ssrc in order { try runs[ssrc]!.finish() }
+        // What streams that never proved to be video opened, they leave empty: remove it.
+        for ssrc in order where !runs[ssrc]!.followedVideo {
+            let o = runs[ssrc]!.options
+            for path in [o.out, o.flv, o.framesJSON, o.yuv, o.y4m, o.frameMD5, o.statsJSON].compactMap({ $0 }) where path != "-" {
+                Terminal.removeIfEmpty(path)
+            }
+        }
+    }
+
+    /// Each video stream's report, then what was not taken; the statistics JSON, unless each
+    /// stream writes its own, is an object with every stream's report in `streams`.
+    func report(_ input: Report.Input) throws {
+        let video = order.filter { runs[$0]!.followedVideo }
+        if !options.quiet {
+            if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
+            Terminal.printError(input.summary + "\nall streams: \(video.count) video of \(order.count) SSRCs followed"
+                                + (streamsOverLimit > 0 ? ", \(streamsOverLimit) SSRCs over --max-streams" : "")
+                                + (datagramsNotTaken > 0 ? ", \(datagramsNotTaken) datagrams of no stream taken" : "") + "\n")
+        }
+        var quiet = input
+        quiet.warning = nil
+        for (n, ssrc) in video.enumerated() {
+            quiet.summary = "[\(n + 1)/\(video.count)] stream \(hex(ssrc))"
+            try runs[ssrc]!.report(quiet)
+        }
+        guard let path = options.statsJSON, !OutputTemplate.namesStream(path) else { return }
+        let reports = video.map { runs[$0]!.statisticsJSON(input) }
+        var root = input.json
+        root += [("streams_over_limit", .int(streamsOverLimit)), ("datagrams_not_taken", .int(datagramsNotTaken))]
+        let head = JSON.object(root).serialized
+        let body = String(head.dropLast()) + ", \"all_streams\": [" + reports.joined(separator: ", ") + "]}"
+        do {
+            let file = try OutputFile(path: path)
+            try file.write(body + "\n")
+            try file.close()
+        } catch let error as SystemError {
+            throw RunError(description: "cannot write statistics \(error)")
+        }
+    }
+}
