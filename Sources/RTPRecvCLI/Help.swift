@@ -134,14 +134,16 @@ public enum Help {
                               --sdp, else any).
       --max-streams N         Candidate streams followed at once (default 16); with --all-streams,
                               the streams recorded.
-      --all-streams           With --pcap: record every video stream (each SSRC on a dynamic
-                              payload type), each apart, into files named from the output
+      --all-streams           Record every video stream (each SSRC on a dynamic payload type)
+                              of a capture or of the UDP ports listened on, each apart, with its
+                              own reordering, repair and ledger, into files named from the output
                               paths with {ssrc} (8 hex digits), {pt}, {port} (the destination
                               port) and {src} (the sender's address) filled in, such as
                               --out 'rec/{port}-{ssrc}.h264'. A path with any of them implies
                               it. --stats-json without them gets every stream's statistics in
                               one file ("all_streams"). A stream that proves to be no video
-                              leaves no files. Audio, SRTP and live input: one stream for now.
+                              leaves no files. Live, no RTCP is sent for them. Audio, SRTP and
+                              RTSP take one stream for now.
       --audio-ssrc N          The audio stream: only this SSRC.
       --audio-payload-type N  The audio stream: only this payload type (default: the SDP's audio
                               line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).

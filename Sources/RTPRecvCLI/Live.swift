@@ -19,11 +19,17 @@ struct Live {
         var rtsp = try options.rtsp.map { _ in try RTSPPull.open(options: options) }
         defer { try? rtsp?.teardown() }
         let sdp = try rtsp?.sdp ?? Run.loadSDP(options)
-        let run = try Run(options: options, sdp: sdp, security: try Security.decryptor(options: options, sdp: sdp, inCapture: false))
-        let receiver = run.receiver
+        let security = try Security.decryptor(options: options, sdp: sdp, inCapture: false)
+        // The one run that follows the stream selected, or with --all-streams one per stream.
+        let single = options.allStreams ? nil : try Run(options: options, sdp: sdp, security: security)
+        if options.allStreams && security != nil {
+            throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
+        }
+        let fanOut = options.allStreams ? StreamFanOut(options: options, sdp: sdp, borrowsPayloads: false) : nil
+        let run: Recording = single ?? fanOut!
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
         // source-specific when the address is a multicast group.
-        let sourceText = options.sourceFilter ?? run.sdp?.sourceFilter
+        let sourceText = options.sourceFilter ?? sdp?.sourceFilter
         let flag = options.sourceFilter != nil ? "--source" : "the SDP's source-filter"
         var sourceFilter: Endpoint.Address?
         if let sourceText {
@@ -34,7 +40,7 @@ struct Live {
         }
         var sockets: [UDPReceiver] = rtsp?.sockets ?? []
         var roles: [String] = rtsp?.roles ?? []
-        for listen in options.rtsp == nil ? plan(run.sdp) : [] {
+        for listen in options.rtsp == nil ? plan(sdp) : [] {
             do {
                 sockets.append(try open(listen, source: sourceText, flag: flag))
                 roles.append(listen.role)
@@ -63,7 +69,8 @@ struct Live {
         // RTCP goes out of the video's RTCP socket, or its RTP socket with rtcp-mux; over RTSP's TCP
         // connection in its RTCP channel.
         func talkBack() throws -> RTCPFeedback? {
-            guard !options.noRTCP else { return nil }
+            // RTCP speaks for the one stream followed (with --all-streams, none yet).
+            guard !options.noRTCP, let single else { return nil }
             let send: ([UInt8], Endpoint) throws -> Void
             if let rtsp, rtsp.transport == .tcp {
                 send = { packet, _ in try rtsp.sendInterleaved(packet) }
@@ -71,11 +78,11 @@ struct Live {
                 let rtcpSocket = zip(sockets, roles).first { $0.1 == "video RTCP" }?.0 ?? sockets[0]
                 send = { packet, to in try packet.withUnsafeBytes { try rtcpSocket.send($0, to: to) } }
             }
-            return try RTCPFeedback(options: options, sdp: run.sdp, receiver: receiver, send: send, destination: rtsp?.rtcpDestination,
-                                    start: Terminal.monotonicNanoseconds())
+            return try RTCPFeedback(options: options, sdp: sdp, receiver: single.receiver, send: send,
+                                    destination: rtsp?.rtcpDestination, start: Terminal.monotonicNanoseconds())
         }
         var feedback = try talkBack()
-        run.feedback = feedback
+        single?.feedback = feedback
         StopSignal.install()
         HangupSignal.install()
         var hangupsSeen = HangupSignal.count
@@ -133,15 +140,15 @@ struct Live {
             switch path {
             case "/metrics":
                 var e = PrometheusExposition()
-                let last = { (arrival: Int64) in Double(now - arrival) / 1e9 }
-                if let video = receiver.selected { e.stream(video.snapshot(), media: "video", lastPacketAge: last(video.lastArrival)) }
-                if let audio = receiver.audio { e.stream(audio.snapshot(), media: "audio", lastPacketAge: last(audio.lastArrival)) }
+                run.forEachStream { stream, media, arrival in
+                    e.stream(stream, media: media, lastPacketAge: Double(now - arrival) / 1e9)
+                }
                 e.sample("rtprecv_datagrams_total", type: "counter", help: "datagrams received, RTP and RTCP",
-                         value: Double(receiver.counters.datagrams))
+                         value: Double(run.datagrams))
                 e.sample("rtprecv_kernel_drops_total", type: "counter", help: "datagrams the kernel dropped (receive buffers full)",
                          value: Double(sockets.reduce(0) { $0 + Int($1.kernelDrops) }))
                 e.sample("rtprecv_bytes_written_total", type: "counter", help: "Annex-B bytes written",
-                         value: Double(run.sink.bytesWritten))
+                         value: Double(run.bytesWritten))
                 e.sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the last packet of any stream",
                          value: Double(now - lastPacket) / 1e9)
                 e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
@@ -153,7 +160,7 @@ struct Live {
                 // The RTP ports: RTCP ports may rightly hear nothing.
                 let silent = sockets.indices.filter { roles[$0].hasSuffix("RTP") && (lastReceived[$0].map { now - $0 > silence } ?? true) }
                     .map { sockets[$0].boundDescription }
-                    + (sockets.isEmpty && (received == 0 && receiver.counters.datagrams == 0 || now - lastPacket > silence)
+                    + (sockets.isEmpty && (received == 0 && run.datagrams == 0 || now - lastPacket > silence)
                         ? [rtsp.map { $0.url.description } ?? "input"] : [])
                 return silent.isEmpty ? (200, "OK", "text/plain", "ok\n")
                     : (503, "Service Unavailable", "text/plain", "silent: " + silent.joined(separator: ", ") + "\n")
@@ -170,10 +177,10 @@ struct Live {
             progress.clear()
             guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else { return false }
             rtsp = next
-            try next.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
+            try next.deliverEarly(run: single!, now: Terminal.monotonicNanoseconds())
             (sockets, roles) = (next.sockets, next.roles)
             feedback = try talkBack()
-            run.feedback = feedback
+            single?.feedback = feedback
             pollsConnection = true
             lastReceived = [Int64?](repeating: nil, count: sockets.count)
             makePoll()
@@ -183,20 +190,24 @@ struct Live {
         }
 
         try run.writing {
-            try rtsp?.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
+            if let rtsp, let single { try rtsp.deliverEarly(run: single, now: Terminal.monotonicNanoseconds()) }
             while true {
                 if StopSignal.received != 0 {
                     stopReason = "stopped by \(StopSignal.name)"
                     break
                 }
-                if run.sink.isFull {
+                if let failure = run.failure {
+                    stopReason = "stopped: \(failure)"
+                    break
+                }
+                if !run.takesMore {
                     stopReason = "stopped after \(options.frames!) frames"
                     break
                 }
                 if HangupSignal.count != hangupsSeen {
                     // Log rotation: the files were moved; new ones at their paths, from a keyframe.
                     hangupsSeen = HangupSignal.count
-                    try run.sink.reopen()
+                    try run.reopen()
                     if !options.quiet { Terminal.printError("SIGHUP: the outputs reopen (--out at the next keyframe)\n") }
                 }
                 if options.reconnect, let current = rtsp,
@@ -210,10 +221,6 @@ struct Live {
                 }
                 if let connectionLost, rtsp?.transport == .tcp {
                     stopReason = "stopped: \(connectionLost)"
-                    break
-                }
-                if run.sink.rtmp != nil, let failure = run.sink.failure {
-                    stopReason = "stopped: \(failure)"
                     break
                 }
                 var now = Terminal.monotonicNanoseconds()
@@ -247,7 +254,7 @@ struct Live {
                         } else if let rtsp, connectionLost == nil {
                             let before = rtsp.interleavedFrames
                             do {
-                                try rtsp.readable(run: run, now: Terminal.monotonicNanoseconds())
+                                try rtsp.readable(run: single!, now: Terminal.monotonicNanoseconds())
                             } catch let error as ConnectionError {
                                 connectionLost = error.description
                                 rtsp.connectionClosed(error.description)
@@ -270,11 +277,16 @@ struct Live {
                     silenceReported = false
                     reconnection.received(now: now)
                 }
-                try receiver.tick(now: now)
+                try run.tick(now: now)
                 feedback?.tick(now: now)
                 try rtsp?.tick(now: now)
                 if progress.due(now: now) {
-                    progress.show(status.line(now: now, start: start, receiver: receiver, rtmp: run.sink.rtmp?.statistics))
+                    if let single {
+                        progress.show(status.line(now: now, start: start, receiver: single.receiver, rtmp: single.sink.rtmp?.statistics))
+                    } else {
+                        progress.show("\(fanOut!.videoStreams) video streams, \(run.framesWritten) frames written, "
+                                      + "\((now - start) / 1_000_000_000) s")
+                    }
                 }
             }
         }
@@ -289,23 +301,23 @@ struct Live {
         var summary: String
         var json: [(String, JSON)]
         if let rtsp, sockets.isEmpty {
-            summary = "rtsp \(rtsp.url) over TCP: \(receiver.counters.datagrams) interleaved frames"
+            summary = "rtsp \(rtsp.url) over TCP: \(run.datagrams) interleaved frames"
             json = [("input", .string(rtsp.url.description))]
         } else {
-            summary = "udp \(bound): \(receiver.counters.datagrams) datagrams"
+            summary = "udp \(bound): \(run.datagrams) datagrams"
             if filtered > 0 { summary += ", \(filtered) from other senders dropped (\(flag))" }
             summary += "; kernel dropped \(drops) (receive buffer \(buffer) bytes)"
             json = [("input", .string(rtsp.map { $0.url.description } ?? "udp \(bound)")), ("kernel_drops", .int(drops)),
                     ("receive_buffer_bytes", .int(buffer)), ("other_sender", .int(filtered))]
         }
-        if let rtsp {
+        if let rtsp, let receiver = single?.receiver {
             rtsp.noteStreams(videoSSRC: receiver.selected?.ssrc ?? receiver.previousStreams.last?.ssrc)
             summary += "\n" + rtsp.summary + reconnection.summary
             json.append(("rtsp", .object(rtsp.json + reconnection.json)))
         }
         json.append(("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9)))
         try run.report(Report.Input(summary: summary, warning: nil, json: json))
-        if let failure = run.sink.failure { throw RunError(description: failure) }
+        if let failure = run.failure { throw RunError(description: failure) }
         if let connectionLost, rtsp?.transport == .tcp { throw RunError(description: connectionLost) }
         return 0
     }

@@ -329,8 +329,8 @@ public struct Options {
             .compactMap { flag, path in path.map { (flag, $0) } }
         if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) { allStreams = true }
         if allStreams {
-            if isLive || rtsp != nil {
-                throw UsageError(description: "'--all-streams' records every stream of a capture (--pcap); live input takes one stream for now")
+            if rtsp != nil {
+                throw UsageError(description: "'--all-streams' records every stream of a capture or a UDP port; an rtsp:// pull takes one stream for now")
             }
             if let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil),
                            ("--srtp-key", !srtpKeys.isEmpty)].first(where: { $0.1 })?.0 {

@@ -380,6 +380,13 @@ struct Report {
         }
     }
 
+    /// `--all-streams`' statistics in one file: the input's fields, then each stream's report
+    /// (JSON objects already) under `all_streams`.
+    static func allStreamsJSON(_ input: Input, streams: [String], overLimit: Int, notTaken: Int) -> String {
+        let root = input.json + [("streams_over_limit", JSON.int(overLimit)), ("datagrams_not_taken", JSON.int(notTaken))]
+        return String(JSON.object(root).serialized.dropLast()) + ",\"all_streams\":[" + streams.joined(separator: ",") + "]}\n"
+    }
+
     /// Named counts as JSON fields.
     static func json(_ fields: [(name: String, value: Int)]) -> [(String, JSON)] {
         fields.map { ($0.name, .int($0.value)) }
@@ -440,3 +447,4 @@ indirect enum JSON {
         return out + "\""
     }
 }
+

@@ -110,7 +110,9 @@ final class Run {
     }
 
     /// Runs `body`, turning a failed write into a message a user can act on.
-    func writing(_ body: () throws -> Void) throws {
+    func writing(_ body: () throws -> Void) throws { try Run.writing(body) }
+
+    static func writing(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as SystemError {
@@ -205,5 +207,23 @@ final class Progress {
     func clear() {
         if shown { Terminal.printError("\r\u{1B}[K") }
         shown = false
+    }
+}
+
+extension Run: Recording {
+    var takesMore: Bool { !sink.isFull && (sink.rtmp == nil || sink.failure == nil) }
+    var framesWritten: Int { sink.accessUnitsWritten }
+    var failure: String? { sink.failure }
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool { receiver.refers(to: memory) }
+    func stopReferring(to memory: UnsafeRawBufferPointer) { receiver.stopReferring(to: memory) }
+    /// Whether it followed a video stream: a run of `--all-streams` that never did wrote nothing.
+    var followedVideo: Bool { receiver.selected != nil || !receiver.previousStreams.isEmpty }
+    func tick(now: Int64) throws { try receiver.tick(now: now) }
+    func reopen() throws { try sink.reopen() }
+    var datagrams: Int { receiver.counters.datagrams }
+    var bytesWritten: Int { sink.bytesWritten }
+    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void) {
+        if let video = receiver.selected { body(video.snapshot(), "video", video.lastArrival) }
+        if let audio = receiver.audio { body(audio.snapshot(), "audio", audio.lastArrival) }
     }
 }

@@ -15,16 +15,15 @@ protocol Recording: AnyObject {
     func finish() throws
     func report(_ input: Report.Input) throws
     var failure: String? { get }
-}
-
-extension Run: Recording {
-    var takesMore: Bool { !sink.isFull && (sink.rtmp == nil || sink.failure == nil) }
-    var framesWritten: Int { sink.accessUnitsWritten }
-    var failure: String? { sink.failure }
-    func refers(to memory: UnsafeRawBufferPointer) -> Bool { receiver.refers(to: memory) }
-    func stopReferring(to memory: UnsafeRawBufferPointer) { receiver.stopReferring(to: memory) }
-    /// Whether it followed a video stream: a run of `--all-streams` that never did wrote nothing.
-    var followedVideo: Bool { receiver.selected != nil || !receiver.previousStreams.isEmpty }
+    /// Live: time passes with no packet.
+    func tick(now: Int64) throws
+    /// SIGHUP: the outputs reopen at their paths.
+    func reopen() throws
+    /// Datagrams taken in, and Annex-B bytes written.
+    var datagrams: Int { get }
+    var bytesWritten: Int { get }
+    /// Every stream followed, with its medium ("video" or "audio") and last arrival: for the metrics.
+    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void)
 }
 
 /// `--all-streams`: every SSRC on a dynamic payload type gets a `Run` of its own, whose outputs are
@@ -41,6 +40,7 @@ final class StreamFanOut: Recording {
     /// Datagrams that are no RTP, or of static payload types (audio, which --all-streams leaves out).
     private(set) var datagramsNotTaken = 0
     private(set) var streamsOverLimit = 0
+    private(set) var datagramCount = 0
 
     init(options: Options, sdp: SessionDescription?, borrowsPayloads: Bool) {
         self.options = options
@@ -69,6 +69,7 @@ final class StreamFanOut: Recording {
     }
 
     func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+        datagramCount += 1
         if RTCP.isPacket(datagram) {
             for ssrc in order { try runs[ssrc]!.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
             return
@@ -105,13 +106,21 @@ final class StreamFanOut: Recording {
     func stopReferring(to memory: UnsafeRawBufferPointer) { for run in runs.values { run.stopReferring(to: memory) } }
     /// Each run stops at its own `--frames`; the replay goes on while any takes more.
     var takesMore: Bool { runs.isEmpty || runs.values.contains { $0.takesMore } }
-    var framesWritten: Int { runs.values.reduce(0) { $0 + $1.framesWritten } }
+    var framesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.framesWritten } }
     var failure: String? { order.lazy.compactMap { self.runs[$0]!.failure }.first }
 
-    func writing(_ body: () throws -> Void) throws {
-        guard let first = order.first.flatMap({ runs[$0] }) else { return try body() }
-        try first.writing(body)
+    var datagrams: Int { datagramCount }
+    func tick(now: Int64) throws { for ssrc in order { try runs[ssrc]!.tick(now: now) } }
+    func reopen() throws { for ssrc in order { try runs[ssrc]!.reopen() } }
+    var bytesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.bytesWritten } }
+    /// The runs following video, as many as there are streams.
+    var videoStreams: Int { runs.values.filter { $0.followedVideo }.count }
+
+    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void) {
+        for ssrc in order { runs[ssrc]!.forEachStream(body) }
     }
+
+    func writing(_ body: () throws -> Void) throws { try Run.writing(body) }
 
     func finish() throws {
         for ssrc in order { try runs[ssrc]!.finish() }
@@ -141,17 +150,16 @@ final class StreamFanOut: Recording {
             try runs[ssrc]!.report(quiet)
         }
         guard let path = options.statsJSON, !OutputTemplate.namesStream(path) else { return }
-        let reports = video.map { runs[$0]!.statisticsJSON(input) }
-        var root = input.json
-        root += [("streams_over_limit", .int(streamsOverLimit)), ("datagrams_not_taken", .int(datagramsNotTaken))]
-        let head = JSON.object(root).serialized
-        let body = String(head.dropLast()) + ", \"all_streams\": [" + reports.joined(separator: ", ") + "]}"
+        let body = Report.allStreamsJSON(input, streams: video.map { runs[$0]!.statisticsJSON(input) },
+                                         overLimit: streamsOverLimit, notTaken: datagramsNotTaken)
         do {
             let file = try OutputFile(path: path)
-            try file.write(body + "\n")
+            try file.write(body)
             try file.close()
         } catch let error as SystemError {
             throw RunError(description: "cannot write statistics \(error)")
         }
     }
 }
+
+

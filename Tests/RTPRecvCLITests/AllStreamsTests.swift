@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// `--all-streams` on a capture of several senders at once: every video stream gets its own files,
-/// each frame-identical to the source it was sent from, whatever its codec.
+/// `--all-streams` on a capture of several senders at once, and live: every video stream gets its
+/// own files, each frame-identical to the source it was sent from, whatever its codec.
 final class AllStreamsTests: XCTestCase {
     private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
 
@@ -53,12 +53,50 @@ final class AllStreamsTests: XCTestCase {
         XCTAssertEqual(codecs, ["h264", "h264", "h265", "h265"])
     }
 
+    /// Three live senders on one port at once, two H.264 and one H.265, each its own SSRC.
+    func testThreeLiveSendersOnOnePortAreRecordedApart() throws {
+        let dir = Harness.temporaryFile("live-all-streams")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let listener = try LiveTests.Listener(["--port", "0", "--out", dir.path + "/{ssrc}.es"], name: "live-all-streams")
+        let senders: [(ssrc: UInt32, pattern: String, encode: String, pay: String, source: URL)] = [
+            (0x1111, "ball", "x264enc key-int-max=30 tune=zerolatency speed-preset=ultrafast ! h264parse ! video/x-h264",
+             "rtph264pay", Harness.temporaryFile("live-all-1111.h264")),
+            (0x2222, "smpte", "x264enc key-int-max=30 tune=zerolatency speed-preset=ultrafast ! h264parse ! video/x-h264",
+             "rtph264pay", Harness.temporaryFile("live-all-2222.h264")),
+            (0x3333, "snow", "x265enc key-int-max=30 speed-preset=ultrafast option-string=bframes=0 ! h265parse ! video/x-h265",
+             "rtph265pay", Harness.temporaryFile("live-all-3333.h265")),
+        ]
+        let port = listener.port
+        DispatchQueue.concurrentPerform(iterations: senders.count) { i in
+            let s = senders[i]
+            let pipeline = "videotestsrc num-buffers=90 pattern=\(s.pattern) is-live=true "
+                + "! video/x-raw,width=320,height=240,framerate=30/1,format=I420 ! \(s.encode),stream-format=byte-stream,alignment=au "
+                + "! tee name=t t. ! queue ! filesink location=\(s.source.path) "
+                + "t. ! queue ! \(s.pay) ssrc=\(s.ssrc) config-interval=-1 ! udpsink host=127.0.0.1 port=\(port) sync=true"
+            try? Harness.runSender(["-q"] + pipeline.split(separator: " ").map(String.init), seconds: 3)
+        }
+        usleep(300_000)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("all streams: 3 video of 3 SSRCs followed"), listener.stderr)
+        for s in senders {
+            let digits = String(s.ssrc, radix: 16)
+            let written = dir.appendingPathComponent(String(repeating: "0", count: 8 - digits.count) + digits + ".es")
+            let typed = Harness.temporaryFile("live-all-\(digits)-out." + s.source.pathExtension)
+            try? FileManager.default.removeItem(at: typed)
+            try FileManager.default.copyItem(at: written, to: typed)
+            let expected = try Harness.frameMD5(s.source)
+            XCTAssertEqual(expected.count, 90)
+            XCTAssertEqual(try Harness.frameMD5(typed), expected, "SSRC \(digits)")
+        }
+    }
+
     func testOutputsThatEveryStreamWouldShareAreRefused() throws {
         let result = try Harness.rtprecv(["--pcap", capture("gst-stapa-fua.pcap").path, "--all-streams", "--out", "/tmp/one.h264"])
         XCTAssertEqual(result.status, 64)
         XCTAssertTrue(result.stderr.contains("{ssrc}"), result.stderr)
-        let live = try Harness.rtprecv(["--port", "0", "--out", "/tmp/{ssrc}.h264"])
-        XCTAssertEqual(live.status, 64)
-        XCTAssertTrue(live.stderr.contains("--all-streams"), live.stderr)
+        let rtsp = try Harness.rtprecv(["rtsp://127.0.0.1:9/x", "--out", "/tmp/{ssrc}.h264"])
+        XCTAssertEqual(rtsp.status, 64)
+        XCTAssertTrue(rtsp.stderr.contains("--all-streams"), rtsp.stderr)
     }
 }
