@@ -142,8 +142,10 @@ public enum Help {
                               --out 'rec/{port}-{ssrc}.h264'. A path with any of them implies
                               it. --stats-json without them gets every stream's statistics in
                               one file ("all_streams"). A stream that proves to be no video
-                              leaves no files. Live, no RTCP is sent for them. Audio, SRTP and
-                              RTSP take one stream for now.
+                              leaves no files. A stream whose outputs fail (cannot be opened,
+                              a full disk) is stopped and said, the others go on, and rtprecv
+                              exits 1 at the end. Live, no RTCP is sent for them. Audio, SRTP
+                              and RTSP take one stream for now.
       --audio-ssrc N          The audio stream: only this SSRC.
       --audio-payload-type N  The audio stream: only this payload type (default: the SDP's audio
                               line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).

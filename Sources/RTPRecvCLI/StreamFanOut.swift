@@ -30,7 +30,9 @@ protocol Recording: AnyObject {
 /// named from the options' paths with `{ssrc}`, `{pt}`, `{port}` and `{src}` filled in. Each run
 /// selects only its SSRC, so each stream's reordering, repair and ledger are its own; RTCP goes to
 /// every run, and each takes what concerns its stream. At most `--max-streams` runs; the SSRCs
-/// after them are counted. A run whose stream never proved to be video leaves no files behind.
+/// after them are counted. A run whose stream never proved to be video leaves no files behind. A
+/// stream whose outputs fail (cannot be opened, a full disk, a directory gone) is stopped and said
+/// at once, and the others go on; the run then ends with exit status 1.
 final class StreamFanOut: Recording {
     private let options: Options
     private let sdp: SessionDescription?
@@ -41,6 +43,9 @@ final class StreamFanOut: Recording {
     private(set) var datagramsNotTaken = 0
     private(set) var streamsOverLimit = 0
     private(set) var datagramCount = 0
+    /// Streams stopped because their outputs failed, with why; their datagrams are dropped.
+    private var failed: [UInt32: String] = [:]
+    private var failedOrder: [UInt32] = []
 
     init(options: Options, sdp: SessionDescription?, borrowsPayloads: Bool) {
         self.options = options
@@ -80,7 +85,11 @@ final class StreamFanOut: Recording {
         }
         let ssrc = datagram.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian
         if let run = runs[ssrc] {
-            return try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
+            return try isolating(ssrc) { try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
+        }
+        guard failed[ssrc] == nil else {
+            datagramsNotTaken += 1
+            return
         }
         let payloadType = datagram[1] & 0x7F
         guard payloadType >= 96, !isAudio(payloadType) else {
@@ -91,11 +100,32 @@ final class StreamFanOut: Recording {
             streamsOverLimit += 1
             return
         }
-        let run = try Run(options: Self.options(options, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination),
-                          sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads)
-        runs[ssrc] = run
-        order.append(ssrc)
-        try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
+        let streamOptions = Self.options(options, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination)
+        try isolating(ssrc) {
+            let run = try Run(options: streamOptions, sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads)
+            runs[ssrc] = run
+            order.append(ssrc)
+            try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
+        }
+    }
+
+    /// Runs `body` for stream `ssrc`; an output of it that fails stops that stream alone.
+    private func isolating(_ ssrc: UInt32, _ body: () throws -> Void) throws {
+        do {
+            try Run.writing(body)
+        } catch let error as RunError {
+            stop(ssrc, because: error.description)
+        }
+    }
+
+    private func stop(_ ssrc: UInt32, because why: String) {
+        if let run = runs.removeValue(forKey: ssrc) {
+            order.removeAll { $0 == ssrc }
+            try? run.finish()
+        }
+        failed[ssrc] = why
+        failedOrder.append(ssrc)
+        if !options.quiet { Terminal.printError("error: stream \(hex(ssrc)) stopped, the others go on: \(why)\n") }
     }
 
     private func isAudio(_ payloadType: UInt8) -> Bool {
@@ -107,7 +137,9 @@ final class StreamFanOut: Recording {
     /// Each run stops at its own `--frames`; the replay goes on while any takes more.
     var takesMore: Bool { runs.isEmpty || runs.values.contains { $0.takesMore } }
     var framesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.framesWritten } }
-    var failure: String? { order.lazy.compactMap { self.runs[$0]!.failure }.first }
+    /// Streams stop on their own; the run fails only at its end, once every other stream is written.
+    var failure: String? { stopped }
+    private var stopped: String?
 
     var datagrams: Int { datagramCount }
     func tick(now: Int64) throws { for ssrc in order { try runs[ssrc]!.tick(now: now) } }
@@ -123,7 +155,13 @@ final class StreamFanOut: Recording {
     func writing(_ body: () throws -> Void) throws { try Run.writing(body) }
 
     func finish() throws {
-        for ssrc in order { try runs[ssrc]!.finish() }
+        for ssrc in order {
+            do {
+                try runs[ssrc]!.finish()
+            } catch let error as RunError {
+                stop(ssrc, because: error.description)
+            }
+        }
         // What streams that never proved to be video opened, they leave empty: remove it.
         for ssrc in order where !runs[ssrc]!.followedVideo {
             let o = runs[ssrc]!.options
@@ -140,6 +178,7 @@ final class StreamFanOut: Recording {
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             Terminal.printError(input.summary + "\nall streams: \(video.count) video of \(order.count) SSRCs followed"
+                                + (failed.isEmpty ? "" : ", \(failed.count) stopped for their outputs")
                                 + (streamsOverLimit > 0 ? ", \(streamsOverLimit) SSRCs over --max-streams" : "")
                                 + (datagramsNotTaken > 0 ? ", \(datagramsNotTaken) datagrams of no stream taken" : "") + "\n")
         }
@@ -148,6 +187,12 @@ final class StreamFanOut: Recording {
         for (n, ssrc) in video.enumerated() {
             quiet.summary = "[\(n + 1)/\(video.count)] stream \(hex(ssrc))"
             try runs[ssrc]!.report(quiet)
+        }
+        defer {
+            if let first = failedOrder.first {
+                let others = failedOrder.count > 1 ? " (and \(failedOrder.count - 1) more)" : ""
+                stopped = "stream \(hex(first)): \(failed[first]!)\(others)"
+            }
         }
         guard let path = options.statsJSON, !OutputTemplate.namesStream(path) else { return }
         let body = Report.allStreamsJSON(input, streams: video.map { runs[$0]!.statisticsJSON(input) },

@@ -53,6 +53,33 @@ final class AllStreamsTests: XCTestCase {
         XCTAssertEqual(codecs, ["h264", "h264", "h265", "h265"])
     }
 
+    /// One stream's output directory is missing: that stream is stopped and said, the others are
+    /// written whole, and the run ends with exit status 1.
+    func testAStreamWhoseOutputFailsStopsAloneAndTheOthersGoOn() throws {
+        let sources = [(pcap: "gst-stapa-fua.pcap", port: 5004, es: "gst-stapa-fua.h264"),
+                       (pcap: "ffmpeg-inband.pcap", port: 5014, es: "ffmpeg-inband.h264"),
+                       (pcap: "gst-h265-none.pcap", port: 5190, es: "gst-h265-none.h265")]
+        let pcap = try merged(sources.map(\.pcap), name: "all-streams-failing")
+        let dir = Harness.temporaryFile("all-streams-failing")
+        try? FileManager.default.removeItem(at: dir)
+        // No directory for port 5014.
+        for port in [5004, 5190] {
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("\(port)"), withIntermediateDirectories: true)
+        }
+        let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}/{ssrc}.es"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("stopped, the others go on"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("5014"), "the path that failed is named: \(result.stderr)")
+        for source in sources where source.port != 5014 {
+            let folder = dir.appendingPathComponent("\(source.port)")
+            let written = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+            let typed = Harness.temporaryFile("all-streams-failing-\(source.port)." + (source.es as NSString).pathExtension)
+            try? FileManager.default.removeItem(at: typed)
+            try FileManager.default.copyItem(at: folder.appendingPathComponent(written), to: typed)
+            XCTAssertEqual(try Harness.frameMD5(typed), try Harness.frameMD5(capture(source.es)), source.pcap)
+        }
+    }
+
     /// Three live senders on one port at once, two H.264 and one H.265, each its own SSRC.
     func testThreeLiveSendersOnOnePortAreRecordedApart() throws {
         let dir = Harness.temporaryFile("live-all-streams")
