@@ -58,6 +58,8 @@ final class StreamFanOut: Recording {
         var o = options
         o.ssrc = ssrc
         o.allStreams = false
+        // Video only, for now: and the SDP's audio lines are not warned about once a stream.
+        o.noAudio = true
         let fill = { (path: String?) in
             path.map { OutputTemplate.stream($0, ssrc: ssrc, payloadType: payloadType, port: destination?.port,
                                              source: source?.addressDescription) }
