@@ -53,6 +53,9 @@ public enum Help {
 
     LIVE INPUT (without --pcap):
       --port N                UDP port to listen on (default: from --sdp, else 5004; 0: any free).
+                              LOW-HIGH listens on every port of the range (at most 1024) and
+                              records every stream on them apart (--all-streams); in a replay,
+                              takes the datagrams to those ports.
                               With --sdp, every media line's port and its RTCP port (a=rtcp, or
                               the port + 1; none with a=rtcp-mux) are listened on at once.
       --audio-port N          Without an SDP: also listen here for static-payload-type audio

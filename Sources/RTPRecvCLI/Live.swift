@@ -48,7 +48,10 @@ struct Live {
                 if !options.quiet { Terminal.printError("warning: \(error.description); no RTCP from there\n") }
             }
         }
-        if !options.quiet && !sockets.isEmpty {
+        if !options.quiet, let range = options.portRange, sockets.count > 1 {
+            let bound = sockets[0].boundDescription
+            Terminal.printError("listening on udp \(bound) to \(range.upperBound) (\(sockets.count) ports)\n")
+        } else if !options.quiet && !sockets.isEmpty {
             var lines: [String] = []
             for (socket, role) in zip(sockets, roles) {
                 var line = "listening on udp \(socket.boundDescription)" + (sockets.count > 1 ? " (\(role))" : "")
@@ -331,6 +334,10 @@ struct Live {
         }
         let audioLines = options.noAudio ? [] : (sdp?.media ?? []).filter { line in
             line.media == "audio" && line.port != 0 && line.payloadTypes.contains { line.formats[$0].map(AudioFormats.isSupported) ?? false }
+        }
+        // A range: every port of it, each a video port (RTCP to port + 1 lands in the range, or is not heard).
+        if let range = options.portRange {
+            return range.map { Listen(port: $0, bindAddress: options.bind, role: "video RTP", required: true) }
         }
         let video = sdp?.video
         let mainPort = options.port ?? video.flatMap { $0.port == 0 ? nil : $0.port }

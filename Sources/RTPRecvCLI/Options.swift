@@ -17,6 +17,9 @@ public struct Options {
     public var ssrc: UInt32?
     public var payloadType: UInt8?
     public var port: UInt16?
+    /// --port A-B: every port from A to B (A is `port`); implies --all-streams.
+    public var portRange: ClosedRange<UInt16>?
+    public static let maxPortRange = 1024
     public var bind: String?
     public var interface: String?
     public var sourceFilter: String?
@@ -150,7 +153,21 @@ public struct Options {
                     throw UsageError(description: "invalid value '\(text)' for '--codec': expected h264 or h265")
                 }
                 codec = named
-            case "--port": port = try number(UInt16.self, 0...UInt16.max)
+            case "--port":
+                let text = try value()
+                let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { UInt16($0) }
+                if bounds.count == 2, let low = bounds[0], let high = bounds[1] {
+                    guard low > 0, low <= high, Int(high - low) < Options.maxPortRange else {
+                        throw UsageError(description: "invalid value '\(text)' for '--port': a range is LOW-HIGH, from 1, "
+                                         + "at most \(Options.maxPortRange) ports")
+                    }
+                    (port, portRange) = (low, low...high)
+                } else {
+                    guard bounds.count == 1, let single = bounds[0] else {
+                        throw UsageError(description: "invalid value '\(text)' for '--port': expected a port (0-65535) or a range LOW-HIGH")
+                    }
+                    port = single
+                }
             case "--bind": bind = try value()
             case "--iface": interface = try value()
             case "--source": sourceFilter = try value()
@@ -327,7 +344,10 @@ public struct Options {
         let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
                          ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5)]
             .compactMap { flag, path in path.map { (flag, $0) } }
-        if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) { allStreams = true }
+        if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
+        if portRange != nil && sdp != nil {
+            throw UsageError(description: "'--port LOW-HIGH' listens on a range of ports; with --sdp, the SDP's lines name the ports")
+        }
         if allStreams {
             if rtsp != nil {
                 throw UsageError(description: "'--all-streams' records every stream of a capture or a UDP port; an rtsp:// pull takes one stream for now")
@@ -387,7 +407,7 @@ public struct Options {
         c.ssrc = ssrc
         c.payloadType = payloadType
         // Live, the socket's port already selects; in a capture, the datagrams' destination port does.
-        c.destinationPort = isLive ? nil : port
+        c.destinationPort = isLive || portRange != nil ? nil : port
         let latencyMilliseconds = self.latencyMilliseconds ?? (isLive ? 50 : 500)
         c.maxStreams = maxStreams
         c.stream.reorder = ReorderBuffer.Configuration(

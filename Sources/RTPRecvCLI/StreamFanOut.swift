@@ -77,6 +77,11 @@ final class StreamFanOut: Recording {
 
     func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
         datagramCount += 1
+        // A capture replayed with --port LOW-HIGH: only datagrams to those ports (live, the sockets are them).
+        if let range = options.portRange, !options.isLive, let port = destination?.port, !range.contains(port) {
+            datagramsNotTaken += 1
+            return
+        }
         if RTCP.isPacket(datagram) {
             for ssrc in order { try runs[ssrc]!.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
             return

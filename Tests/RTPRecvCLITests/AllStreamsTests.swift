@@ -118,6 +118,31 @@ final class AllStreamsTests: XCTestCase {
         }
     }
 
+    /// `--port LOW-HIGH`: senders on two ports of a range, each recorded apart by its port.
+    func testAPortRangeListensOnEveryPortOfIt() throws {
+        let base = UInt16(42000 + Int(getpid() % 500) * 4)
+        let dir = Harness.temporaryFile("port-range")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 3)", "--out", dir.path + "/{port}.h264"], name: "port-range")
+        XCTAssertTrue(listener.stderr.contains("(4 ports)"), listener.stderr)
+        let sources = [(port: base, source: Harness.temporaryFile("port-range-a.h264")), (port: base + 2, source: Harness.temporaryFile("port-range-b.h264"))]
+        DispatchQueue.concurrentPerform(iterations: sources.count) { i in
+            let pipeline = "videotestsrc num-buffers=60 pattern=\(i == 0 ? "ball" : "smpte") is-live=true "
+                + "! video/x-raw,width=320,height=240,framerate=30/1 ! x264enc key-int-max=30 tune=zerolatency speed-preset=ultrafast "
+                + "! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au ! tee name=t t. ! queue ! filesink location=\(sources[i].source.path) "
+                + "t. ! queue ! rtph264pay config-interval=-1 ! udpsink host=127.0.0.1 port=\(sources[i].port) sync=true"
+            try? Harness.runSender(["-q"] + pipeline.split(separator: " ").map(String.init), seconds: 3)
+        }
+        usleep(300_000)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        for s in sources {
+            XCTAssertEqual(try Harness.frameMD5(dir.appendingPathComponent("\(s.port).h264")), try Harness.frameMD5(s.source), "port \(s.port)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        XCTAssertEqual(files.count, 2, "nothing for the ports nobody sent to: \(files)")
+    }
+
     func testOutputsThatEveryStreamWouldShareAreRefused() throws {
         let result = try Harness.rtprecv(["--pcap", capture("gst-stapa-fua.pcap").path, "--all-streams", "--out", "/tmp/one.h264"])
         XCTAssertEqual(result.status, 64)
