@@ -135,8 +135,8 @@ public enum Help {
                               stream is tried as both until one proves itself).
       --port N                With --pcap: only datagrams to this UDP port (default: from
                               --sdp, else any).
-      --max-streams N         Candidate streams followed at once (default 16); with --all-streams,
-                              the streams recorded.
+      --max-streams N         Candidate streams followed at once (default 16, or one a port of a
+                              --port range); with --all-streams, the streams recorded.
       --all-streams           Record every video stream (each SSRC on a dynamic payload type)
                               of a capture or of the UDP ports listened on, each apart, with its
                               own reordering, repair and ledger, into files named from the output

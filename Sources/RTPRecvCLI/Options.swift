@@ -34,6 +34,7 @@ public struct Options {
     public var maxFrameBytes = 32 << 20
     public var maxPacketBytes = 65536
     public var maxStreams = 16
+    private var maxStreamsGiven = false
     public var waitKeyframe = false
     public var decode = false
     public var yuv: String?
@@ -180,7 +181,9 @@ public struct Options {
             case "--latency-ms": latencyMilliseconds = try number(Int.self, 0...60_000)
             case "--max-frame-bytes": maxFrameBytes = try number(Int.self, 1024...(1 << 30))
             case "--max-packet-bytes": maxPacketBytes = try number(Int.self, 64...65536)
-            case "--max-streams": maxStreams = try number(Int.self, 1...4096)
+            case "--max-streams":
+                maxStreams = try number(Int.self, 1...4096)
+                maxStreamsGiven = true
             case "--wait-keyframe": waitKeyframe = true
             case "--decode": decode = true
             case "--yuv": yuv = try value()
@@ -345,6 +348,8 @@ public struct Options {
                          ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5)]
             .compactMap { flag, path in path.map { (flag, $0) } }
         if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
+        // A stream a port at least, unless told otherwise.
+        if let portRange, !maxStreamsGiven { maxStreams = max(maxStreams, portRange.count) }
         if portRange != nil && sdp != nil {
             throw UsageError(description: "'--port LOW-HIGH' listens on a range of ports; with --sdp, the SDP's lines name the ports")
         }

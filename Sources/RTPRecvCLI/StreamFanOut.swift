@@ -26,7 +26,7 @@ protocol Recording: AnyObject {
     func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void)
 }
 
-/// `--all-streams`: every SSRC on a dynamic payload type gets a `Run` of its own, whose outputs are
+/// `--all-streams`: every SSRC on a dynamic payload type, on each port, gets a `Run` of its own, whose outputs are
 /// named from the options' paths with `{ssrc}`, `{pt}`, `{port}` and `{src}` filled in. Each run
 /// selects only its SSRC, so each stream's reordering, repair and ledger are its own; RTCP goes to
 /// every run, and each takes what concerns its stream. At most `--max-streams` runs; the SSRCs
@@ -37,15 +37,23 @@ final class StreamFanOut: Recording {
     private let options: Options
     private let sdp: SessionDescription?
     private let borrowsPayloads: Bool
-    private var runs: [UInt32: Run] = [:]
-    private var order: [UInt32] = []
+    /// A stream: an SSRC on a port (each port's streams are independent, the same SSRC on two ports
+    /// two streams).
+    struct Key: Hashable, CustomStringConvertible {
+        var port: UInt16
+        var ssrc: UInt32
+        var description: String { "\(hex(ssrc)) on port \(port)" }
+    }
+
+    private var runs: [Key: Run] = [:]
+    private var order: [Key] = []
     /// Datagrams that are no RTP, or of static payload types (audio, which --all-streams leaves out).
     private(set) var datagramsNotTaken = 0
     private(set) var streamsOverLimit = 0
     private(set) var datagramCount = 0
     /// Streams stopped because their outputs failed, with why; their datagrams are dropped.
-    private var failed: [UInt32: String] = [:]
-    private var failedOrder: [UInt32] = []
+    private var failed: [Key: String] = [:]
+    private var failedOrder: [Key] = []
 
     init(options: Options, sdp: SessionDescription?, borrowsPayloads: Bool) {
         self.options = options
@@ -91,10 +99,11 @@ final class StreamFanOut: Recording {
             return
         }
         let ssrc = datagram.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian
-        if let run = runs[ssrc] {
-            return try isolating(ssrc) { try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
+        let key = Key(port: destination?.port ?? 0, ssrc: ssrc)
+        if let run = runs[key] {
+            return try isolating(key) { try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
         }
-        guard failed[ssrc] == nil else {
+        guard failed[key] == nil else {
             datagramsNotTaken += 1
             return
         }
@@ -108,31 +117,31 @@ final class StreamFanOut: Recording {
             return
         }
         let streamOptions = Self.options(options, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination)
-        try isolating(ssrc) {
+        try isolating(key) {
             let run = try Run(options: streamOptions, sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads)
-            runs[ssrc] = run
-            order.append(ssrc)
+            runs[key] = run
+            order.append(key)
             try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
         }
     }
 
     /// Runs `body` for stream `ssrc`; an output of it that fails stops that stream alone.
-    private func isolating(_ ssrc: UInt32, _ body: () throws -> Void) throws {
+    private func isolating(_ key: Key, _ body: () throws -> Void) throws {
         do {
             try Run.writing(body)
         } catch let error as RunError {
-            stop(ssrc, because: error.description)
+            stop(key, because: error.description)
         }
     }
 
-    private func stop(_ ssrc: UInt32, because why: String) {
-        if let run = runs.removeValue(forKey: ssrc) {
-            order.removeAll { $0 == ssrc }
+    private func stop(_ key: Key, because why: String) {
+        if let run = runs.removeValue(forKey: key) {
+            order.removeAll { $0 == key }
             try? run.finish()
         }
-        failed[ssrc] = why
-        failedOrder.append(ssrc)
-        if !options.quiet { Terminal.printError("error: stream \(hex(ssrc)) stopped, the others go on: \(why)\n") }
+        failed[key] = why
+        failedOrder.append(key)
+        if !options.quiet { Terminal.printError("error: stream \(key) stopped, the others go on: \(why)\n") }
     }
 
     private func isAudio(_ payloadType: UInt8) -> Bool {
@@ -184,7 +193,7 @@ final class StreamFanOut: Recording {
         let video = order.filter { runs[$0]!.followedVideo }
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
-            Terminal.printError(input.summary + "\nall streams: \(video.count) video of \(order.count) SSRCs followed"
+            Terminal.printError(input.summary + "\nall streams: \(video.count) video of \(order.count) streams followed"
                                 + (failed.isEmpty ? "" : ", \(failed.count) stopped for their outputs")
                                 + (streamsOverLimit > 0 ? ", \(streamsOverLimit) SSRCs over --max-streams" : "")
                                 + (datagramsNotTaken > 0 ? ", \(datagramsNotTaken) datagrams of no stream taken" : "") + "\n")
@@ -192,13 +201,13 @@ final class StreamFanOut: Recording {
         var quiet = input
         quiet.warning = nil
         for (n, ssrc) in video.enumerated() {
-            quiet.summary = "[\(n + 1)/\(video.count)] stream \(hex(ssrc))"
+            quiet.summary = "[\(n + 1)/\(video.count)] stream \(ssrc)"
             try runs[ssrc]!.report(quiet)
         }
         defer {
             if let first = failedOrder.first {
                 let others = failedOrder.count > 1 ? " (and \(failedOrder.count - 1) more)" : ""
-                stopped = "stream \(hex(first)): \(failed[first]!)\(others)"
+                stopped = "stream \(first): \(failed[first]!)\(others)"
             }
         }
         guard let path = options.statsJSON, !OutputTemplate.namesStream(path) else { return }

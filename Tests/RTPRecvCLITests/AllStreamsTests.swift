@@ -34,7 +34,7 @@ final class AllStreamsTests: XCTestCase {
         let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}-{ssrc}.es",
                                           "--frames-json", dir.path + "/{port}-{ssrc}.ndjson", "--stats-json", dir.path + "/stats.json"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stderr.contains("all streams: 4 video of 5 SSRCs followed"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("all streams: 4 video of 5 streams followed"), result.stderr)
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
         XCTAssertEqual(files.filter { $0.hasSuffix(".es") }.count, 4, "one file a video stream, none for the Opus one: \(files)")
         for source in sources {
@@ -105,7 +105,7 @@ final class AllStreamsTests: XCTestCase {
         }
         usleep(300_000)
         XCTAssertEqual(listener.stop(), 0, listener.stderr)
-        XCTAssertTrue(listener.stderr.contains("all streams: 3 video of 3 SSRCs followed"), listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("all streams: 3 video of 3 streams followed"), listener.stderr)
         for s in senders {
             let digits = String(s.ssrc, radix: 16)
             let written = dir.appendingPathComponent(String(repeating: "0", count: 8 - digits.count) + digits + ".es")
