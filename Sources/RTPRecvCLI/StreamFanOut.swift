@@ -1,8 +1,8 @@
 import RTPCore
 import SystemIO
 
-/// What a replay drives: the one run that follows the stream rtprecv selects, or, with
-/// `--all-streams`, one run per stream.
+/// What a replay or a live run drives: the one run that follows the stream rtprecv selects, or,
+/// with `--all-streams`, one run per stream.
 protocol Recording: AnyObject {
     func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws
     /// Whether output in progress refers to bytes in `memory` (a capture's buffers).
@@ -26,11 +26,11 @@ protocol Recording: AnyObject {
     func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void)
 }
 
-/// `--all-streams`: every SSRC on a dynamic payload type, on each port, gets a `Run` of its own, whose outputs are
-/// named from the options' paths with `{ssrc}`, `{pt}`, `{port}` and `{src}` filled in. Each run
-/// selects only its SSRC, so each stream's reordering, repair and ledger are its own; RTCP goes to
-/// every run, and each takes what concerns its stream. At most `--max-streams` runs; the SSRCs
-/// after them are counted. A run whose stream never proved to be video leaves no files behind. A
+/// `--all-streams`: every SSRC on a dynamic payload type, on each port, gets a `Run` of its own,
+/// whose outputs are named from the options' paths with `{ssrc}`, `{pt}`, `{port}` and `{src}`
+/// filled in. Each run selects only its SSRC, so each stream's reordering, repair and ledger are its
+/// own; RTCP goes to every run, and each takes what concerns its stream. At most `--max-streams`
+/// runs; the streams after them are counted. A run whose stream never proved to be video leaves no files behind. A
 /// stream whose outputs fail (cannot be opened, a full disk, a directory gone) is stopped and said
 /// at once, and the others go on; the run then ends with exit status 1.
 final class StreamFanOut: Recording {
