@@ -179,8 +179,9 @@ public final class HEVCAccessUnitAssembler {
                                   firstPacket: nalFirstPacket, lastPacket: packet))
         if HEVCParameterSetCache.Kind.of(type: nalType) != nil {
             buffer.withBytes(start + 4..<buffer.count) { nal in
-                if parameterSets.store(nal: nal) { parameterSetChanges += 1 }
-                if nalType == HEVCNALUnitType.sps && HEVCSequenceParameterSet(nal: nal) != nil { spsSeen += 1 }
+                guard let stored = parameterSets.store(nal: nal) else { return }
+                if stored.replaced { parameterSetChanges += 1 }
+                if stored.kind == .sps { spsSeen += 1 }
             }
         }
     }

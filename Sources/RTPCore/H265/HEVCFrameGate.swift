@@ -54,7 +54,7 @@ public final class HEVCFrameGate {
         let repairable = au.damage.map { damage in
             damage.onlyBeforeFirstSlice && au.startsAtFirstSlice && au.slicesParsed && slicesHaveParameterSets
         } ?? true
-        let isReference = isReferencePicture(au, cache: cache, chain: chain)
+        let isReference = isReferencePicture(au, sps: sps)
         let referencesIntact = continuity.referencesIntact(au)
         if !seenKeyframe {
             guard au.isKeyframe else {
@@ -131,11 +131,10 @@ public final class HEVCFrameGate {
 
     /// A sub-layer non-reference picture at the stream's highest TemporalId: nothing refers to it.
     /// Nil when no slice segment said what the picture was.
-    private func isReferencePicture(_ au: HEVCAccessUnitAssembler.Assembled, cache: HEVCParameterSetCache,
-                                    chain: HEVCParameterSetCache.Chain?) -> Bool? {
+    private func isReferencePicture(_ au: HEVCAccessUnitAssembler.Assembled, sps: HEVCSequenceParameterSet?) -> Bool? {
         guard let type = au.pictureType else { return nil }
         guard HEVCNALUnitType.isSubLayerNonReference(type) else { return true }
-        guard let sps = chain.flatMap({ cache.sps(id: $0.sps) }) else { return true }
+        guard let sps else { return true }
         return au.temporalId < Int(sps.maxSubLayersMinus1)
     }
 

@@ -42,22 +42,45 @@ public final class HEVCParameterSetCache {
         }
     }
 
-    /// Stores `nal` (both header bytes included) when it is a VPS, SPS or PPS that parses. Returns
-    /// true when it replaced a different set under the same id.
+    /// What `store` made of a parameter set that parses: its kind, and whether it replaced a
+    /// different set under the same id.
+    public struct Stored: Sendable {
+        public var kind: Kind
+        public var replaced: Bool
+    }
+
+    /// Stores `nal` (both header bytes included) when it is a VPS, SPS or PPS that parses, each
+    /// parsed once here; nil when it is none. One over `maxParameterSetBytes` is not kept.
     @discardableResult
-    public func store(nal: UnsafeRawBufferPointer) -> Bool {
-        guard nal.count <= Self.maxParameterSetBytes, let (kind, id) = Self.identify(nal: nal) else { return false }
-        if kind == .sps {
-            parsedSPS[id] = HEVCSequenceParameterSet(nal: nal)
-            latestSPS = parsedSPS[id]
+    public func store(nal: UnsafeRawBufferPointer) -> Stored? {
+        guard nal.count >= 3, let kind = Kind.of(type: HEVCNALHeader(nal).type) else { return nil }
+        let id: Int
+        var sps: HEVCSequenceParameterSet?, ppsIds: HEVCPictureParameterSetIds?
+        switch kind {
+        case .vps:
+            guard let vps = hevcVideoParameterSetId(nal: nal) else { return nil }
+            id = Int(vps)
+        case .sps:
+            sps = HEVCSequenceParameterSet(nal: nal)
+            guard let sps else { return nil }
+            id = Int(sps.seqParameterSetId)
+        case .pps:
+            ppsIds = HEVCPictureParameterSetIds(nal: nal)
+            guard let ppsIds else { return nil }
+            id = Int(ppsIds.picParameterSetId)
         }
-        if kind == .pps, let ids = HEVCPictureParameterSetIds(nal: nal) { ppsSPS[id] = UInt8(ids.seqParameterSetId) }
-        if let old = bytes[kind.rawValue][id], old.elementsEqual(nal) { return false }
+        guard nal.count <= Self.maxParameterSetBytes else { return Stored(kind: kind, replaced: false) }
+        if let sps {
+            parsedSPS[id] = sps
+            latestSPS = sps
+        }
+        if let ppsIds { ppsSPS[id] = UInt8(ppsIds.seqParameterSetId) }
+        if let old = bytes[kind.rawValue][id], old.elementsEqual(nal) { return Stored(kind: kind, replaced: false) }
         let replaced = bytes[kind.rawValue][id] != nil
         generation &+= 1
         bytes[kind.rawValue][id] = Array(nal)
         generations[kind.rawValue][id] = generation
-        return replaced
+        return Stored(kind: kind, replaced: replaced)
     }
 
     public func bytes(_ kind: Kind, id: Int) -> [UInt8]? { id < kind.capacity ? bytes[kind.rawValue][id] : nil }

@@ -39,6 +39,8 @@ public final class DeinterleavingBuffer {
         public var packet: Int64
         /// The NAL unit, header byte first; valid during the release callback only.
         public var nal: UnsafeRawBufferPointer
+        /// DONs are missing between the unit released before and this one: units were lost.
+        public var followsGap: Bool
     }
 
     private struct Entry {
@@ -169,9 +171,10 @@ public final class DeinterleavingBuffer {
             rememberReleased(entry.absDON)
         }
         byteCount -= entry.bytes.count
+        let followsGap = lastReleased.map { entry.absDON > $0 + 1 } ?? false
         lastReleased = entry.absDON
         try entry.bytes.withUnsafeBytes { nal in
-            try body(Unit(absDON: entry.absDON, timestamp: entry.timestamp, packet: entry.packet, nal: nal))
+            try body(Unit(absDON: entry.absDON, timestamp: entry.timestamp, packet: entry.packet, nal: nal, followsGap: followsGap))
         }
         pool.append(entry.bytes)
     }

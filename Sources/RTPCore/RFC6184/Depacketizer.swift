@@ -28,7 +28,6 @@ public final class Depacketizer {
     private var fragment: [UInt8] = []
     private var fragmentDON: UInt16 = 0
     private var fragmentPacket: Int64 = 0
-    private var lastReleasedDON: Int64?
 
     public private(set) var fragmentedUnitsDropped = 0
     public private(set) var strayFragments = 0
@@ -241,12 +240,11 @@ public final class Depacketizer {
     private func deliver(_ unit: DeinterleavingBuffer.Unit) throws {
         let header = unit.nal[0], body = unit.nal.view(1..<unit.nal.count)
         assembler.packet = unit.packet
-        if let last = lastReleasedDON, unit.absDON > last + 1 {
+        if unit.followsGap {
             decodingOrderGaps += 1
             try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0,
                                    reason: .decodingOrderGap)
         }
-        lastReleasedDON = unit.absDON
         try assembler.beginNAL(header: header, body: body, timestamp: unit.timestamp)
         assembler.endNAL()
     }
@@ -265,7 +263,6 @@ public final class Depacketizer {
 
     public func restart() {
         fragmentOpen = false
-        lastReleasedDON = nil
         if deinterleaver != nil {
             deinterleaver = makeDeinterleaver()
         }

@@ -24,7 +24,6 @@ public final class H265Depacketizer {
     private var fragmentPacket: Int64 = 0
     /// The unit being fragmented is of a reserved type: its fragments are skipped.
     private var fragmentSkipped = false
-    private var lastReleasedDON: Int64?
 
     public private(set) var fragmentedUnitsDropped = 0
     public private(set) var strayFragments = 0
@@ -210,11 +209,10 @@ public final class H265Depacketizer {
     private func deliver(_ unit: DeinterleavingBuffer.Unit) throws {
         let header = HEVCNALHeader(unit.nal), body = unit.nal.view(2..<unit.nal.count)
         assembler.packet = unit.packet
-        if let last = lastReleasedDON, unit.absDON > last + 1 {
+        if unit.followsGap {
             decodingOrderGaps += 1
             try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0, reason: .decodingOrderGap)
         }
-        lastReleasedDON = unit.absDON
         try deliver(header, body, timestamp: unit.timestamp, borrowing: false)
     }
 
@@ -231,7 +229,6 @@ public final class H265Depacketizer {
 
     public func restart() {
         fragmentOpen = false
-        lastReleasedDON = nil
         if let buffer = decodingOrderBuffer {
             decodingOrderBuffer = DeinterleavingBuffer(parameters: buffer.parameters, latencyNanoseconds: buffer.latencyNanoseconds,
                                                        startsAtKeyframe: true)
