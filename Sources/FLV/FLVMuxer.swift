@@ -54,7 +54,10 @@ public final class FLVMuxer {
         public var bytesWritten = 0
         public var width = 0
         public var height = 0
+        /// Of every file, when segments cut the output.
         public var durationMilliseconds: Int64 = 0
+        /// Files ended before the current one (`cutAtNextKeyframe`).
+        public var files = 0
         public var audioSoundFormat: FLVSoundFormat?
     }
 
@@ -83,6 +86,14 @@ public final class FLVMuxer {
         var body: [UInt8]
         /// When the packet that completed it arrived, on the packet clock.
         var arrival: Int64
+
+        /// A file can start here: a keyframe, or the sequence header before one.
+        var startsFile: Bool {
+            switch kind {
+            case .videoSequenceHeader, .video(keyframe: true): true
+            default: false
+            }
+        }
 
         var isSequenceHeader: Bool {
             switch kind {
@@ -228,14 +239,23 @@ public final class FLVMuxer {
             (statistics.width, statistics.height) = size
         }
         record = newRecord
+        videoTags.append(sequenceHeader(newRecord, arrival: arrival))
+        statistics.sequenceHeaders += 1
+    }
+
+    private func sequenceHeader(_ record: VideoConfiguration, arrival: Int64) -> Tag {
         var body = ByteWriter()
         writeVideoHeader(into: &body, keyframe: true, packet: .sequenceHeader, compositionTime: 0)
-        switch newRecord {
+        switch record {
         case .avc(let avc): avc.write(to: &body)
         case .hevc(let hevc): hevc.write(to: &body)
         }
-        videoTags.append(Tag(kind: .videoSequenceHeader, dts: 0, pts: 0, body: body.bytes, arrival: arrival))
-        statistics.sequenceHeaders += 1
+        return Tag(kind: .videoSequenceHeader, dts: 0, pts: 0, body: body.bytes, arrival: arrival)
+    }
+
+    private func audioSequenceHeader(_ header: FLVAudioHeader, _ config: [UInt8], arrival: Int64) -> Tag {
+        Tag(kind: .audioSequenceHeader, dts: 0, pts: 0, body: [header.byte, AACPacketType.sequenceHeader.rawValue] + config,
+            arrival: arrival)
     }
 
     private func emitOldest() {
@@ -285,9 +305,7 @@ public final class FLVMuxer {
         if case .aac(let config) = frame.track.codec {
             if config.bytes != audioConfig {
                 audioConfig = config.bytes
-                audioTags.append(Tag(kind: .audioSequenceHeader, dts: 0, pts: 0,
-                                     body: [header.byte, AACPacketType.sequenceHeader.rawValue] + config.bytes,
-                                     arrival: frame.arrival))
+                audioTags.append(audioSequenceHeader(header, config.bytes, arrival: frame.arrival))
                 statistics.audioSequenceHeaders += 1
             }
             body.append(AACPacketType.raw.rawValue)
@@ -351,6 +369,12 @@ public final class FLVMuxer {
     private func writeHead(of video: Bool, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         var tag = video ? videoTags.removeFirst() : audioTags.removeFirst()
         if tag.isSequenceHeader { tag.dts = headTime(video ? videoTags : audioTags) ?? max(lastTagTime, base) }
+        if cutPending && tag.startsFile { try startNextFile(at: tag, emit) }
+        try write(tag, video: video, emit)
+    }
+
+    private func write(_ tag: Tag, video: Bool, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var tag = tag
         if tag.dts < lastTagTime {
             if !tag.isSequenceHeader { statistics.tagsRetimed += 1 }
             tag.dts = lastTagTime
@@ -387,6 +411,10 @@ public final class FLVMuxer {
         flushQueue()
         try interleave(emit, finishing: true)
         guard headerWritten else { return }
+        try endFile(emit)
+    }
+
+    private func endFile(_ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         if videoStarted {
             writer.bytes.removeAll(keepingCapacity: true)
             writeTagHeader(.video, dataSize: videoHeaderSize(.endOfSequence, compositionTime: 0),
@@ -394,16 +422,58 @@ public final class FLVMuxer {
             writeVideoHeader(into: &writer, keyframe: true, packet: .endOfSequence, compositionTime: 0)
             try finishTag(emit)
         }
-        statistics.durationMilliseconds = maxPTSMilliseconds + (videoStarted ? frameDuration / 1_000_000 : 0)
+        file.durationMilliseconds = maxPTSMilliseconds + (videoStarted ? frameDuration / 1_000_000 : 0)
+        statistics.durationMilliseconds += file.durationMilliseconds
     }
 
-    /// The header flags and onMetaData values only known at the end: rewrite them where the output can seek.
+    // MARK: Files
+
+    /// Segments: the file ends before the next keyframe in decode order, with the audio before it,
+    /// and another begins that plays by itself: a header, onMetaData and the sequence headers in
+    /// force, its times from 0. `onFileEnd` is called between the two, with the patches the ended
+    /// file is due; from then on `emit` writes to the next.
+    public func cutAtNextKeyframe() { cutPending = true }
+    public var onFileEnd: (([Patch]) throws -> Void)?
+    private var cutPending = false
+
+    private func startNextFile(at tag: Tag, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        cutPending = false
+        try endFile(emit)
+        try onFileEnd?(metadataPatches())
+        statistics.files += 1
+        file = FileState(start: statistics.bytesWritten, framesBefore: statistics.framesWritten)
+        (base, lastTagTime, maxPTSMilliseconds, metadataOffsets) = (tag.dts, Int64.min, 0, [:])
+        try writeHeaderAndMetadata(emit)
+        // A new sequence header about to go out is the file's; else the one in force.
+        if case .video = tag.kind, let record {
+            var header = sequenceHeader(record, arrival: tag.arrival)
+            header.dts = tag.dts
+            try write(header, video: true, emit)
+        }
+        if let audioHeader, let audioConfig {
+            var header = audioSequenceHeader(audioHeader, audioConfig, arrival: tag.arrival)
+            header.dts = tag.dts
+            try write(header, video: false, emit)
+        }
+    }
+
+    /// The file being written: where it starts in the bytes written, and its duration once ended.
+    private struct FileState {
+        var start = 0
+        var framesBefore = 0
+        var durationMilliseconds: Int64 = 0
+    }
+    private var file = FileState()
+
+    /// The header flags and onMetaData values only known at the end of the file: rewrite them, at
+    /// offsets from its start, where the output can seek.
     public func metadataPatches() -> [Patch] {
-        let seconds = Double(statistics.durationMilliseconds) / 1000
-        var values: [String: Double] = ["duration": seconds, "filesize": Double(statistics.bytesWritten)]
+        let seconds = Double(file.durationMilliseconds) / 1000
+        let size = Double(statistics.bytesWritten - file.start)
+        var values: [String: Double] = ["duration": seconds, "filesize": size]
         if seconds > 0 {
-            if framerate == 0 { values["framerate"] = Double(statistics.framesWritten) / seconds }
-            values["videodatarate"] = Double(statistics.bytesWritten) * 8 / seconds / 1000
+            if framerate == 0 { values["framerate"] = Double(statistics.framesWritten - file.framesBefore) / seconds }
+            values["videodatarate"] = size * 8 / seconds / 1000
         }
         var patches = values.compactMap { key, value -> Patch? in
             guard let offset = metadataOffsets[key] else { return nil }
@@ -493,7 +563,7 @@ public final class FLVMuxer {
             switch value {
             case .number(let number):
                 writer.u8(AMF0Marker.number)
-                metadataOffsets[key] = statistics.bytesWritten + writer.bytes.count
+                metadataOffsets[key] = statistics.bytesWritten - file.start + writer.bytes.count
                 AMF0.numberBits(number, into: &writer)
             case .boolean(let flag):
                 writer.u8(AMF0Marker.boolean)

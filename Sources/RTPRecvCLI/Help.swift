@@ -163,13 +163,18 @@ public enum Help {
                               non-reference picture (nal_ref_idc 0, such as most B-frames) costs
                               only itself; frame_num tells when whole pictures went with lost
                               packets.
-      --segment-seconds N     Cut --out into files at the first keyframe after every N seconds,
-                              named from --out with {n} (0, 1, …) and {start} (UTC, as
-                              20261201T154200Z): each starts with SPS, PPS and a keyframe, so it
-                              plays by itself.
+      --segment-seconds N     Cut --out and --flv into files at the first keyframe after every N
+                              seconds (of the stream's time), named from their paths with {n}
+                              (0, 1, …) and {start} (UTC, as 20261201T154200Z): each starts with
+                              the parameter sets and a keyframe, an FLV with its header,
+                              onMetaData and sequence headers, so each plays by itself (an
+                              H.265 one cut at a CRA, without the RASL pictures after it).
+      --segment-wallclock     End segments at the first keyframe past each multiple of N seconds
+                              of UTC (…:00, …:10 with N = 10; in a capture, of its packet times),
+                              so the files of many streams and processes line up.
                               Live, SIGHUP (as log-rotation tools send it) reopens --out at its
-                              path from the next keyframe (the next segment, with segments) and
-                              --frames-json at once; other outputs stay open.
+                              path from the next keyframe (the next segment of --out and --flv,
+                              with segments) and --frames-json at once; other outputs stay open.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
       --frames-json FILE      The frame ledger: one JSON object per line for every access unit
                               from the first keyframe on, in decoding order, written or not:

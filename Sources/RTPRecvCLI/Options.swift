@@ -86,8 +86,10 @@ public struct Options {
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
     public var rtspTransport = RTSPTransportChoice.auto
-    /// `--segment-seconds`: the Annex-B output is cut at the first keyframe after this long.
+    /// `--segment-seconds`: the Annex-B output and the FLV are cut at the first keyframe after this long.
     public var segmentSeconds: Int?
+    /// `--segment-wallclock`: segments end at multiples of `segmentSeconds` of UTC.
+    public var segmentWallclock = false
     /// `--metrics`: where the Prometheus endpoint listens.
     public var metrics: (address: String, port: UInt16)?
     /// How RTP in a capture's TCP streams is framed.
@@ -241,6 +243,7 @@ public struct Options {
             case "--rtx-payload-type": rtxPayloadType = try number(UInt8.self, 96...127)
             case "--rtcp-to": rtcpTo = try Options.addressAndPort(try value(), flag: name, example: "10.0.0.7:5005 or [::1]:5005")
             case "--segment-seconds": segmentSeconds = try number(Int.self, 1...86_400)
+            case "--segment-wallclock": segmentWallclock = true
             case "--metrics":
                 let text = try value()
                 // A port alone is on loopback: nothing is served beyond the host unless asked.
@@ -336,13 +339,17 @@ public struct Options {
             throw UsageError(description: flag == "--reconnect" ? "'--reconnect' is for publishing (--rtmp URL) or pulling (an rtsp:// URL)"
                              : "'\(flag)' is for publishing: add --rtmp URL")
         }
-        if let out, OutputTemplate.isTemplate(out) != (segmentSeconds != nil) {
+        for (flag, path, example) in [("--out", out, "cam-{start}.h264"), ("--flv", flv, "cam-{start}.flv")] {
+            guard let path, OutputTemplate.isTemplate(path) != (segmentSeconds != nil) else { continue }
             throw UsageError(description: segmentSeconds == nil
-                ? "'--out \(out)' names segments ({n} or {start}): give --segment-seconds N"
-                : "'--segment-seconds' cuts --out into files: name them with {n} or {start}, such as --out 'cam-{start}.h264'")
+                ? "'\(flag) \(path)' names segments ({n} or {start}): give --segment-seconds N"
+                : "'--segment-seconds' cuts \(flag) into files: name them with {n} or {start}, such as \(flag) '\(example)'")
         }
-        if segmentSeconds != nil && out == nil {
-            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output: give --out 'NAME-{n}.h264'")
+        if segmentSeconds != nil && out == nil && flv == nil {
+            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output or the FLV: give --out 'NAME-{n}.h264' or --flv 'NAME-{n}.flv'")
+        }
+        if segmentWallclock && segmentSeconds == nil {
+            throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")
         }
         let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
                          ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5)]

@@ -7,8 +7,8 @@ import SystemIO
 /// ledger, up to `--frames`.
 final class Outputs: AccessUnitSink {
     private var annexB: OutputFile?
-    /// `--segment-seconds`: the template the Annex-B segments are named by, and how long each runs.
-    private let segments: (template: OutputTemplate, nanoseconds: Int64)?
+    /// `--segment-seconds`: the Annex-B file and the FLV are cut together, at one keyframe.
+    private let segments: Segments?
     private var segmentStart: Int64?
     private(set) var segmentCount = 0
     /// SIGHUP came: at the next keyframe the Annex-B file is reopened (the next segment, with
@@ -30,11 +30,12 @@ final class Outputs: AccessUnitSink {
 
     /// `sdp`: the session's media lines tell the FLV which tracks to wait for.
     init(options: Options, sdp: SessionDescription?) throws {
-        let segments = options.segmentSeconds.map { (template: OutputTemplate(pattern: options.out!), nanoseconds: Int64($0) * 1_000_000_000) }
+        let segments = options.segmentSeconds.map { Segments(seconds: $0, wallclock: options.segmentWallclock, live: options.isLive) }
         self.segments = segments
-        annexB = try options.out.map { path in
-            try open(segments.map { $0.template.path(n: 0, unixNanoseconds: Terminal.wallclockNanoseconds()) } ?? path)
-        }
+        let started = Terminal.wallclockNanoseconds()
+        /// A segmented output's first file, or the output's one.
+        func first(_ path: String) -> String { segments == nil ? path : OutputTemplate(pattern: path).path(n: 0, unixNanoseconds: started) }
+        annexB = try options.out.map { try open(first($0)) }
         segmentCount = segments == nil ? 0 : 1
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         var muxing = FLVMuxer.Configuration()
@@ -43,7 +44,8 @@ final class Outputs: AccessUnitSink {
         muxing.expectsVideo = sdp.map { $0.video != nil } ?? true
         muxing.expectsAudio = !options.noAudio && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
         muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
-        flv = try options.flv.map { try FLVOutput(file: open($0), configuration: muxing, quiet: options.quiet) }
+        flv = try options.flv.map { try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet) }
+        templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init))
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
         rtmp = try options.rtmp.map { url in
             let realtime = !options.isLive && (options.realtime ?? true)
@@ -81,37 +83,44 @@ final class Outputs: AccessUnitSink {
     /// SIGHUP: the ledger is reopened now, the Annex-B file at the next keyframe.
     func reopen() throws {
         try ledger?.reopen()
-        reopenAtKeyframe = annexB != nil
+        reopenAtKeyframe = annexB != nil || (segments != nil && flv != nil)
     }
+
+    /// The paths of the Annex-B file and the FLV, segments named from them.
+    private let templates: (annexB: OutputTemplate?, flv: OutputTemplate?)
 
     private func reopenAnnexB(at accessUnit: AccessUnit) throws {
         reopenAtKeyframe = false
         reopens += 1
-        if let segments {
-            // The next segment starts here.
-            segmentStart = nil
-            try annexB?.close()
-            annexB = try open(segments.template.path(n: segmentCount, unixNanoseconds: Terminal.wallclockNanoseconds()))
-            segmentCount += 1
+        if segments != nil {
+            try startSegment(at: accessUnit)
         } else if let file = annexB, file.path != "-" {
             try file.close()
             annexB = try open(file.path, appending: true)
         }
     }
 
-    /// At a keyframe `nanoseconds` or more after the segment began, the next segment: it starts
-    /// with this keyframe, which carries its SPS and PPS, so it plays by itself.
-    private func cut(at accessUnit: AccessUnit, _ segments: (template: OutputTemplate, nanoseconds: Int64)) throws {
-        let time = accessUnit.time ?? accessUnit.arrival
+    /// At a keyframe past the segment's end, the next segment: it starts with this keyframe, which
+    /// carries its SPS and PPS, so it plays by itself.
+    private func cut(at accessUnit: AccessUnit, _ segments: Segments) throws {
         guard let start = segmentStart else {
-            segmentStart = time
+            segmentStart = segments.time(of: accessUnit)
             return
         }
-        guard time - start >= segments.nanoseconds else { return }
-        try annexB?.close()
-        annexB = try open(segments.template.path(n: segmentCount, unixNanoseconds: Terminal.wallclockNanoseconds()))
+        if segments.ends(startedAt: start, by: segments.time(of: accessUnit)) { try startSegment(at: accessUnit) }
+    }
+
+    private func startSegment(at accessUnit: AccessUnit) throws {
+        let started = Terminal.wallclockNanoseconds()
+        if let template = templates.annexB {
+            try annexB?.close()
+            annexB = try open(template.path(n: segmentCount, unixNanoseconds: started))
+        }
+        if let flv, let template = templates.flv {
+            try flv.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
+        }
         segmentCount += 1
-        segmentStart = time
+        segmentStart = segments?.time(of: accessUnit)
     }
 
     /// The record of the access unit written last: its `account` call is still to come when the
@@ -285,7 +294,10 @@ enum FrameMD5 {
 
 /// FLV through `FLVMuxer`; duration and size are rewritten in onMetaData when the file can seek.
 final class FLVOutput {
-    private let file: OutputFile
+    private var file: OutputFile
+    /// The next segment's file, from the cut to the keyframe that starts it (the muxer holds
+    /// frames for their decode times).
+    private var next: OutputFile?
     private let quiet: Bool
     let muxer: FLVMuxer
 
@@ -293,6 +305,11 @@ final class FLVOutput {
         self.file = file
         self.quiet = quiet
         muxer = FLVMuxer(configuration: configuration)
+        muxer.onFileEnd = { [unowned self] patches in
+            try patchAndClose(patches)
+            self.file = next!
+            next = nil
+        }
     }
 
     func write(audio frame: AudioFrame) throws {
@@ -316,9 +333,31 @@ final class FLVOutput {
 
     func finish() throws {
         try muxer.finish { try file.write($0) }
+        try patchAndClose(muxer.metadataPatches())
+        // A segment whose keyframe never came out.
+        if let next {
+            try next.close()
+            Terminal.removeIfEmpty(next.path)
+        }
+    }
+
+    /// A segment ends: the file is finished at the next keyframe, which begins `next`, a whole FLV
+    /// of its own.
+    func startNextFile(_ next: OutputFile) throws {
+        if let pending = self.next {
+            // Two cuts before a keyframe came out: the first one's file stays empty.
+            try pending.close()
+            Terminal.removeIfEmpty(pending.path)
+        }
+        self.next = next
+        muxer.cutAtNextKeyframe()
+    }
+
+    private func patchAndClose(_ patches: [FLVMuxer.Patch]) throws {
         if file.isSeekable {
-            for patch in muxer.metadataPatches() { try file.write(patch.bytes, at: patch.offset) }
+            for patch in patches { try file.write(patch.bytes, at: patch.offset) }
         }
         try file.close()
     }
+
 }

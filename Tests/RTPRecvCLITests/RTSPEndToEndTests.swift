@@ -184,13 +184,14 @@ final class RTSPEndToEndTests: XCTestCase {
         vlc.standardError = FileHandle.nullDevice
         try vlc.run()
         defer { vlc.terminate(); vlc.waitUntilExit() }
-        // VLC listens a moment after it starts.
-        var listening = false
-        for _ in 0..<50 where !listening {
+        // VLC listens a moment after it starts, and answers DESCRIBE 500 until its stream is set up
+        // (longer on a busy machine).
+        var ready = false
+        for _ in 0..<100 where !ready {
             usleep(100_000)
-            listening = (try? TCPProbe.connects(port: port)) ?? false
+            ready = TCPProbe.describes(port: port, url: "rtsp://127.0.0.1:\(port)/vlc")
         }
-        try XCTSkipUnless(listening, "VLC did not start listening")
+        try XCTSkipUnless(ready, "VLC did not start serving")
         let out = Harness.temporaryFile("vlc.h264"), audio = Harness.temporaryFile("vlc.aac"), stats = Harness.temporaryFile("vlc.json")
         let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/vlc", "--out", out.path, "--audio", audio.path, "--stats-json", stats.path,
                                      "--duration", "4"])
@@ -251,5 +252,19 @@ enum TCPProbe {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         return Harness.withLoopback(port: port) { connect(fd, $0, $1) } == 0
+    }
+
+    /// Whether a DESCRIBE of `url` on `port` is answered 200 within a second.
+    static func describes(port: UInt16, url: String) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard Harness.withLoopback(port: port, { connect(fd, $0, $1) }) == 0 else { return false }
+        let request = Array("DESCRIBE \(url) RTSP/1.0\r\nCSeq: 1\r\nAccept: application/sdp\r\n\r\n".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { return false }
+        var reply = [UInt8](repeating: 0, count: 64)
+        let n = recv(fd, &reply, reply.count, 0)
+        return n > 0 && String(decoding: reply[0..<n], as: UTF8.self).hasPrefix("RTSP/1.0 200")
     }
 }

@@ -1,3 +1,4 @@
+@testable import RTPRecvCLI
 import Foundation
 import XCTest
 
@@ -33,9 +34,62 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(frames, try Harness.videoMD5(Harness.captures.appendingPathComponent("ffmpeg-inband.h264")))
     }
 
+    /// FLV segments of a session with audio: each a whole FLV that plays by itself from a keyframe
+    /// at time 0, and together the video and audio packets of the one FLV of the same run.
+    func testFLVSegmentsEachPlayAloneAndTogetherAreTheWholeFLV() throws {
+        let capture = Harness.captures.appendingPathComponent("ffmpeg-h264-aac.pcap")
+        let sdp = Harness.captures.appendingPathComponent("ffmpeg-h264-aac.sdp")
+        let dir = Harness.temporaryFile("flv-segments")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let whole = dir.appendingPathComponent("whole.flv")
+        XCTAssertEqual(try Harness.rtprecv(["--pcap", capture.path, "--sdp", sdp.path, "--flv", whole.path, "-q"]).status, 0)
+        let r = try Harness.rtprecv(["--pcap", capture.path, "--sdp", sdp.path, "--segment-seconds", "1",
+                                     "--flv", dir.path + "/av-{n}.flv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("av-") }
+            .sorted { Int($0.dropFirst(3).dropLast(4))! < Int($1.dropFirst(3).dropLast(4))! }
+        XCTAssertGreaterThanOrEqual(names.count, 3, "\(names)")
+        var video: [String] = [], audio: [String] = []
+        for name in names {
+            let url = dir.appendingPathComponent(name)
+            XCTAssertEqual(try Harness.decodeErrors(url), "", "\(name) plays by itself")
+            let probe = { (entries: String) in
+                String(decoding: try Harness.run("ffprobe", ["-v", "error", "-show_entries", entries, "-of", "csv=p=0", url.path]).stdout,
+                       as: UTF8.self).split(separator: "\n").map(String.init)
+            }
+            let streams = try probe("stream=index,codec_name")
+            XCTAssertEqual(streams.map { $0.split(separator: ",")[1] }.sorted(), ["aac", "h264"], name)
+            let videoIndex = streams.first { $0.hasSuffix("h264") }!.prefix(1)
+            // The first file's times are the whole FLV's; the next ones start at their keyframe.
+            let first = try probe("packet=stream_index,pts,flags").first { $0.hasPrefix(videoIndex + ",") }?.split(separator: ",")
+            XCTAssertEqual(first?[2].first, "K", "\(name) starts with a keyframe")
+            if name != names[0] { XCTAssertEqual(first?[1], "0", "\(name) starts at 0") }
+            video += try Harness.videoMD5(url)
+            audio += try Harness.packetMD5(url)
+        }
+        XCTAssertEqual(video, try Harness.videoMD5(whole))
+        XCTAssertEqual(audio, try Harness.packetMD5(whole))
+    }
+
+    /// --segment-wallclock: a segment ends at the first keyframe past a multiple of N seconds of UTC,
+    /// not N seconds after it began.
+    func testWallclockSegmentsEndAtMultiplesOfTheirLength() {
+        let second: Int64 = 1_000_000_000
+        let aligned = Segments(seconds: 10, wallclock: true, live: false)
+        XCTAssertTrue(aligned.ends(startedAt: 1_764_600_009 * second, by: 1_764_600_010 * second))
+        XCTAssertFalse(aligned.ends(startedAt: 1_764_600_010 * second, by: 1_764_600_019 * second + second / 2))
+        XCTAssertTrue(aligned.ends(startedAt: -second / 2, by: 0), "a slot boundary at the epoch")
+        let sliding = Segments(seconds: 10, wallclock: false, live: false)
+        XCTAssertFalse(sliding.ends(startedAt: 1_764_600_009 * second, by: 1_764_600_010 * second))
+        XCTAssertTrue(sliding.ends(startedAt: 1_764_600_009 * second, by: 1_764_600_019 * second))
+    }
+
     func testSegmentFlagsNeedATemplateAndAnOutput() throws {
         for arguments in [["--pcap", "x", "--segment-seconds", "10", "--out", "a.h264"], ["--pcap", "x", "--out", "a-{n}.h264"],
-                          ["--pcap", "x", "--segment-seconds", "10"]] {
+                          ["--pcap", "x", "--segment-seconds", "10"], ["--pcap", "x", "--flv", "a-{n}.flv"],
+                          ["--pcap", "x", "--segment-seconds", "10", "--out", "a-{n}.h264", "--flv", "a.flv"],
+                          ["--pcap", "x", "--segment-wallclock", "--out", "a.h264"]] {
             XCTAssertEqual(try Harness.rtprecv(arguments).status, 64, "\(arguments)")
         }
     }
