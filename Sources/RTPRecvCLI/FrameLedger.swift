@@ -12,7 +12,7 @@ import SystemIO
 /// `"media":"audio"` on the lines of the audio stream's frames.
 /// Lines are gathered and written in batches; live, each line goes out as it is made, for `tail -f`.
 final class FrameLedger {
-    private var file: OutputFile
+    private(set) var file: OutputFile
     private let flushEachLine: Bool
     private var line: [UInt8] = []
     private var pending: [UInt8] = []

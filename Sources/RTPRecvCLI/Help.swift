@@ -143,7 +143,9 @@ public enum Help {
                               paths with {ssrc} (8 hex digits), {pt}, {port} (the destination
                               port) and {src} (the sender's address) filled in, such as
                               --out 'rec/{port}-{ssrc}.h264'. A path with any of them implies
-                              it. --stats-json without them gets every stream's statistics in
+                              it. {codec} (h264, h265) may name the file too: where neither the
+                              SDP nor --codec says, the file keeps "{codec}" in its name until
+                              its stream proves the codec, and is renamed then. --stats-json without them gets every stream's statistics in
                               one file ("all_streams"). A stream that proves to be no video
                               leaves no files. A stream whose outputs fail (cannot be opened,
                               a full disk) is stopped and said, the others go on, and rtprecv

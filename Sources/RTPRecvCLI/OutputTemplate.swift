@@ -1,25 +1,34 @@
+import RTPCore
+
 /// An output path with fields filled in per segment: `{n}` the segment number from 0, `{start}`
 /// when it began, UTC in ISO 8601's basic format (20261201T154200Z), so names sort by time; and per
-/// stream (`--all-streams`): `{ssrc}` (8 hex digits), `{pt}`, `{port}` (the destination's) and
-/// `{src}` (the source address).
+/// stream (`--all-streams`): `{ssrc}` (8 hex digits), `{pt}`, `{port}` (the destination's),
+/// `{src}` (the source address) and `{codec}` (h264, h265; where neither the SDP nor --codec tells,
+/// the files keep the field in their names until the stream proves its codec, and are renamed then).
 struct OutputTemplate {
     let pattern: String
 
     static func isTemplate(_ path: String) -> Bool { path.contains("{n}") || path.contains("{start}") }
 
+    /// The fields that tell streams apart (`{codec}` alone does not).
     static let streamFields = ["{ssrc}", "{pt}", "{port}", "{src}"]
+    static let codecField = "{codec}"
 
     /// Whether `path` names a file per stream.
     static func namesStream(_ path: String) -> Bool { streamFields.contains { path.contains($0) } }
 
     /// `path` with the stream's fields filled in (the segment's stay for `path(n:unixNanoseconds:)`).
-    static func stream(_ path: String, ssrc: UInt32, payloadType: UInt8, port: UInt16?, source: String?) -> String {
+    static func stream(_ path: String, ssrc: UInt32, payloadType: UInt8, port: UInt16?, source: String?, codec: VideoCodec?) -> String {
         let digits = String(ssrc, radix: 16)
-        return path.replacingAll("{ssrc}", with: String(repeating: "0", count: 8 - digits.count) + digits)
+        let filled = codec.map { Self.codec(path, $0) } ?? path
+        return filled.replacingAll("{ssrc}", with: String(repeating: "0", count: 8 - digits.count) + digits)
             .replacingAll("{pt}", with: String(payloadType))
             .replacingAll("{port}", with: port.map(String.init) ?? "0")
             .replacingAll("{src}", with: (source ?? "unknown").replacingAll(":", with: "-"))
     }
+
+    /// `path` with `{codec}` filled in.
+    static func codec(_ path: String, _ codec: VideoCodec) -> String { path.replacingAll(codecField, with: codec.rawValue) }
 
     /// The path of segment `n`, begun at `unixNanoseconds`.
     func path(n: Int, unixNanoseconds: Int64) -> String {

@@ -46,6 +46,8 @@ final class Outputs: AccessUnitSink {
         muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
         flv = try options.flv.map { try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet) }
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init))
+        codecPending = [options.out, options.flv, options.framesJSON, options.yuv, options.y4m, options.frameMD5]
+            .contains { $0?.contains(OutputTemplate.codecField) == true }
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
         rtmp = try options.rtmp.map { url in
             let realtime = !options.isLive && (options.realtime ?? true)
@@ -65,6 +67,7 @@ final class Outputs: AccessUnitSink {
 
     func write(_ accessUnit: AccessUnit) throws -> Bool {
         guard !isFull else { return false }
+        if codecPending { try name(after: accessUnit.codec) }
         if accessUnit.isKeyframe {
             if reopenAtKeyframe { try reopenAnnexB(at: accessUnit) }
             if let segments { try cut(at: accessUnit, segments) }
@@ -87,7 +90,25 @@ final class Outputs: AccessUnitSink {
     }
 
     /// The paths of the Annex-B file and the FLV, segments named from them.
-    private let templates: (annexB: OutputTemplate?, flv: OutputTemplate?)
+    private var templates: (annexB: OutputTemplate?, flv: OutputTemplate?)
+
+    /// Paths with `{codec}` that the SDP and --codec left open: at the first access unit, the
+    /// stream has proved its codec, and the files opened so far take their names.
+    private var codecPending: Bool
+
+    private func name(after codec: VideoCodec) throws {
+        codecPending = false
+        let files = [annexB, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])
+        for file in files where file.path.contains(OutputTemplate.codecField) {
+            do {
+                try file.rename(to: OutputTemplate.codec(file.path, codec))
+            } catch let error as SystemError {
+                throw RunError(description: "cannot name output \(error)")
+            }
+        }
+        let filled = { (template: OutputTemplate?) in template.map { OutputTemplate(pattern: OutputTemplate.codec($0.pattern, codec)) } }
+        templates = (filled(templates.annexB), filled(templates.flv))
+    }
 
     private func reopenAnnexB(at accessUnit: AccessUnit) throws {
         reopenAtKeyframe = false
@@ -254,6 +275,8 @@ public final class DecodingOutput {
 
     var decodeErrors: Int { earlierDecodeErrors + (decoder?.decodeErrors ?? 0) }
 
+    var files: [OutputFile] { [yuv, md5, y4m?.file].compactMap { $0 } }
+
     private func take(_ frame: DecodedFrame) throws {
         framesDecoded += 1
         if nativeFormat == nil { nativeFormat = frame.pixelFormat }
@@ -294,7 +317,7 @@ enum FrameMD5 {
 
 /// FLV through `FLVMuxer`; duration and size are rewritten in onMetaData when the file can seek.
 final class FLVOutput {
-    private var file: OutputFile
+    private(set) var file: OutputFile
     /// The next segment's file, from the cut to the keyframe that starts it (the muxer holds
     /// frames for their decode times).
     private var next: OutputFile?

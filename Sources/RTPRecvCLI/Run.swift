@@ -170,7 +170,8 @@ final class Run {
                                     + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
             }
         }
-        if let path = options.statsJSON {
+        if var path = options.statsJSON {
+            if let codec = receiver.selected?.statistics.codec { path = OutputTemplate.codec(path, codec) }
             do {
                 let file = try OutputFile(path: path)
                 try file.write(report.json())

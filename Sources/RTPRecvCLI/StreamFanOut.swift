@@ -62,15 +62,18 @@ final class StreamFanOut: Recording {
     }
 
     /// The paths a run of stream `ssrc` writes to.
-    static func options(_ options: Options, ssrc: UInt32, payloadType: UInt8, source: Endpoint?, destination: Endpoint?) -> Options {
+    static func options(_ options: Options, sdp: SessionDescription?, ssrc: UInt32, payloadType: UInt8, source: Endpoint?,
+                        destination: Endpoint?) -> Options {
         var o = options
         o.ssrc = ssrc
         o.allStreams = false
         // Video only, for now: and the SDP's audio lines are not warned about once a stream.
         o.noAudio = true
+        // The codec, where the SDP's rtpmap or --codec tells it; else the stream proves it.
+        let codec = sdp?.videoCodecs[payloadType] ?? options.codec
         let fill = { (path: String?) in
             path.map { OutputTemplate.stream($0, ssrc: ssrc, payloadType: payloadType, port: destination?.port,
-                                             source: source?.addressDescription) }
+                                             source: source?.addressDescription, codec: codec) }
         }
         o.out = fill(o.out)
         o.flv = fill(o.flv)
@@ -116,7 +119,7 @@ final class StreamFanOut: Recording {
             streamsOverLimit += 1
             return
         }
-        let streamOptions = Self.options(options, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination)
+        let streamOptions = Self.options(options, sdp: sdp, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination)
         try isolating(key) {
             let run = try Run(options: streamOptions, sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads)
             runs[key] = run

@@ -6,7 +6,7 @@ import SystemIO
 /// changes resolution. The rate comes from the SPS VUI when it has timing, else from the first two
 /// frames' presentation times, so the first frame waits for the second.
 final class Y4MWriter {
-    private let file: OutputFile
+    let file: OutputFile
     private let format: PixelFormat
     private var converter: FrameConverter?
     private let size: (width: Int, height: Int)?

@@ -3,7 +3,7 @@ import Glibc
 
 /// A file, or standard output for "-", written with plain `write(2)`.
 public final class OutputFile {
-    public let path: String
+    public private(set) var path: String
     public let descriptor: Int32
     private let owned: Bool
     private var vectors: [iovec] = []
@@ -104,6 +104,13 @@ public final class OutputFile {
     }
 
     private var closed = false
+
+    /// Gives the open file another name (its writes go on): for a name known only once the stream is.
+    public func rename(to newPath: String) throws {
+        guard owned, newPath != path else { return }
+        guard Glibc.rename(path, newPath) == 0 else { throw SystemError("rename", "\(path) to \(newPath)") }
+        path = newPath
+    }
 
     /// Closes the file and reports what the kernel reports then: some file systems only say
     /// "disk full" at close.

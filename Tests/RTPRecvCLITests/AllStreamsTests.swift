@@ -31,19 +31,20 @@ final class AllStreamsTests: XCTestCase {
         let dir = Harness.temporaryFile("all-streams")
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}-{ssrc}.es",
-                                          "--frames-json", dir.path + "/{port}-{ssrc}.ndjson", "--stats-json", dir.path + "/stats.json"])
+        // {codec}: no SDP tells it, so each stream's files are named once it proves its codec.
+        let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}-{ssrc}.{codec}",
+                                          "--frames-json", dir.path + "/{port}-{ssrc}-{codec}.ndjson", "--stats-json", dir.path + "/stats.json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stderr.contains("all streams: 4 video of 5 streams followed"), result.stderr)
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        XCTAssertEqual(files.filter { $0.hasSuffix(".es") }.count, 4, "one file a video stream, none for the Opus one: \(files)")
+        XCTAssertEqual(files.filter { !$0.hasSuffix(".ndjson") && $0 != "stats.json" }.count, 4,
+                       "one file a video stream, none for the Opus one: \(files)")
+        XCTAssertFalse(files.contains { $0.contains("{codec}") }, "\(files)")
         for source in sources {
-            let written = try XCTUnwrap(files.first { $0.hasPrefix("\(source.port)-") && $0.hasSuffix(".es") }, "\(files)")
-            let typed = Harness.temporaryFile("all-streams-\(source.port).\(source.ext)")
-            try? FileManager.default.removeItem(at: typed)
-            try FileManager.default.copyItem(at: dir.appendingPathComponent(written), to: typed)
-            XCTAssertEqual(try Harness.frameMD5(typed), try Harness.frameMD5(capture(source.es)), source.pcap)
-            let ledger = try Harness.ledger(dir.appendingPathComponent(written.replacingOccurrences(of: ".es", with: ".ndjson")))
+            let written = try XCTUnwrap(files.first { $0.hasPrefix("\(source.port)-") && $0.hasSuffix("." + source.ext) }, "\(files)")
+            XCTAssertEqual(try Harness.frameMD5(dir.appendingPathComponent(written)), try Harness.frameMD5(capture(source.es)), source.pcap)
+            let ledger = try Harness.ledger(dir.appendingPathComponent(written.replacingOccurrences(of: "." + source.ext,
+                                                                                                   with: "-\(source.ext).ndjson")))
             XCTAssertTrue(!ledger.isEmpty && ledger.allSatisfy { $0.status == "written" }, source.pcap)
         }
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any]
