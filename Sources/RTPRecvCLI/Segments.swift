@@ -23,10 +23,14 @@ struct Segments {
         return live ? Terminal.wallclockNanoseconds() : accessUnit.arrival
     }
 
+    /// Senders' timestamps round: FFmpeg's keyframe a second after another is 89,999 ticks of
+    /// 90 kHz after it. A keyframe this close to the segment's end ends it.
+    static let tolerance: Int64 = 10_000_000
+
     /// Whether a segment begun at `start` is over by `time`.
     func ends(startedAt start: Int64, by time: Int64) -> Bool {
-        guard wallclock else { return time - start >= nanoseconds }
-        return slot(time) > slot(start)
+        guard wallclock else { return time + Self.tolerance - start >= nanoseconds }
+        return slot(time + Self.tolerance) > slot(start)
     }
 
     private func slot(_ time: Int64) -> Int64 { time >= 0 ? time / nanoseconds : (time + 1) / nanoseconds - 1 }

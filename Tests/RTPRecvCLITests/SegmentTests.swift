@@ -16,7 +16,7 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             .sorted { Int($0.split(separator: "-")[1])! < Int($1.split(separator: "-")[1])! }
-        XCTAssertGreaterThanOrEqual(names.count, 2, "\(names)")
+        XCTAssertEqual(names.count, 3, "a segment a keyframe, one a second: \(names)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
         XCTAssertEqual(json["segments"] as? Int, names.count)
         XCTAssertTrue(r.stderr.contains("in \(names.count) segments"), r.stderr)
@@ -72,9 +72,9 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(audio, try Harness.packetMD5(whole))
     }
 
-    /// --segment-wallclock: a segment ends at the first keyframe past a multiple of N seconds of UTC,
-    /// not N seconds after it began.
-    func testWallclockSegmentsEndAtMultiplesOfTheirLength() {
+    /// A segment ends at the first keyframe N seconds after it began (a rounded timestamp included),
+    /// or with --segment-wallclock past a multiple of N seconds of UTC.
+    func testWhenASegmentEnds() {
         let second: Int64 = 1_000_000_000
         let aligned = Segments(seconds: 10, wallclock: true, live: false)
         XCTAssertTrue(aligned.ends(startedAt: 1_764_600_009 * second, by: 1_764_600_010 * second))
@@ -83,6 +83,9 @@ final class SegmentTests: XCTestCase {
         let sliding = Segments(seconds: 10, wallclock: false, live: false)
         XCTAssertFalse(sliding.ends(startedAt: 1_764_600_009 * second, by: 1_764_600_010 * second))
         XCTAssertTrue(sliding.ends(startedAt: 1_764_600_009 * second, by: 1_764_600_019 * second))
+        // A keyframe 10 s of 90 kHz ticks less one after the segment's start ends it.
+        XCTAssertTrue(sliding.ends(startedAt: 0, by: 899_999 * second / 90_000))
+        XCTAssertFalse(sliding.ends(startedAt: 0, by: 9 * second))
     }
 
     func testSegmentFlagsNeedATemplateAndAnOutput() throws {
