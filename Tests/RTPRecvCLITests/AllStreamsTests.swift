@@ -81,6 +81,53 @@ final class AllStreamsTests: XCTestCase {
         }
     }
 
+    /// Live, one stream's output directory is made read-only mid-run: at its next segment that
+    /// stream is stopped and said, what it wrote before stays, and the others are written whole.
+    func testAStreamWhoseDirectoryTurnsReadOnlyMidRunStopsAlone() throws {
+        let base = UInt16(44000 + Int(getpid() % 400) * 4)
+        let dir = Harness.temporaryFile("read-only-mid-run")
+        try? FileManager.default.removeItem(at: dir)
+        let ports = Array(base..<(base + 3))
+        for port in ports {
+            let sub = dir.appendingPathComponent("\(port)")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            chmod(sub.path, 0o777)
+        }
+        chmod(dir.path, 0o755)
+        // Root writes through any mode: rtprecv runs as nobody then, for the directory's mode to count
+        // (setpriv execs it, so SIGINT reaches it).
+        let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 2)", "--bind", "127.0.0.1", "--segment-seconds", "1",
+                                               "--out", dir.path + "/{port}/{n}.h264"],
+                                              prefix: getuid() == 0 ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : [],
+                                              name: "read-only-mid-run")
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["python3", "-c", CaptureSender.script, "\(base)", "3",
+                            Harness.captures.appendingPathComponent("ffmpeg-inband.pcap").path]
+        try sender.run()
+        // Keyframes 0.3, 1.3 and 2.3 s after the sender starts (it waits 0.3 s, then one a second):
+        // between the second segment's start and the third's.
+        usleep(1_800_000)
+        chmod(dir.appendingPathComponent("\(base)").path, 0o555)
+        sender.waitUntilExit()
+        XCTAssertEqual(sender.terminationStatus, 0)
+        usleep(300_000)
+        XCTAssertEqual(listener.stop(), 1, "a stream failed: " + listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("stream "), listener.stderr)
+        let stopped = listener.stderr.split(separator: "\n").filter { $0.contains("stopped, the others go on") }
+        XCTAssertEqual(stopped.count, 1, listener.stderr)
+        XCTAssertTrue(stopped.first?.contains("on port \(base)") == true && stopped.first?.contains("\(base)/2.h264") == true,
+                      listener.stderr)
+        let source = try Harness.frameMD5(capture("ffmpeg-inband.h264"))
+        func frames(_ port: UInt16) throws -> [String] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("\(port)").path)
+                .sorted { Int($0.dropLast(5))! < Int($1.dropLast(5))! }
+            return try names.flatMap { try Harness.frameMD5(dir.appendingPathComponent("\(port)/\($0)")) }
+        }
+        XCTAssertEqual(try frames(base), Array(source.prefix(60)), "the stopped stream keeps what it wrote")
+        for port in ports.dropFirst() { XCTAssertEqual(try frames(port), source, "port \(port)") }
+    }
+
     /// Three live senders on one port at once, two H.264 and one H.265, each its own SSRC.
     func testThreeLiveSendersOnOnePortAreRecordedApart() throws {
         let dir = Harness.temporaryFile("live-all-streams")
