@@ -1,7 +1,9 @@
 /* blast: sends the RTP packets of a capture over UDP with sendmmsg, repeated with continuing sequence
    numbers and timestamps, at a fixed packet rate or as fast as it can.
-   usage: blast CAPTURE.pcap HOST PORT RATE_PPS|max REPEATS [reorder]
-   With "reorder", every pair of packets goes out swapped.
+   usage: blast CAPTURE.pcap HOST PORT RATE_PPS|max REPEATS [reorder] [streams=N] [stride=S]
+   With "reorder", every pair of packets goes out swapped. With "streams=N", each packet goes out N
+   times, as N streams: to ports PORT, PORT+S, … (S = 1 unless given; 2 leaves each stream the port
+   above for RTCP), with SSRCs the capture's + 0 .. N-1; RATE counts the packets of them all. Waits of over a millisecond sleep, so that receivers have the CPU.
    Reads pcap (either byte order) with Ethernet, raw IP or Linux SLL framing and IPv4/UDP inside.
    Prints the packets and frames (marker bits) sent. */
 #define _GNU_SOURCE
@@ -28,8 +30,14 @@ static uint64_t now_ns(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6 && argc != 7) { fprintf(stderr, "usage: blast CAPTURE HOST PORT RATE|max REPEATS [reorder]\n"); return 64; }
-    int reorder = argc == 7 && strcmp(argv[6], "reorder") == 0;
+    if (argc < 6 || argc > 9) { fprintf(stderr, "usage: blast CAPTURE HOST PORT RATE|max REPEATS [reorder] [streams=N] [stride=S]\n"); return 64; }
+    int reorder = 0, streams = 1, stride = 1;
+    for (int a = 6; a < argc; a++) {
+        if (strcmp(argv[a], "reorder") == 0) reorder = 1;
+        else if (strncmp(argv[a], "streams=", 8) == 0 && atoi(argv[a] + 8) >= 1) streams = atoi(argv[a] + 8);
+        else if (strncmp(argv[a], "stride=", 7) == 0 && atoi(argv[a] + 7) >= 1) stride = atoi(argv[a] + 7);
+        else { fprintf(stderr, "blast: unknown argument %s\n", argv[a]); return 64; }
+    }
     FILE *f = fopen(argv[1], "rb");
     if (!f) { perror(argv[1]); return 1; }
     fseek(f, 0, SEEK_END); long size = ftell(f); fseek(f, 0, SEEK_SET);
@@ -65,8 +73,12 @@ int main(int argc, char **argv) {
     uint16_t seq_span = (uint16_t)(last_seq - first_seq + 1);
     uint32_t ts_span = last_ts - first_ts + 3000;
 
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[3])) };
-    inet_pton(AF_INET, argv[2], &to.sin_addr);
+    struct sockaddr_in *to = calloc(streams, sizeof *to);
+    for (int k = 0; k < streams; k++) {
+        to[k].sin_family = AF_INET;
+        to[k].sin_port = htons((uint16_t)(atoi(argv[3]) + k * stride));
+        inet_pton(AF_INET, argv[2], &to[k].sin_addr);
+    }
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     int sndbuf = 8 << 20;
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
@@ -80,25 +92,32 @@ int main(int argc, char **argv) {
     size_t batch = 0;
     for (long r = 0; r < repeats; r++) {
         for (size_t i = 0; i < count; i++) {
+          for (int k = 0; k < streams; k++) {
             uint8_t *b = buffers[batch];
             memcpy(b, payloads[i], lengths[i]);
             uint16_t seq = (uint16_t)((b[2] << 8 | b[3]) + r * seq_span);
             uint32_t ts; memcpy(&ts, b + 4, 4); ts = htonl(ntohl(ts) + (uint32_t)(r * ts_span));
-            b[2] = seq >> 8; b[3] = seq & 0xff; memcpy(b + 4, &ts, 4);
-            if (b[1] & 0x80) frames++;
+            uint32_t ssrc; memcpy(&ssrc, b + 8, 4); ssrc = htonl(ntohl(ssrc) + (uint32_t)k);
+            b[2] = seq >> 8; b[3] = seq & 0xff; memcpy(b + 4, &ts, 4); memcpy(b + 8, &ssrc, 4);
+            if ((b[1] & 0x80) && k == 0) frames++;
             iov[batch].iov_base = b; iov[batch].iov_len = lengths[i];
             memset(&msgs[batch], 0, sizeof msgs[batch]);
-            msgs[batch].msg_hdr.msg_name = &to; msgs[batch].msg_hdr.msg_namelen = sizeof to;
+            msgs[batch].msg_hdr.msg_name = &to[k]; msgs[batch].msg_hdr.msg_namelen = sizeof to[k];
             msgs[batch].msg_hdr.msg_iov = &iov[batch]; msgs[batch].msg_hdr.msg_iovlen = 1;
-            if (++batch == BATCH || (r == repeats - 1 && i == count - 1)) {
+            if (++batch == BATCH || (r == repeats - 1 && i == count - 1 && k == streams - 1)) {
                 if (reorder) {
                     for (size_t k = 0; k + 1 < batch; k += 2) {
                         struct iovec t = iov[k]; iov[k] = iov[k + 1]; iov[k + 1] = t;
                     }
                 }
                 if (rate > 0) {  /* pace: wait until this batch is due */
-                    uint64_t due = start + (uint64_t)((sent + batch) * 1e9 / rate);
-                    while (now_ns() < due) { }
+                    uint64_t due = start + (uint64_t)((sent + batch) * 1e9 / rate), now;
+                    while ((now = now_ns()) < due) {
+                        if (due - now > 1000000) {
+                            struct timespec nap = { 0, (long)(due - now - 500000) };
+                            nanosleep(&nap, NULL);
+                        }
+                    }
                 }
                 for (size_t done = 0; done < batch;) {
                     int n = sendmmsg(fd, msgs + done, batch - done, 0);
@@ -107,9 +126,11 @@ int main(int argc, char **argv) {
                 }
                 sent += batch; batch = 0;
             }
+          }
         }
     }
     double seconds = (now_ns() - start) / 1e9;
+    /* frames: those of one stream */
     printf("sent %llu packets, %llu frames in %.3f s (%.0f packets/s)\n",
            (unsigned long long)sent, (unsigned long long)frames, seconds, sent / seconds);
     return 0;

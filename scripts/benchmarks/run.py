@@ -3,11 +3,13 @@
 
     scripts/bench            full suite, writes BENCHMARKS.md (needs a release build; run by scripts/bench)
     scripts/bench --smoke    small sizes, one run, rtprecv only where peers are slow: checks that it all works
+    scripts/bench --only S   one section (replay, decode, memory, live, streams), printed as JSON
 
 Figures: replay of a long 1080p capture (to /dev/null and to a file; as pcap, as pcapng and through a
 pipe) against GStreamer's pcapparse ! rtph264depay, cat and a bare pipe; live UDP from the project's blaster at fixed rates and at its
 maximum against FFmpeg, GStreamer and bare recvmmsg loops (the floors, counting or writing); decoding against the ffmpeg
-command line; peak memory for 1x, 10x and 100x the stream.
+command line; peak memory for 1x, 10x and 100x the stream; 1, 10 and 100 live streams at once against as many
+ffmpeg receivers.
 """
 import json
 import os
@@ -26,6 +28,7 @@ WORK = os.path.join(ROOT, ".build", "bench")
 SOURCE_PCAP = os.path.join(ROOT, "captures", "ffmpeg-1080p.pcap")
 SOURCE_ES = os.path.join(ROOT, "captures", "ffmpeg-1080p.h264")
 SMOKE = "--smoke" in sys.argv
+ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
 RUNS = 1 if SMOKE else 3
 
 
@@ -276,6 +279,103 @@ def bench_live(results):
     results["latency"] = latency
 
 
+# MARK: Many streams
+
+def cpu_ns(pids):
+    """CPU time of processes so far, every thread's, in nanoseconds (schedstat: finer than the clock ticks of stat)."""
+    total = 0
+    for pid in pids:
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                    total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
+def streams_run(kind, streams, rate_per_stream, repeats, port):
+    """`streams` streams blasted at once to as many ports: rtprecv as one process with --port LOW-HIGH,
+    or one `ffmpeg -c copy` a stream, each on an even port (it takes the next for RTCP). CPU is counted
+    from the blast's start to just after its end, so that start-up (100 ffmpeg processes') and closing
+    are left out; frames kept are each stream's."""
+    stride = 1 if kind == "rtprecv" else 2
+    directory = os.path.join(WORK, f"streams-{kind}")
+    subprocess.run(["rm", "-rf", directory])
+    os.makedirs(directory)
+    if kind == "rtprecv":
+        receivers = [subprocess.Popen([BIN, "--port", f"{port}-{port + streams - 1}", "--bind", "127.0.0.1",
+                                       "--out", os.path.join(directory, "{port}.h264"), "-q",
+                                       "--stats-json", os.path.join(directory, "stats.json"),
+                                       "--timeout", "1.5", "--exit-on-timeout"], stderr=subprocess.PIPE)]
+    else:
+        receivers = []
+        for k in range(streams):
+            sdp = os.path.join(directory, f"{port + 2 * k}.sdp")
+            with open(sdp, "w") as f:
+                f.write(f"v=0\no=- 0 0 IN IP4 127.0.0.1\ns=bench\nc=IN IP4 127.0.0.1\nt=0 0\nm=video {port + 2 * k} RTP/AVP 96\n"
+                        "a=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=1\n")
+            receivers.append(subprocess.Popen(["ffmpeg", "-v", "error", "-y", "-protocol_whitelist", "file,udp,rtp",
+                                               "-buffer_size", "8388608", "-i", sdp, "-c", "copy", "-f", "h264",
+                                               os.path.join(directory, f"{port + 2 * k}.h264")],
+                                              stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    # rtprecv stops after 1.5 s without packets; a hundred ffmpeg processes take a while to start.
+    time.sleep(1.0 if kind == "rtprecv" else 1.0 + 0.03 * streams)
+    pids = [r.pid for r in receivers]
+    before = cpu_ns(pids)
+    blast = subprocess.run([os.path.join(WORK, "blast"), SOURCE_PCAP, "127.0.0.1", str(port), str(rate_per_stream * streams),
+                            str(repeats), f"streams={streams}", f"stride={stride}"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    time.sleep(0.3)
+    cpu = cpu_ns(pids) - before
+    sent_packets, sent_frames = int(blast[1]), int(blast[3])
+    if kind != "rtprecv":
+        for r in receivers:
+            r.send_signal(signal.SIGINT)
+    for r in receivers:
+        try:
+            r.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            r.kill()
+            r.wait()
+    if kind == "rtprecv":
+        stats = json.load(open(os.path.join(directory, "stats.json")))
+        kept = [sum(s["frames_written"] for s in stream["streams"]) for stream in stats["all_streams"]]
+        drops = stats["kernel_drops"]
+    else:
+        kept = [frames_in(os.path.join(directory, f"{port + 2 * k}.h264")) for k in range(streams)]
+        drops = None
+    kept += [0] * (streams - len(kept))
+    return {"streams": streams, "receiver": kind, "packets_sent": sent_packets, "frames_sent": sent_frames,
+            "cpu_us_per_packet": cpu / 1e3 / sent_packets, "frames_kept_min": min(kept),
+            "streams_whole": sum(1 for k in kept if k == sent_frames), "kernel_drops": drops}
+
+
+def bench_streams(results):
+    """1, 10 and 100 streams of about 5 Mbit/s each (400 packets/s of the 1080p capture)."""
+    counts = [1, 10] if SMOKE else [1, 10, 100]
+    kinds = ["rtprecv"] if SMOKE else ["rtprecv", "ffmpeg"]
+    repeats = 1 if SMOKE else 3
+    port = 40000 + os.getpid() % 10000
+    rows = []
+    for streams in counts:
+        runs = {kind: [] for kind in kinds}
+        for _ in range(RUNS):
+            for kind in kinds:
+                runs[kind].append(streams_run(kind, streams, 400, repeats, port))
+        for kind in kinds:
+            row = dict(runs[kind][0])
+            row["cpu_us_per_packet"] = statistics.median(r["cpu_us_per_packet"] for r in runs[kind])
+            for key in ("frames_kept_min", "streams_whole"):
+                row[key] = min(r[key] for r in runs[kind])
+            if row["kernel_drops"] is not None:
+                row["kernel_drops"] = max(r["kernel_drops"] for r in runs[kind])
+            rows.append(row)
+            log(f"streams {streams:>3} {kind:>8}: {row['streams_whole']}/{streams} whole, "
+                f"{row['cpu_us_per_packet']:.2f} us/pkt CPU, drops {row['kernel_drops']}")
+    results["streams"] = rows
+
+
 # MARK: Decode and memory
 
 def bench_decode(results):
@@ -395,6 +495,33 @@ def report(results):
         "Writing a file is kernel time that the bare floor does not spend; the writing floor is the fair measure for the rows that write.",
         "",
     ]
+    single = {row["receiver"]: row["cpu_us_per_packet"] for row in results["streams"] if row["streams"] == 1}
+    ffmpeg = {row["streams"]: row["cpu_us_per_packet"] for row in results["streams"] if row["receiver"] == "ffmpeg"}
+    lines += [
+        "## Many streams: 1, 10 and 100 at once, each about 5 Mbit/s (400 packets/s), live over loopback",
+        "",
+        "| streams | receiver | streams with every frame | fewest frames of a stream | kernel drops | CPU µs/packet | × its 1-stream figure | × ffmpeg |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in results["streams"]:
+        cpu = row["cpu_us_per_packet"]
+        against = f"{cpu / ffmpeg[row['streams']]:.2f}" if row["streams"] in ffmpeg else "—"
+        drops = "—" if row["kernel_drops"] is None else str(row["kernel_drops"])
+        lines.append(f"| {row['streams']} | {row['receiver']} | {row['streams_whole']}/{row['streams']} | "
+                     f"{row['frames_kept_min']}/{row['frames_sent']} | {drops} | {cpu:.2f} | "
+                     f"{cpu / single[row['receiver']]:.2f} | {against} |")
+    lines += [
+        "",
+        "One blaster sends every stream, packet by packet in turn, each to a port of its own and with an SSRC of its "
+        "own (`blast … streams=N`). Receivers: one `rtprecv --port LOW-HIGH --out 'dir/{port}.h264'`; one "
+        "`ffmpeg -i port.sdp -c copy -f h264` a stream, as FFmpeg takes one session a process, each on an even port "
+        "since it binds the next for RTCP. CPU is every receiver "
+        "thread's, from the blast's start to 0.3 s after its end (start-up and closing left out), divided by the "
+        "packets sent.",
+        "Target: rtprecv's CPU per packet within 1.2× of its 1-stream figure, and every stream whole while the "
+        "kernel drops nothing.",
+        "",
+    ]
     lines += [
         "## Latency: arrival of a frame's last packet to the end of its write (live, 20k packets/s)",
         "",
@@ -435,10 +562,17 @@ def report(results):
 def main():
     build_tools()
     results = {}
-    bench_replay(results)
-    bench_decode(results)
-    bench_memory(results)
-    bench_live(results)
+    sections = {"replay": bench_replay, "decode": bench_decode, "memory": bench_memory, "live": bench_live,
+                "streams": bench_streams}
+    if ONLY:
+        # One section, printed and not written to BENCHMARKS.md, which holds the whole suite's run.
+        if ONLY not in sections:
+            raise SystemExit(f"--only {ONLY}: the sections are {', '.join(sections)}")
+        sections[ONLY](results)
+        print(json.dumps(results[ONLY], indent=1))
+        return
+    for bench in sections.values():
+        bench(results)
     text = report(results)
     target = os.path.join(WORK, "BENCHMARKS-smoke.md") if SMOKE else os.path.join(ROOT, "BENCHMARKS.md")
     with open(target, "w") as f:
