@@ -382,9 +382,10 @@ struct Report {
 
     /// `--all-streams`' statistics in one file: the input's fields, then each stream's report
     /// (JSON objects already) under `all_streams`.
-    static func allStreamsJSON(_ input: Input, streams: [String], overLimit: Int, notTaken: Int) -> String {
-        let root = input.json + [("streams_over_limit", JSON.int(overLimit)), ("datagrams_not_taken", JSON.int(notTaken))]
-        return String(JSON.object(root).serialized.dropLast()) + ",\"all_streams\":[" + streams.joined(separator: ",") + "]}\n"
+    /// A fan-out's statistics: the input's, `extra` counts, and each run's report (JSON) in `field`.
+    static func fanOutJSON(_ input: Input, extra: [(String, Int)], field: String, runs: [String]) -> String {
+        let root = input.json + json(extra.map { (name: $0.0, value: $0.1) })
+        return String(JSON.object(root).serialized.dropLast()) + ",\"\(field)\":[" + runs.joined(separator: ",") + "]}\n"
     }
 
     /// Named counts as JSON fields.

@@ -6,28 +6,13 @@ import XCTest
 final class AllStreamsTests: XCTestCase {
     private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
 
-    /// The captures' records interleaved as if their senders had sent at once: each capture's times
-    /// taken from its own start, then merged.
-    private func merged(_ names: [String], name: String) throws -> URL {
-        var records: [(nanoseconds: UInt64, frame: [UInt8])] = []
-        for n in names {
-            let own = try TestPcap.records(of: capture(n))
-            guard let first = own.first?.microseconds else { continue }
-            records += own.map { ((1_700_000_000_000_000 + $0.microseconds - first) * 1000, $0.frame) }
-        }
-        records.sort { $0.nanoseconds < $1.nanoseconds }
-        let url = Harness.temporaryFile(name + ".pcap")
-        try TestPcap.data(linkType: 1, records: records).write(to: url)
-        return url
-    }
-
     func testEveryStreamOfFourSendersIsRecordedApartAndIdentical() throws {
         // Two H.264 and two H.265 senders on their own ports, and an Opus stream that is no video.
         let sources = [(pcap: "gst-stapa-fua.pcap", port: 5004, es: "gst-stapa-fua.h264", ext: "h264"),
                        (pcap: "ffmpeg-inband.pcap", port: 5014, es: "ffmpeg-inband.h264", ext: "h264"),
                        (pcap: "gst-h265-none.pcap", port: 5190, es: "gst-h265-none.h265", ext: "h265"),
                        (pcap: "ffmpeg-h265-inband.pcap", port: 5196, es: "ffmpeg-h265-inband.h265", ext: "h265")]
-        let pcap = try merged(sources.map(\.pcap) + ["ffmpeg-opus.pcap"], name: "all-streams")
+        let pcap = try TestPcap.merged(sources.map(\.pcap) + ["ffmpeg-opus.pcap"], name: "all-streams")
         let dir = Harness.temporaryFile("all-streams")
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -60,7 +45,7 @@ final class AllStreamsTests: XCTestCase {
         let sources = [(pcap: "gst-stapa-fua.pcap", port: 5004, es: "gst-stapa-fua.h264"),
                        (pcap: "ffmpeg-inband.pcap", port: 5014, es: "ffmpeg-inband.h264"),
                        (pcap: "gst-h265-none.pcap", port: 5190, es: "gst-h265-none.h265")]
-        let pcap = try merged(sources.map(\.pcap), name: "all-streams-failing")
+        let pcap = try TestPcap.merged(sources.map(\.pcap), name: "all-streams-failing")
         let dir = Harness.temporaryFile("all-streams-failing")
         try? FileManager.default.removeItem(at: dir)
         // No directory for port 5014.

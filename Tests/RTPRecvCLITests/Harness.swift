@@ -251,6 +251,21 @@ enum Harness {
 
 /// Captures the tests write themselves.
 enum TestPcap {
+    /// The captures' records interleaved as if their senders had sent at once: each capture's times
+    /// taken from its own start, then merged.
+    static func merged(_ names: [String], name: String) throws -> URL {
+        var all: [(nanoseconds: UInt64, frame: [UInt8])] = []
+        for n in names {
+            let own = try records(of: Harness.captures.appendingPathComponent(n))
+            guard let first = own.first?.microseconds else { continue }
+            all += own.map { ((1_700_000_000_000_000 + $0.microseconds - first) * 1000, $0.frame) }
+        }
+        all.sort { $0.nanoseconds < $1.nanoseconds }
+        let url = Harness.temporaryFile(name + ".pcap")
+        try data(linkType: 1, records: all).write(to: url)
+        return url
+    }
+
     /// The records of a little-endian microsecond pcap (as tcpdump writes), walked plainly.
     static func records(of url: URL) throws -> [(microseconds: UInt64, frame: [UInt8])] {
         let data = [UInt8](try Data(contentsOf: url))

@@ -1,0 +1,27 @@
+import RTPCore
+import SystemIO
+
+/// What a replay or a live run drives: the one run that follows the stream rtprecv selects, or,
+/// with `--all-streams`, one run per stream.
+protocol Recording: AnyObject {
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws
+    /// Whether output in progress refers to bytes in `memory` (a capture's buffers).
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool
+    func stopReferring(to memory: UnsafeRawBufferPointer)
+    /// False once the outputs take no more (`--frames`) or one failed (an RTMP server went away).
+    var takesMore: Bool { get }
+    var framesWritten: Int { get }
+    func writing(_ body: () throws -> Void) throws
+    func finish() throws
+    func report(_ input: Report.Input) throws
+    var failure: String? { get }
+    /// Live: time passes with no packet.
+    func tick(now: Int64) throws
+    /// SIGHUP: the outputs reopen at their paths.
+    func reopen() throws
+    /// Datagrams taken in, and Annex-B bytes written.
+    var datagrams: Int { get }
+    var bytesWritten: Int { get }
+    /// Every stream followed, with its medium ("video" or "audio") and last arrival: for the metrics.
+    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void)
+}
