@@ -126,6 +126,15 @@ public enum Help {
                               (sprop-interleaving-depth, -deint-buf-req, -init-buf-time,
                               -max-don-diff). Where the SDP and the packets disagree on the
                               mode, the packets win, with a warning.
+                              Given more than once: a session an SDP, each recorded apart, as
+                              that SDP alone would be (its video and audio, one FLV), into files
+                              named from the output paths with {sdp} (the SDP file's name
+                              without .sdp), such as --flv 'rec/{sdp}.flv'. Datagrams go to the
+                              session whose media lines name their port (RTP or RTCP); a port
+                              belongs to one session. Live, no RTCP is sent for them, and only
+                              --source filters senders. --stats-json without {sdp} gets every
+                              session's statistics in one file ("sessions").
+      --sdp-dir DIR           Every *.sdp file in DIR, as --sdp given for each.
 
     STREAM SELECTION (default: the first stream that proves to carry H.264 or H.265):
       --ssrc N                Only this SSRC (decimal or 0x-hex).

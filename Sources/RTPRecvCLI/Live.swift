@@ -20,13 +20,16 @@ struct Live {
         defer { try? rtsp?.teardown() }
         let sdp = try rtsp?.sdp ?? Run.loadSDP(options)
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: false)
-        // The one run that follows the stream selected, or with --all-streams one per stream.
-        let single = options.allStreams ? nil : try Run(options: options, sdp: sdp, security: security)
+        // The one run that follows the stream selected; with --all-streams one a stream; with
+        // several SDPs one a session.
+        let sessions = try options.recordsSessions ? SessionFanOut(options: options, sessions: SessionFanOut.load(options),
+                                                                   borrowsPayloads: false) : nil
+        let single = options.allStreams || sessions != nil ? nil : try Run(options: options, sdp: sdp, security: security)
         if options.allStreams && security != nil {
             throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
         }
         let fanOut = options.allStreams ? StreamFanOut(options: options, sdp: sdp, borrowsPayloads: false) : nil
-        let run: Recording = single ?? fanOut!
+        let run: Recording = single ?? fanOut.map { $0 as Recording } ?? sessions!
         // One sender, from --source or the SDP's source-filter: filtered here, and joined
         // source-specific when the address is a multicast group.
         let sourceText = options.sourceFilter ?? sdp?.sourceFilter
@@ -40,7 +43,7 @@ struct Live {
         }
         var sockets: [UDPReceiver] = rtsp?.sockets ?? []
         var roles: [String] = rtsp?.roles ?? []
-        for listen in options.rtsp == nil ? plan(sdp) : [] {
+        for listen in options.rtsp != nil ? [] : sessions?.sessions.flatMap({ plan($0.sdp) }) ?? plan(sdp) {
             do {
                 sockets.append(try open(listen, source: sourceText, flag: flag))
                 roles.append(listen.role)
@@ -287,8 +290,8 @@ struct Live {
                     if let single {
                         progress.show(status.line(now: now, start: start, receiver: single.receiver, rtmp: single.sink.rtmp?.statistics))
                     } else {
-                        progress.show("\(fanOut!.videoStreams) video streams, \(run.framesWritten) frames written, "
-                                      + "\((now - start) / 1_000_000_000) s")
+                        let followed = fanOut.map { "\($0.videoStreams) video streams" } ?? "\(sessions!.runs.count) sessions"
+                        progress.show("\(followed), \(run.framesWritten) frames written, \((now - start) / 1_000_000_000) s")
                     }
                 }
             }

@@ -11,6 +11,10 @@ public struct Options {
     public var mode = Mode.run
     public var pcap: String?
     public var sdp: String?
+    /// `--sdp` more than once, and `--sdp-dir`'s files: a session an SDP (`SessionFanOut`).
+    public var sessionSDPs: [String] = []
+    public var sdpDirectory: String?
+    var recordsSessions: Bool { !sessionSDPs.isEmpty || sdpDirectory != nil }
     public var out: String?
     public var statsJSON: String?
     public var framesJSON: String?
@@ -144,7 +148,8 @@ public struct Options {
             case "--version": mode = .version
             case "--list": mode = .list
             case "--pcap": pcap = try value()
-            case "--sdp": sdp = try value()
+            case "--sdp": sessionSDPs.append(try value())
+            case "--sdp-dir": sdpDirectory = try value()
             case "-o", "--out": out = try value()
             case "--stats-json": statsJSON = try value()
             case "--frames-json": framesJSON = try value()
@@ -279,6 +284,8 @@ public struct Options {
             }
         }
         if mode == .help || mode == .version { return }
+        // One SDP is the session; more are a session each.
+        if sessionSDPs.count == 1 && sdpDirectory == nil { sdp = sessionSDPs.removeFirst() }
         if let rtsp {
             if let flag = [("--pcap", pcap != nil), ("--sdp", sdp != nil), ("--port", port != nil), ("--audio-port", audioPort != nil),
                            ("--rtcp-to", rtcpTo != nil), ("--source", sourceFilter != nil)].first(where: { $0.1 })?.0 {
@@ -357,6 +364,7 @@ public struct Options {
         if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
         // A stream a port at least, unless told otherwise.
         if let portRange, !maxStreamsGiven { maxStreams = max(maxStreams, portRange.count) }
+        if recordsSessions { try checkSessions(perStream) }
         if portRange != nil && sdp != nil {
             throw UsageError(description: "'--port LOW-HIGH' listens on a range of ports; with --sdp, the SDP's lines name the ports")
         }
@@ -404,6 +412,24 @@ public struct Options {
         var address = String(text[..<colon])
         if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
         return (address, port)
+    }
+
+    /// Several sessions, each its own files: every output names them with {sdp}.
+    private func checkSessions(_ outputs: [(String, String)]) throws(UsageError) {
+        let what = sdpDirectory.map { "'--sdp-dir \($0)'" } ?? "'--sdp' given \(sessionSDPs.count) times"
+        if let flag = [("rtsp://", rtsp != nil), ("--port", port != nil), ("--all-streams", allStreams), ("--list", mode == .list),
+                       ("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--payload-type", payloadType != nil),
+                       ("--srtp-key", !srtpKeys.isEmpty)].first(where: { $0.1 })?.0 {
+            throw UsageError(description: "\(what) records a session an SDP, each on its SDP's ports; '\(flag)' is for one session")
+        }
+        let paths = outputs + [("--audio", audio), ("--wav", wav)].compactMap { flag, path in path.map { (flag, $0) } }
+        guard !paths.isEmpty else {
+            throw UsageError(description: "\(what) records a session an SDP: give outputs named with {sdp}, such as --flv 'rec/{sdp}.flv'")
+        }
+        if let (flag, path) = paths.first(where: { $0.0 != "--stats-json" && !$0.1.contains(OutputTemplate.sdpField) }) {
+            throw UsageError(description: "'\(flag) \(path)' would be written by every session: name each session's file with "
+                             + "{sdp} (the SDP file's name), such as \(flag) 'rec/{sdp}\(flag == "--flv" ? ".flv" : ".h264")'")
+        }
     }
 
     /// A replay's SDP found in the capture's signalling: where ("SIP INVITE from 10.0.0.1:5060").

@@ -27,6 +27,15 @@ struct OutputTemplate {
             .replacingAll("{src}", with: (source ?? "unknown").replacingAll(":", with: "-"))
     }
 
+    /// A session's files (`--sdp` more than once, `--sdp-dir`): its SDP file's name without ".sdp".
+    static let sdpField = "{sdp}"
+
+    static func session(_ path: String, sdpFile: String) -> String {
+        var name = sdpFile.split(separator: "/").last.map(String.init) ?? sdpFile
+        if name.hasSuffix(".sdp") { name.removeLast(4) }
+        return path.replacingAll(sdpField, with: name)
+    }
+
     /// `path` with `{codec}` filled in.
     static func codec(_ path: String, _ codec: VideoCodec) -> String { path.replacingAll(codecField, with: codec.rawValue) }
 

@@ -8,17 +8,21 @@ struct Replay {
 
     func run() throws -> Int32 {
         var options = self.options
+        let sessions = try options.recordsSessions ? SessionFanOut.load(options) : nil
         var sdp = try Run.loadSDP(options)
-        if sdp == nil, let found = try signalledSessionDescription(options) {
+        if sdp == nil, sessions == nil, let found = try signalledSessionDescription(options) {
             sdp = found.description
             options.sdpOrigin = found.origin
             if !options.quiet { Terminal.printError("session description from the capture: \(found.origin)\n") }
         }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
         // SRTP is decrypted in place: in read buffers, as a read-only mapping cannot be written.
-        let capture = try openCapture(options.pcap!, writable: security != nil)
+        let encrypted = sessions?.contains { $0.sdp.media.contains { $0.isSecure || !$0.crypto.isEmpty } } ?? false
+        let capture = try openCapture(options.pcap!, writable: security != nil || encrypted)
         let run: Recording
-        if options.allStreams {
+        if let sessions {
+            run = try SessionFanOut(options: options, sessions: sessions, borrowsPayloads: capture.canKeepRecords)
+        } else if options.allStreams {
             guard security == nil else {
                 throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
             }
