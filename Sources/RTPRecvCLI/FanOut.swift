@@ -76,7 +76,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     func reopen() throws { for key in order { try isolating(key) { try runs[key]!.reopen() } } }
     var bytesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.bytesWritten } }
 
-    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void) {
+    func forEachStream(_ body: (FollowedStream) -> Void) {
         for key in order { runs[key]!.forEachStream(body) }
     }
 

@@ -71,7 +71,8 @@ public enum Help {
                               a=source-filter: incl does the same.
       --metrics [ADDR:]PORT   Serve the statistics over HTTP (default address 127.0.0.1): GET
                               /metrics in Prometheus's text format, one label set per stream
-                              (ssrc, pt, media), the same counts as --stats-json; GET /healthz
+                              (ssrc, pt, media, port), the same counts as --stats-json, with
+                              its bytes written and segments; GET /healthz
                               200 while every RTP port is receiving (a packet within --timeout,
                               else 5 s), 503 naming the silent ones.
       --rcvbuf BYTES          Socket receive buffer to ask for (default 8388608); the granted

@@ -146,9 +146,7 @@ struct Live {
             switch path {
             case "/metrics":
                 var e = PrometheusExposition()
-                run.forEachStream { stream, media, arrival in
-                    e.stream(stream, media: media, lastPacketAge: Double(now - arrival) / 1e9)
-                }
+                run.forEachStream { e.stream($0, lastPacketAge: Double(now - $0.lastArrival) / 1e9) }
                 e.sample("rtprecv_datagrams_total", type: "counter", help: "datagrams received, RTP and RTCP",
                          value: Double(run.datagrams))
                 e.sample("rtprecv_kernel_drops_total", type: "counter", help: "datagrams the kernel dropped (receive buffers full)",

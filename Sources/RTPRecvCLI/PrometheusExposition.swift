@@ -12,9 +12,12 @@ struct PrometheusExposition {
         families.map { f in "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n" + f.samples.joined() }.joined()
     }
 
-    /// One stream's counts, labelled by SSRC, payload type and media.
-    mutating func stream(_ s: StreamStatistics, media: String, lastPacketAge: Double?) {
-        let labels = "ssrc=\"\(hex(s.ssrc))\",pt=\"\(s.payloadType)\",media=\"\(media)\""
+    /// One stream's counts, labelled by SSRC, payload type, media and the port it came to (one SSRC
+    /// on two ports is two streams).
+    mutating func stream(_ followed: FollowedStream, lastPacketAge: Double?) {
+        let s = followed.statistics
+        let labels = "ssrc=\"\(hex(s.ssrc))\",pt=\"\(s.payloadType)\",media=\"\(followed.media)\""
+            + (s.destination.map { ",port=\"\($0.port)\"" } ?? "")
         for counter in s.counters {
             sample("rtprecv_\(counter.name)_total", type: "counter", help: counter.help, labels: labels, value: Double(counter.value))
         }
@@ -24,6 +27,12 @@ struct PrometheusExposition {
         }
         sample("rtprecv_jitter_seconds", type: "gauge", help: "interarrival jitter (RFC 3550 A.8)", labels: labels,
                value: s.jitterMilliseconds / 1000)
+        if let written = followed.written {
+            sample("rtprecv_stream_bytes_written_total", type: "counter", help: "Annex-B bytes written of the stream",
+                   labels: labels, value: Double(written.bytes))
+            sample("rtprecv_segments_total", type: "counter", help: "files begun (--segment-seconds; 0 without)",
+                   labels: labels, value: Double(written.segments))
+        }
         if let lastPacketAge {
             sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the stream's last packet", labels: labels,
                    value: lastPacketAge)

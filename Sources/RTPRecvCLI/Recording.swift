@@ -22,6 +22,16 @@ protocol Recording: AnyObject {
     /// Datagrams taken in, and Annex-B bytes written.
     var datagrams: Int { get }
     var bytesWritten: Int { get }
-    /// Every stream followed, with its medium ("video" or "audio") and last arrival: for the metrics.
-    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void)
+    /// Every stream followed: for the metrics.
+    func forEachStream(_ body: (FollowedStream) -> Void)
+}
+
+/// A stream as the metrics see it.
+struct FollowedStream {
+    var statistics: StreamStatistics
+    /// "video" or "audio".
+    var media: String
+    var lastArrival: Int64
+    /// The video stream's Annex-B bytes written and segments begun; nil for audio.
+    var written: (bytes: Int, segments: Int)?
 }

@@ -223,8 +223,13 @@ extension Run: Recording {
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }
     var bytesWritten: Int { sink.bytesWritten }
-    func forEachStream(_ body: (StreamStatistics, String, Int64) -> Void) {
-        if let video = receiver.selected { body(video.snapshot(), "video", video.lastArrival) }
-        if let audio = receiver.audio { body(audio.snapshot(), "audio", audio.lastArrival) }
+    func forEachStream(_ body: (FollowedStream) -> Void) {
+        if let video = receiver.selected {
+            body(FollowedStream(statistics: video.snapshot(), media: "video", lastArrival: video.lastArrival,
+                                written: (sink.bytesWritten, sink.segmentCount)))
+        }
+        if let audio = receiver.audio {
+            body(FollowedStream(statistics: audio.snapshot(), media: "audio", lastArrival: audio.lastArrival, written: nil))
+        }
     }
 }

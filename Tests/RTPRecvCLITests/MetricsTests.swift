@@ -54,6 +54,38 @@ final class MetricsTests: XCTestCase {
             XCTAssertEqual(value(exposition, "rtprecv_\(name)_total"), stream[name] as? Int, name)
         }
         XCTAssertGreaterThan(stream["frames_written"] as? Int ?? 0, 40)
+        XCTAssertEqual(value(exposition, "rtprecv_stream_bytes_written_total"), json["bytes_written"] as? Int)
+        XCTAssertTrue(exposition.contains("port=\"\(listener.port)\""), exposition)
+    }
+
+    /// Many streams, one process: a label set a stream (its port among them), which promtool takes
+    /// as distinct series, scraped while they come.
+    func testEveryStreamOfAPortRangeHasItsLabelSet() throws {
+        let base = UInt16(47000 + Int(getpid() % 300) * 4)
+        let dir = Harness.temporaryFile("metrics-range")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 2)", "--bind", "127.0.0.1", "--metrics", "\(metricsPort)",
+                                               "--out", dir.path + "/{port}.h264"], name: "metrics-range")
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["python3", "-c", CaptureSender.script, "\(base)", "3",
+                            Harness.captures.appendingPathComponent("ffmpeg-inband.pcap").path]
+        try sender.run()
+        usleep(2_300_000)
+        let (status, exposition) = try get("/metrics")
+        sender.waitUntilExit()
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertEqual(status, 200)
+        let file = Harness.temporaryFile("metrics-range.txt")
+        try exposition.write(to: file, atomically: true, encoding: .utf8)
+        let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
+        XCTAssertEqual(check.status, 0, "promtool: \(check.stderr)\(String(decoding: check.stdout, as: UTF8.self))")
+        let packets = exposition.split(separator: "\n").filter { $0.hasPrefix("rtprecv_packets_total{") }
+        XCTAssertEqual(packets.count, 3, exposition)
+        for port in base..<(base + 3) {
+            XCTAssertEqual(packets.filter { $0.contains("port=\"\(port)\"") }.count, 1, "port \(port): \(packets)")
+        }
     }
 
     func testMetricsFlagsAreChecked() throws {
