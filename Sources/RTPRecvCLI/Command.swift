@@ -27,6 +27,8 @@ public enum Command {
             case .list:
                 return try ListStreams(options: options).run()
             case .run:
+                // Many streams or sessions hold many files.
+                if options.allStreams || options.recordsSessions { OpenFileLimit.raise() }
                 return options.isLive ? try Live(options: options).run() : try Replay(options: options).run()
             }
         } catch {

@@ -300,7 +300,10 @@ struct Live {
         try run.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }
         let drops = sockets.reduce(0) { $0 + Int($1.kernelDrops) }
-        let bound = sockets.map(\.boundDescription).joined(separator: ", ")
+        // A port range as its ends, not a thousand addresses.
+        let bound = options.portRange != nil && sockets.count > 1
+            ? "\(sockets[0].boundDescription) to \(sockets.last!.localEndpoint.port) (\(sockets.count) ports)"
+            : sockets.map(\.boundDescription).joined(separator: ", ")
         let buffer = sockets.first?.grantedReceiveBufferBytes ?? 0
         var summary: String
         var json: [(String, JSON)]

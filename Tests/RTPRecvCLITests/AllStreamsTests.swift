@@ -176,6 +176,18 @@ final class AllStreamsTests: XCTestCase {
         XCTAssertEqual(files.count, 2, "nothing for the ports nobody sent to: \(files)")
     }
 
+    /// A range of more ports than a shell's soft limit of open files: rtprecv raises it to the hard one.
+    func testARangeOfMorePortsThanTheSoftFileLimitListens() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        try XCTSkipUnless(limit.rlim_max >= 1024, "the hard limit of open files is \(limit.rlim_max)")
+        let base = 48000 + Int(getpid() % 20) * 300
+        let r = try Harness.run("/bin/sh", ["-c", "ulimit -Sn 128 && exec \(Harness.binary.path) --port \(base)-\(base + 299) "
+                                            + "--bind 127.0.0.1 --out '/tmp/{port}.h264' --duration 0.3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("to \(base + 299) (300 ports)"), r.stderr)
+    }
+
     func testOutputsThatEveryStreamWouldShareAreRefused() throws {
         let result = try Harness.rtprecv(["--pcap", capture("gst-stapa-fua.pcap").path, "--all-streams", "--out", "/tmp/one.h264"])
         XCTAssertEqual(result.status, 64)
