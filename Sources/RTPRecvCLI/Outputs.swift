@@ -96,9 +96,11 @@ final class Outputs: AccessUnitSink {
     /// stream has proved its codec, and the files opened so far take their names.
     private var codecPending: Bool
 
+    /// The files open now (a segment's, once named), standard output aside.
+    var files: [OutputFile] { ([annexB, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])).filter { $0.path != "-" } }
+
     private func name(after codec: VideoCodec) throws {
         codecPending = false
-        let files = [annexB, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])
         for file in files where file.path.contains(OutputTemplate.codecField) {
             do {
                 try file.rename(to: OutputTemplate.codec(file.path, codec))

@@ -101,10 +101,7 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         try super.finish()
         // What streams that never proved to be video opened, they leave empty: remove it.
         for key in order where !runs[key]!.followedVideo {
-            let o = runs[key]!.options
-            for path in [o.out, o.flv, o.framesJSON, o.yuv, o.y4m, o.frameMD5, o.statsJSON].compactMap({ $0 }) where path != "-" {
-                Terminal.removeIfEmpty(path)
-            }
+            for file in runs[key]!.sink.files { Terminal.removeIfEmpty(file.path) }
         }
     }
 

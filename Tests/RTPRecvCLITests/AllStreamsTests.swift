@@ -37,6 +37,14 @@ final class AllStreamsTests: XCTestCase {
         XCTAssertEqual(streams.count, 4)
         let codecs = streams.compactMap { ($0["streams"] as? [[String: Any]])?.first?["codec"] as? String }.sorted()
         XCTAssertEqual(codecs, ["h264", "h264", "h265", "h265"])
+        // Segmented, the Opus stream leaves no segment either.
+        let segments = Harness.temporaryFile("all-streams-segments")
+        try? FileManager.default.removeItem(at: segments)
+        try FileManager.default.createDirectory(at: segments, withIntermediateDirectories: true)
+        let cut = try Harness.rtprecv(["--pcap", pcap.path, "--out", segments.path + "/{port}-{n}.{codec}", "--segment-seconds", "1", "-q"])
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        let cutFiles = try FileManager.default.contentsOfDirectory(atPath: segments.path)
+        XCTAssertEqual(Set(cutFiles.map { $0.split(separator: "-")[0] }), ["5004", "5014", "5190", "5196"], "\(cutFiles)")
     }
 
     /// One stream's output directory is missing: that stream is stopped and said, the others are
