@@ -159,9 +159,11 @@ public enum Help {
                               one file ("all_streams"). A stream that proves to be no video
                               leaves no files. A stream whose outputs fail (cannot be opened,
                               a full disk) is stopped and said, the others go on, and rtprecv
-                              exits 1 at the end. Live, no RTCP is sent for them. Audio comes
-                              with sessions (--sdp given more than once, --sdp-dir); SRTP and
-                              RTSP take one stream for now.
+                              exits 1 at the end. Live, no RTCP is sent for them. With --audio
+                              or --wav, each audio stream (a static payload type, or the SDP's
+                              audio line) is recorded apart into them; an FLV of video and audio
+                              comes with sessions (--sdp given more than once, --sdp-dir). SRTP
+                              and RTSP take one stream for now.
       --audio-ssrc N          The audio stream: only this SSRC.
       --audio-payload-type N  The audio stream: only this payload type (default: the SDP's audio
                               line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).

@@ -359,7 +359,7 @@ public struct Options {
             throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")
         }
         let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
-                         ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5)]
+                         ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--audio", audio), ("--wav", wav)]
             .compactMap { flag, path in path.map { (flag, $0) } }
         if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
         // A stream a port at least, unless told otherwise.
@@ -372,14 +372,15 @@ public struct Options {
             if rtsp != nil {
                 throw UsageError(description: "'--all-streams' records every stream of a capture or a UDP port; an rtsp:// pull takes one stream for now")
             }
-            if let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil),
+            if let flag = [("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--audio-ssrc", audioSSRC != nil),
                            ("--srtp-key", !srtpKeys.isEmpty)].first(where: { $0.1 })?.0 {
-                throw UsageError(description: "'--all-streams' records video streams to files; '\(flag)' is for one stream")
+                throw UsageError(description: "'--all-streams' records every stream to files; '\(flag)' is for one stream")
             }
             // Every stream writes its own files: each output (but statistics, which can be one file) names them apart.
             if let (flag, path) = perStream.first(where: { $0.0 != "--stats-json" && !OutputTemplate.namesStream($0.1) }) {
                 throw UsageError(description: "'\(flag) \(path)' would be written by every stream: name each stream's file with "
-                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(flag) 'rec/{ssrc}.h264'")
+                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(flag) 'rec/{ssrc}"
+                                 + (flag == "--flv" ? ".flv" : flag == "--audio" || flag == "--wav" ? ".wav" : ".h264") + "'")
             }
         }
         if pcap != nil && metrics != nil {
@@ -422,7 +423,7 @@ public struct Options {
                        ("--srtp-key", !srtpKeys.isEmpty)].first(where: { $0.1 })?.0 {
             throw UsageError(description: "\(what) records a session an SDP, each on its SDP's ports; '\(flag)' is for one session")
         }
-        let paths = outputs + [("--audio", audio), ("--wav", wav)].compactMap { flag, path in path.map { (flag, $0) } }
+        let paths = outputs
         guard !paths.isEmpty else {
             throw UsageError(description: "\(what) records a session an SDP: give outputs named with {sdp}, such as --flv 'rec/{sdp}.flv'")
         }

@@ -219,6 +219,7 @@ extension Run: Recording {
     func stopReferring(to memory: UnsafeRawBufferPointer) { receiver.stopReferring(to: memory) }
     /// Whether it followed a video stream: a run of `--all-streams` that never did wrote nothing.
     var followedVideo: Bool { receiver.selected != nil || !receiver.previousStreams.isEmpty }
+    var followedAudio: Bool { receiver.audio != nil }
     func tick(now: Int64) throws { try receiver.tick(now: now) }
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }

@@ -4,9 +4,10 @@ import SystemIO
 /// `--all-streams`: every SSRC on a dynamic payload type, on each port, gets a `Run` of its own,
 /// whose outputs are named from the options' paths with `{ssrc}`, `{pt}`, `{port}`, `{src}` and
 /// `{codec}` filled in. Each run selects only its SSRC, so each stream's reordering, repair and
-/// ledger are its own; RTCP goes to every run, and each takes what concerns its stream. At most
-/// `--max-streams` runs; the streams after them are counted. A run whose stream never proved to be
-/// video leaves no files behind.
+/// ledger are its own; RTCP goes to every run, and each takes what concerns its stream. With
+/// `--audio` or `--wav`, an audio stream (a static payload type, or the SDP's audio line) gets a run
+/// of its own too, into those files alone. At most `--max-streams` runs; the streams after them are
+/// counted. A run whose stream never proved to be video or audio leaves no files behind.
 final class StreamFanOut: FanOut<StreamFanOut.Key> {
     private let sdp: SessionDescription?
     private let borrowsPayloads: Bool
@@ -28,12 +29,19 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
 
     /// The paths a run of stream `ssrc` writes to.
     static func options(_ options: Options, sdp: SessionDescription?, ssrc: UInt32, payloadType: UInt8, source: Endpoint?,
-                        destination: Endpoint?) -> Options {
+                        destination: Endpoint?, audio: Bool) -> Options {
         var o = options
-        o.ssrc = ssrc
         o.allStreams = false
-        // Video only, for now: and the SDP's audio lines are not warned about once a stream.
-        o.noAudio = true
+        if audio {
+            // Its audio files alone: a video output of an audio stream would stay empty.
+            (o.audioSSRC, o.audioPayloadType) = (ssrc, payloadType)
+            (o.out, o.flv, o.framesJSON, o.yuv, o.y4m, o.frameMD5, o.decode) = (nil, nil, nil, nil, nil, nil, false)
+        } else {
+            o.ssrc = ssrc
+            // The SDP's audio lines are not warned about once a stream.
+            o.noAudio = true
+            (o.audio, o.wav) = (nil, nil)
+        }
         // The codec, where the SDP's rtpmap or --codec tells it; else the stream proves it.
         let codec = sdp?.videoCodecs[payloadType] ?? options.codec
         let fill = { (path: String?) in
@@ -46,6 +54,8 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         o.yuv = fill(o.yuv)
         o.y4m = fill(o.y4m)
         o.frameMD5 = fill(o.frameMD5)
+        o.audio = fill(o.audio)
+        o.wav = fill(o.wav)
         // One statistics file for all, written here, unless each stream names its own.
         o.statsJSON = o.statsJSON.flatMap { OutputTemplate.namesStream($0) ? fill($0) : nil }
         return o
@@ -76,7 +86,8 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
             return
         }
         let payloadType = datagram[1] & 0x7F
-        guard payloadType >= 96, !isAudio(payloadType) else {
+        let audio = isAudio(payloadType)
+        guard audio ? options.audio != nil || options.wav != nil : payloadType >= 96 else {
             datagramsNotTaken += 1
             return
         }
@@ -84,14 +95,17 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
             streamsOverLimit += 1
             return
         }
-        let streamOptions = Self.options(options, sdp: sdp, ssrc: ssrc, payloadType: payloadType, source: source, destination: destination)
+        let streamOptions = Self.options(options, sdp: sdp, ssrc: ssrc, payloadType: payloadType, source: source,
+                                         destination: destination, audio: audio)
         try add(key, { try Run(options: streamOptions, sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads) }) {
             try $0.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
         }
     }
 
+    /// The SDP's audio line's payload types, or without an SDP the static ones rtprecv takes.
     private func isAudio(_ payloadType: UInt8) -> Bool {
-        sdp?.media.contains { $0.media == "audio" && $0.payloadTypes.contains(payloadType) } ?? false
+        guard let sdp else { return AudioSelection.staticTypes.contains { $0.rawValue == payloadType } }
+        return sdp.media.contains { $0.media == "audio" && $0.payloadTypes.contains(payloadType) }
     }
 
     /// The runs following video, as many as there are streams.
@@ -99,26 +113,31 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
 
     override func finish() throws {
         try super.finish()
-        // What streams that never proved to be video opened, they leave empty: remove it.
-        for key in order where !runs[key]!.followedVideo {
+        // What streams that never proved to be video or audio opened, they leave empty: remove it.
+        for key in order where !recorded(key) {
             for file in runs[key]!.sink.files { Terminal.removeIfEmpty(file.path) }
         }
     }
 
-    /// Each video stream's report, then what was not taken; the statistics JSON, unless each
-    /// stream writes its own, is an object with every stream's report in `all_streams`.
+    private func recorded(_ key: Key) -> Bool { runs[key]!.followedVideo || runs[key]!.followedAudio }
+
+    /// Each video and audio stream's report, then what was not taken; the statistics JSON, unless
+    /// each stream writes its own, is an object with every stream's report in `all_streams`.
     override func report(_ input: Report.Input) throws {
         let video = order.filter { runs[$0]!.followedVideo }
+        let recorded = order.filter(recorded)
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
-            Terminal.printError(input.summary + "\nall streams: \(video.count) video of \(order.count) streams followed"
+            let audio = recorded.count - video.count
+            Terminal.printError(input.summary + "\nall streams: \(video.count) video "
+                                + (audio > 0 ? "and \(audio) audio " : "") + "of \(order.count) streams followed"
                                 + (failed.isEmpty ? "" : ", \(failed.count) stopped for their outputs")
                                 + (streamsOverLimit > 0 ? ", \(streamsOverLimit) SSRCs over --max-streams" : "")
                                 + (datagramsNotTaken > 0 ? ", \(datagramsNotTaken) datagrams of no stream taken" : "") + "\n")
         }
-        try reportRuns(video, input)
+        try reportRuns(recorded, input)
         guard let path = options.statsJSON, !OutputTemplate.namesStream(path) else { return }
-        try writeStatistics(path, input, field: "all_streams", keys: video,
+        try writeStatistics(path, input, field: "all_streams", keys: recorded,
                             extra: [("streams_over_limit", streamsOverLimit), ("datagrams_not_taken", datagramsNotTaken)])
     }
 }

@@ -47,6 +47,35 @@ final class AllStreamsTests: XCTestCase {
         XCTAssertEqual(Set(cutFiles.map { $0.split(separator: "-")[0] }), ["5004", "5014", "5190", "5196"], "\(cutFiles)")
     }
 
+    /// With --audio, each audio stream of a static payload type (G.711 of two senders here, no SDP)
+    /// gets its own file, byte-identical to what one run of that sender's SDP writes.
+    func testAudioStreamsAreRecordedApartBesideTheVideo() throws {
+        let names = ["gst-h264-pcmu", "ffmpeg-h264-pcma"]
+        let pcap = try TestPcap.merged(names.map { $0 + ".pcap" }, name: "all-streams-audio")
+        let dir = Harness.temporaryFile("all-streams-audio")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let r = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}.h264", "--audio", dir.path + "/{port}.wav"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("all streams: 2 video and 2 audio of 4 streams followed"), r.stderr)
+        for (name, port) in zip(names, [5132, 5162]) {
+            let alone = Harness.temporaryFile("all-streams-audio-\(name).wav")
+            let one = try Harness.rtprecv(["--pcap", capture(name + ".pcap").path, "--sdp", capture(name + ".sdp").path,
+                                           "--audio", alone.path, "-q"])
+            XCTAssertEqual(one.status, 0, one.stderr)
+            let written = dir.appendingPathComponent("\(port).wav")
+            XCTAssertEqual(try Data(contentsOf: written), try Data(contentsOf: alone), name)
+            XCTAssertEqual(try Harness.decodeErrors(written), "", name)
+            XCTAssertEqual(try Harness.packetMD5(written).count, try Harness.packetMD5(alone).count)
+        }
+        // The video beside the audio: GStreamer's, with its parameter sets in band, whole.
+        let video = Harness.temporaryFile("all-streams-audio-video.h264")
+        XCTAssertEqual(try Harness.rtprecv(["--pcap", capture("gst-h264-pcmu.pcap").path, "--out", video.path, "-q"]).status, 0)
+        let frames = try Harness.frameMD5(dir.appendingPathComponent("5130.h264"))
+        XCTAssertEqual(frames.count, 120)
+        XCTAssertEqual(frames, try Harness.frameMD5(video))
+    }
+
     /// One stream's output directory is missing: that stream is stopped and said, the others are
     /// written whole, and the run ends with exit status 1.
     func testAStreamWhoseOutputFailsStopsAloneAndTheOthersGoOn() throws {
