@@ -69,7 +69,7 @@ final class Outputs: AccessUnitSink {
         guard !isFull else { return false }
         if codecPending { try name(after: accessUnit.codec) }
         if accessUnit.isKeyframe {
-            if reopenAtKeyframe { try reopenAnnexB(at: accessUnit) }
+            if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
             if let segments { try cut(at: accessUnit, segments) }
         }
         try annexB?.write(accessUnit.pieces)
@@ -83,7 +83,8 @@ final class Outputs: AccessUnitSink {
         return true
     }
 
-    /// SIGHUP: the ledger is reopened now, the Annex-B file at the next keyframe.
+    /// SIGHUP: the ledger is reopened now, the Annex-B file at the next keyframe (with segments,
+    /// the next segment of it and of the FLV).
     func reopen() throws {
         try ledger?.reopen()
         reopenAtKeyframe = annexB != nil || (segments != nil && flv != nil)
@@ -112,7 +113,7 @@ final class Outputs: AccessUnitSink {
         templates = (filled(templates.annexB), filled(templates.flv))
     }
 
-    private func reopenAnnexB(at accessUnit: AccessUnit) throws {
+    private func reopenOutputs(at accessUnit: AccessUnit) throws {
         reopenAtKeyframe = false
         reopens += 1
         if segments != nil {
