@@ -56,8 +56,6 @@ public final class FLVMuxer {
         public var height = 0
         /// Of every file, when segments cut the output.
         public var durationMilliseconds: Int64 = 0
-        /// Files ended before the current one (`cutAtNextKeyframe`).
-        public var files = 0
         public var audioSoundFormat: FLVSoundFormat?
     }
 
@@ -440,7 +438,6 @@ public final class FLVMuxer {
         cutPending = false
         try endFile(emit)
         try onFileEnd?(metadataPatches())
-        statistics.files += 1
         file = FileState(start: statistics.bytesWritten, framesBefore: statistics.framesWritten)
         (base, lastTagTime, maxPTSMilliseconds, metadataOffsets) = (tag.dts, Int64.min, 0, [:])
         try writeHeaderAndMetadata(emit)
