@@ -188,6 +188,34 @@ final class AllStreamsTests: XCTestCase {
         }
     }
 
+    /// Twenty live streams at once on twenty ports, ten of FFmpeg's H.264 and ten of GStreamer's
+    /// H.265 (their captures sent at their own pace, an SSRC each): every file is its source's frames.
+    func testTwentyLiveStreamsOfTwoCodecsAreEachTheirSource() throws {
+        let base = UInt16(30000 + Int(getpid() % 100) * 40)
+        let dir = Harness.temporaryFile("twenty-streams")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 19)", "--bind", "127.0.0.1",
+                                               "--out", dir.path + "/{port}.{codec}"], name: "twenty-streams")
+        let sources = [(capture: "ffmpeg-inband.pcap", es: "ffmpeg-inband.h264", first: base),
+                       (capture: "gst-h265-none.pcap", es: "gst-h265-none.h265", first: base + 10)]
+        let captures = sources.map { capture($0.capture).path }
+        DispatchQueue.concurrentPerform(iterations: sources.count) { i in
+            let sent = try? Harness.run("python3", ["-c", CaptureSender.script, "\(sources[i].first)", "10", captures[i]])
+            XCTAssertEqual(sent?.status, 0, sent?.stderr ?? "")
+        }
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("all streams: 20 video of 20 streams followed"), listener.stderr)
+        for source in sources {
+            let expected = try Harness.frameMD5(capture(source.es))
+            XCTAssertFalse(expected.isEmpty)
+            let ext = (source.es as NSString).pathExtension
+            for port in source.first..<(source.first + 10) {
+                XCTAssertEqual(try Harness.frameMD5(dir.appendingPathComponent("\(port).\(ext)")), expected, "port \(port)")
+            }
+        }
+    }
+
     /// `--port LOW-HIGH`: senders on two ports of a range, each recorded apart by its port.
     func testAPortRangeListensOnEveryPortOfIt() throws {
         let base = UInt16(42000 + Int(getpid() % 500) * 4)
