@@ -122,11 +122,7 @@ final class AllStreamsTests: XCTestCase {
                                                "--out", dir.path + "/{port}/{n}.h264"],
                                               prefix: getuid() == 0 ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : [],
                                               name: "read-only-mid-run")
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sender.arguments = ["python3", "-c", CaptureSender.script, "\(base)", "3",
-                            Harness.captures.appendingPathComponent("ffmpeg-inband.pcap").path]
-        try sender.run()
+        let sender = try CaptureSender.start(base: base, count: 3, capture: "ffmpeg-inband.pcap")
         // Keyframes 0.3, 1.3 and 2.3 s after the sender starts (it waits 0.3 s, then one a second):
         // between the second segment's start and the third's.
         usleep(1_800_000)

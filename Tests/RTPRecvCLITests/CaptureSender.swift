@@ -1,5 +1,16 @@
+import Foundation
+
 /// Live senders made from captures of real senders, for tests of many streams at once.
 enum CaptureSender {
+    /// The script sending `capture` (a name in captures/) to `count` ports from `base`, started.
+    static func start(base: UInt16, count: Int, capture: String) throws -> Process {
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["python3", "-c", script, "\(base)", "\(count)", Harness.captures.appendingPathComponent(capture).path]
+        try sender.run()
+        return sender
+    }
+
     /// `python3 -c script BASE COUNT CAPTURE [flood]`: sends the capture's RTP at its own pace to
     /// ports BASE … BASE+COUNT-1, an SSRC each; with "flood", a forked process floods BASE+COUNT with
     /// one FU-A unit that never ends, as fast as it can.

@@ -67,11 +67,7 @@ final class MetricsTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 2)", "--bind", "127.0.0.1", "--metrics", "\(metricsPort)",
                                                "--out", dir.path + "/{port}.h264"], name: "metrics-range")
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sender.arguments = ["python3", "-c", CaptureSender.script, "\(base)", "3",
-                            Harness.captures.appendingPathComponent("ffmpeg-inband.pcap").path]
-        try sender.run()
+        let sender = try CaptureSender.start(base: base, count: 3, capture: "ffmpeg-inband.pcap")
         usleep(2_300_000)
         let (status, exposition) = try get("/metrics")
         sender.waitUntilExit()
