@@ -84,6 +84,56 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    /// A real Prometheus scrapes the endpoint every second while two streams come: what it stores
+    /// is each stream's frames, as the files hold them.
+    func testPrometheusScrapesEveryStream() throws {
+        let base = UInt16(46000 + Int(getpid() % 300) * 3)
+        let dir = Harness.temporaryFile("prometheus")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 1)", "--bind", "127.0.0.1", "--metrics", "\(metricsPort)",
+                                               "--out", dir.path + "/{port}.h264"], name: "prometheus")
+        let config = dir.appendingPathComponent("prometheus.yml")
+        try """
+        global:
+          scrape_interval: 1s
+        scrape_configs:
+          - job_name: rtprecv
+            static_configs:
+              - targets: ["127.0.0.1:\(metricsPort)"]
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let prometheus = Process()
+        prometheus.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
+        prometheus.arguments = ["--config.file=\(config.path)", "--storage.tsdb.path=\(dir.appendingPathComponent("tsdb").path)",
+                                "--web.listen-address=127.0.0.1:\(metricsPort + 1)"]
+        prometheus.standardOutput = FileHandle.nullDevice
+        prometheus.standardError = FileHandle.nullDevice
+        try prometheus.run()
+        defer { prometheus.terminate(); prometheus.waitUntilExit() }
+        let sender = try CaptureSender.start(base: base, count: 2, capture: "ffmpeg-inband.pcap")
+        sender.waitUntilExit()
+        // What Prometheus holds: each stream's last count, once a scrape after the end is in.
+        var frames: [String: String] = [:]
+        for _ in 0..<40 where frames.count < 2 || frames.values.contains(where: { $0 != "90" }) {
+            usleep(250_000)
+            let query = "http://127.0.0.1:\(metricsPort + 1)/api/v1/query?query=rtprecv_frames_written_total"
+            guard let reply = try? Harness.run("curl", ["-s", query]),
+                  let json = try? JSONSerialization.jsonObject(with: reply.stdout) as? [String: Any],
+                  let result = (json["data"] as? [String: Any])?["result"] as? [[String: Any]] else { continue }
+            frames = [:]
+            for series in result {
+                guard let labels = series["metric"] as? [String: String], labels["media"] == "video", let port = labels["port"],
+                      let value = (series["value"] as? [Any])?.last as? String else { continue }
+                frames[port] = value
+            }
+        }
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertEqual(frames, ["\(base)": "90", "\(base + 1)": "90"], "what Prometheus scraped")
+        for port in base...(base + 1) {
+            XCTAssertEqual(try Harness.frameMD5(dir.appendingPathComponent("\(port).h264")).count, 90)
+        }
+    }
+
     func testMetricsFlagsAreChecked() throws {
         for arguments in [["--pcap", "x.pcap", "--metrics", "9464"], ["--port", "5004", "--metrics", "nowhere"]] {
             let r = try Harness.rtprecv(arguments)
