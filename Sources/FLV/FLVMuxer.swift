@@ -241,18 +241,20 @@ public final class FLVMuxer {
         statistics.sequenceHeaders += 1
     }
 
-    private func sequenceHeader(_ record: VideoConfiguration, arrival: Int64) -> Tag {
+    /// A sequence header tag. Queued, it takes the time of the tag after it (`writeHead`); `dts` is
+    /// for one written at once.
+    private func sequenceHeader(_ record: VideoConfiguration, dts: Int64 = 0, arrival: Int64) -> Tag {
         var body = ByteWriter()
         writeVideoHeader(into: &body, keyframe: true, packet: .sequenceHeader, compositionTime: 0)
         switch record {
         case .avc(let avc): avc.write(to: &body)
         case .hevc(let hevc): hevc.write(to: &body)
         }
-        return Tag(kind: .videoSequenceHeader, dts: 0, pts: 0, body: body.bytes, arrival: arrival)
+        return Tag(kind: .videoSequenceHeader, dts: dts, pts: 0, body: body.bytes, arrival: arrival)
     }
 
-    private func audioSequenceHeader(_ header: FLVAudioHeader, _ config: [UInt8], arrival: Int64) -> Tag {
-        Tag(kind: .audioSequenceHeader, dts: 0, pts: 0, body: [header.byte, AACPacketType.sequenceHeader.rawValue] + config,
+    private func audioSequenceHeader(_ header: FLVAudioHeader, _ config: [UInt8], dts: Int64 = 0, arrival: Int64) -> Tag {
+        Tag(kind: .audioSequenceHeader, dts: dts, pts: 0, body: [header.byte, AACPacketType.sequenceHeader.rawValue] + config,
             arrival: arrival)
     }
 
@@ -442,15 +444,9 @@ public final class FLVMuxer {
         (base, lastTagTime, maxPTSMilliseconds, metadataOffsets) = (tag.dts, Int64.min, 0, [:])
         try writeHeaderAndMetadata(emit)
         // A new sequence header about to go out is the file's; else the one in force.
-        if case .video = tag.kind, let record {
-            var header = sequenceHeader(record, arrival: tag.arrival)
-            header.dts = tag.dts
-            try write(header, video: true, emit)
-        }
+        if case .video = tag.kind, let record { try write(sequenceHeader(record, dts: tag.dts, arrival: tag.arrival), video: true, emit) }
         if let audioHeader, let audioConfig {
-            var header = audioSequenceHeader(audioHeader, audioConfig, arrival: tag.arrival)
-            header.dts = tag.dts
-            try write(header, video: false, emit)
+            try write(audioSequenceHeader(audioHeader, audioConfig, dts: tag.dts, arrival: tag.arrival), video: false, emit)
         }
     }
 

@@ -415,6 +415,12 @@ public struct Options {
         return (address, port)
     }
 
+    /// Every file output's path but the statistics' through `transform`: named for a stream or a session.
+    mutating func renameFileOutputs(_ transform: (String) -> String) {
+        let paths: [WritableKeyPath<Options, String?>] = [\.out, \.flv, \.framesJSON, \.yuv, \.y4m, \.frameMD5, \.audio, \.wav]
+        for path in paths { self[keyPath: path] = self[keyPath: path].map(transform) }
+    }
+
     /// Several sessions, each its own files: every output names them with {sdp}.
     private func checkSessions(_ outputs: [(String, String)]) throws(UsageError) {
         let what = sdpDirectory.map { "'--sdp-dir \($0)'" } ?? "'--sdp' given \(sessionSDPs.count) times"

@@ -46,8 +46,6 @@ final class Outputs: AccessUnitSink {
         muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
         flv = try options.flv.map { try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet) }
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init))
-        codecPending = [options.out, options.flv, options.framesJSON, options.yuv, options.y4m, options.frameMD5]
-            .contains { $0?.contains(OutputTemplate.codecField) == true }
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
         rtmp = try options.rtmp.map { url in
             let realtime = !options.isLive && (options.realtime ?? true)
@@ -61,6 +59,7 @@ final class Outputs: AccessUnitSink {
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
         limit = options.frames ?? Int.max
         measuresLatency = options.isLive
+        codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
     }
 
     var isFull: Bool { accessUnitsWritten >= limit }
@@ -95,7 +94,7 @@ final class Outputs: AccessUnitSink {
 
     /// Paths with `{codec}` that the SDP and --codec left open: at the first access unit, the
     /// stream has proved its codec, and the files opened so far take their names.
-    private var codecPending: Bool
+    private var codecPending = false
 
     /// The files open now (a segment's, once named), standard output aside.
     var files: [OutputFile] { ([annexB, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])).filter { $0.path != "-" } }
@@ -117,7 +116,7 @@ final class Outputs: AccessUnitSink {
         reopenAtKeyframe = false
         reopens += 1
         if segments != nil {
-            try startSegment(at: accessUnit)
+            try startSegment(at: segments?.time(of: accessUnit))
         } else if let file = annexB, file.path != "-" {
             try file.close()
             annexB = try open(file.path, appending: true)
@@ -131,10 +130,12 @@ final class Outputs: AccessUnitSink {
             segmentStart = segments.time(of: accessUnit)
             return
         }
-        if segments.ends(startedAt: start, by: segments.time(of: accessUnit)) { try startSegment(at: accessUnit) }
+        let time = segments.time(of: accessUnit)
+        if segments.ends(startedAt: start, by: time) { try startSegment(at: time) }
     }
 
-    private func startSegment(at accessUnit: AccessUnit) throws {
+    /// The next segment, begun at `time` (on the segments' clock).
+    private func startSegment(at time: Int64?) throws {
         let started = Terminal.wallclockNanoseconds()
         if let template = templates.annexB {
             try annexB?.close()
@@ -144,7 +145,7 @@ final class Outputs: AccessUnitSink {
             try flv.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
         }
         segmentCount += 1
-        segmentStart = segments?.time(of: accessUnit)
+        segmentStart = time
     }
 
     /// The record of the access unit written last: its `account` call is still to come when the

@@ -50,9 +50,8 @@ final class SessionFanOut: FanOut<SessionFanOut.Key> {
             o.sdp = path
             o.sessionSDPs = []
             o.sdpDirectory = nil
-            let fill = { (path: String?) in path.map { OutputTemplate.session($0, sdpFile: o.sdp!) } }
-            (o.out, o.flv, o.framesJSON, o.audio, o.wav) = (fill(o.out), fill(o.flv), fill(o.framesJSON), fill(o.audio), fill(o.wav))
-            (o.yuv, o.y4m, o.frameMD5) = (fill(o.yuv), fill(o.y4m), fill(o.frameMD5))
+            let fill = { (output: String) in OutputTemplate.session(output, sdpFile: path) }
+            o.renameFileOutputs(fill)
             // One statistics file for all, written here, unless each session names its own.
             o.statsJSON = o.statsJSON.flatMap { $0.contains(OutputTemplate.sdpField) ? fill($0) : nil }
             let security = try Security.decryptor(options: o, sdp: sdp, inCapture: !options.isLive)

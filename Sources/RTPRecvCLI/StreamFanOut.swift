@@ -44,18 +44,11 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         }
         // The codec, where the SDP's rtpmap or --codec tells it; else the stream proves it.
         let codec = sdp?.videoCodecs[payloadType] ?? options.codec
-        let fill = { (path: String?) in
-            path.map { OutputTemplate.stream($0, ssrc: ssrc, payloadType: payloadType, port: destination?.port,
-                                             source: source?.addressDescription, codec: codec) }
+        let fill = { (path: String) in
+            OutputTemplate.stream(path, ssrc: ssrc, payloadType: payloadType, port: destination?.port,
+                                  source: source?.addressDescription, codec: codec)
         }
-        o.out = fill(o.out)
-        o.flv = fill(o.flv)
-        o.framesJSON = fill(o.framesJSON)
-        o.yuv = fill(o.yuv)
-        o.y4m = fill(o.y4m)
-        o.frameMD5 = fill(o.frameMD5)
-        o.audio = fill(o.audio)
-        o.wav = fill(o.wav)
+        o.renameFileOutputs(fill)
         // One statistics file for all, written here, unless each stream names its own.
         o.statsJSON = o.statsJSON.flatMap { OutputTemplate.namesStream($0) ? fill($0) : nil }
         return o
