@@ -6,6 +6,16 @@ import XCTest
 final class AllStreamsTests: XCTestCase {
     private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
 
+    /// GStreamer sending `frames` of 320x240 test video live to `port` (`encode` ending in caps,
+    /// `pay` the payloader with its properties), and writing what it encoded to `source`.
+    private static func gstreamerSend(pattern: String, frames: Int, encode: String, pay: String, source: URL, port: UInt16) {
+        let pipeline = "videotestsrc num-buffers=\(frames) pattern=\(pattern) is-live=true "
+            + "! video/x-raw,width=320,height=240,framerate=30/1,format=I420 ! \(encode),stream-format=byte-stream,alignment=au "
+            + "! tee name=t t. ! queue ! filesink location=\(source.path) "
+            + "t. ! queue ! \(pay) config-interval=-1 ! udpsink host=127.0.0.1 port=\(port) sync=true"
+        try? Harness.runSender(["-q"] + pipeline.split(separator: " ").map(String.init), seconds: 3)
+    }
+
     func testEveryStreamOfFourSendersIsRecordedApartAndIdentical() throws {
         // Two H.264 and two H.265 senders on their own ports, and an Opus stream that is no video.
         let sources = [(pcap: "gst-stapa-fua.pcap", port: 5004, es: "gst-stapa-fua.h264", ext: "h264"),
@@ -163,11 +173,7 @@ final class AllStreamsTests: XCTestCase {
         let port = listener.port
         DispatchQueue.concurrentPerform(iterations: senders.count) { i in
             let s = senders[i]
-            let pipeline = "videotestsrc num-buffers=90 pattern=\(s.pattern) is-live=true "
-                + "! video/x-raw,width=320,height=240,framerate=30/1,format=I420 ! \(s.encode),stream-format=byte-stream,alignment=au "
-                + "! tee name=t t. ! queue ! filesink location=\(s.source.path) "
-                + "t. ! queue ! \(s.pay) ssrc=\(s.ssrc) config-interval=-1 ! udpsink host=127.0.0.1 port=\(port) sync=true"
-            try? Harness.runSender(["-q"] + pipeline.split(separator: " ").map(String.init), seconds: 3)
+            Self.gstreamerSend(pattern: s.pattern, frames: 90, encode: s.encode, pay: "\(s.pay) ssrc=\(s.ssrc)", source: s.source, port: port)
         }
         usleep(300_000)
         XCTAssertEqual(listener.stop(), 0, listener.stderr)
@@ -195,10 +201,10 @@ final class AllStreamsTests: XCTestCase {
                                                "--out", dir.path + "/{port}.{codec}"], name: "twenty-streams")
         let sources = [(capture: "ffmpeg-inband.pcap", es: "ffmpeg-inband.h264", first: base),
                        (capture: "gst-h265-none.pcap", es: "gst-h265-none.h265", first: base + 10)]
-        let captures = sources.map { capture($0.capture).path }
-        DispatchQueue.concurrentPerform(iterations: sources.count) { i in
-            let sent = try? Harness.run("python3", ["-c", CaptureSender.script, "\(sources[i].first)", "10", captures[i]])
-            XCTAssertEqual(sent?.status, 0, sent?.stderr ?? "")
+        let senders = try sources.map { try CaptureSender.start(base: $0.first, count: 10, capture: $0.capture) }
+        for sender in senders {
+            sender.waitUntilExit()
+            XCTAssertEqual(sender.terminationStatus, 0)
         }
         XCTAssertEqual(listener.stop(), 0, listener.stderr)
         XCTAssertTrue(listener.stderr.contains("all streams: 20 video of 20 streams followed"), listener.stderr)
@@ -222,11 +228,9 @@ final class AllStreamsTests: XCTestCase {
         XCTAssertTrue(listener.stderr.contains("(4 ports)"), listener.stderr)
         let sources = [(port: base, source: Harness.temporaryFile("port-range-a.h264")), (port: base + 2, source: Harness.temporaryFile("port-range-b.h264"))]
         DispatchQueue.concurrentPerform(iterations: sources.count) { i in
-            let pipeline = "videotestsrc num-buffers=60 pattern=\(i == 0 ? "ball" : "smpte") is-live=true "
-                + "! video/x-raw,width=320,height=240,framerate=30/1 ! x264enc key-int-max=30 tune=zerolatency speed-preset=ultrafast "
-                + "! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au ! tee name=t t. ! queue ! filesink location=\(sources[i].source.path) "
-                + "t. ! queue ! rtph264pay config-interval=-1 ! udpsink host=127.0.0.1 port=\(sources[i].port) sync=true"
-            try? Harness.runSender(["-q"] + pipeline.split(separator: " ").map(String.init), seconds: 3)
+            Self.gstreamerSend(pattern: i == 0 ? "ball" : "smpte", frames: 60,
+                               encode: "x264enc key-int-max=30 tune=zerolatency speed-preset=ultrafast ! h264parse ! video/x-h264",
+                               pay: "rtph264pay", source: sources[i].source, port: sources[i].port)
         }
         usleep(300_000)
         XCTAssertEqual(listener.stop(), 0, listener.stderr)

@@ -3,18 +3,26 @@ import Foundation
 /// Live senders made from captures of real senders, for tests of many streams at once.
 enum CaptureSender {
     /// The script sending `capture` (a name in captures/) to `count` ports from `base`, started.
-    static func start(base: UInt16, count: Int, capture: String) throws -> Process {
+    static func start(base: UInt16, count: Int, capture: String, flood: Bool = false) throws -> Process {
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         sender.arguments = ["python3", "-c", script, "\(base)", "\(count)", Harness.captures.appendingPathComponent(capture).path]
+            + (flood ? ["flood"] : [])
         try sender.run()
         return sender
+    }
+
+    /// The same, to its end: its exit status.
+    static func send(base: UInt16, count: Int, capture: String, flood: Bool = false) throws -> Int32 {
+        let sender = try start(base: base, count: count, capture: capture, flood: flood)
+        sender.waitUntilExit()
+        return sender.terminationStatus
     }
 
     /// `python3 -c script BASE COUNT CAPTURE [flood]`: sends the capture's RTP at its own pace to
     /// ports BASE … BASE+COUNT-1, an SSRC each; with "flood", a forked process floods BASE+COUNT with
     /// one FU-A unit that never ends, as fast as it can.
-    static let script = """
+    private static let script = """
     import os, socket, struct, sys, time
     base, count, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     flooding = sys.argv[4:] == ["flood"]

@@ -91,9 +91,7 @@ final class FloodBesideGoodStreamsTests: XCTestCase {
         let stats = dir.appendingPathComponent("stats.json")
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 10)", "--bind", "127.0.0.1", "--out", dir.path + "/{port}.h264",
                                                "--stats-json", stats.path], name: "flood-beside")
-        let capture = Harness.captures.appendingPathComponent("ffmpeg-inband.pcap")
-        let sent = try Harness.run("python3", ["-c", CaptureSender.script, "\(base)", "10", capture.path, "flood"])
-        XCTAssertEqual(sent.status, 0, sent.stderr)
+        XCTAssertEqual(try CaptureSender.send(base: base, count: 10, capture: "ffmpeg-inband.pcap", flood: true), 0)
         XCTAssertEqual(listener.stop(), 0, listener.stderr)
         let source = try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-inband.h264"))
         XCTAssertEqual(source.count, 90)
