@@ -73,6 +73,8 @@ public final class FLVMuxer {
         var pts: Int64
         var keyframe: Bool
         var arrival: Int64
+        /// The keyframe a segment starts at (`cutBeforeNextKeyframe`).
+        var startsFile = false
     }
 
     /// A tag ready but for its turn. A sequence header takes the time of the frame after it.
@@ -85,13 +87,8 @@ public final class FLVMuxer {
         /// When the packet that completed it arrived, on the packet clock.
         var arrival: Int64
 
-        /// A file can start here: a keyframe, or the sequence header before one.
-        var startsFile: Bool {
-            switch kind {
-            case .videoSequenceHeader, .video(keyframe: true): true
-            default: false
-            }
-        }
+        /// A segment starts here: at the keyframe it was cut before, or the sequence header in front of it.
+        var startsFile = false
 
         var isSequenceHeader: Bool {
             switch kind {
@@ -185,10 +182,15 @@ public final class FLVMuxer {
         let newRecord: VideoConfiguration? = !accessUnit.isKeyframe ? nil : hevc
             ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).map { .hevc($0) }
             : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).map { .avc($0) }
+        // A segment cut before this keyframe starts at it, or at its new sequence header.
+        var startsFile = cutPending && accessUnit.isKeyframe && videoStarted
+        if startsFile { cutPending = false }
         if let newRecord, newRecord != record {
             // Frames queued for their decode times belong to the old sequence: out with them first.
             flushQueue()
             startSequence(newRecord, arrival: accessUnit.arrival)
+            videoTags[videoTags.count - 1].startsFile = startsFile
+            startsFile = false
         }
         guard videoStarted else {
             statistics.droppedBeforeKeyframe += 1
@@ -196,7 +198,8 @@ public final class FLVMuxer {
             return
         }
         timestamps.add(pts: pts)
-        queue.append(Pending(payload: payload, pts: pts, keyframe: accessUnit.isKeyframe, arrival: accessUnit.arrival))
+        queue.append(Pending(payload: payload, pts: pts, keyframe: accessUnit.isKeyframe, arrival: accessUnit.arrival,
+                             startsFile: startsFile))
         if queue.count > timestamps.lookAhead { emitOldest() }
         try interleave(emit, finishing: false)
     }
@@ -276,7 +279,7 @@ public final class FLVMuxer {
             return
         }
         videoTags.append(Tag(kind: .video(keyframe: frame.keyframe), dts: dts, pts: frame.pts, body: frame.payload,
-                             arrival: frame.arrival))
+                             arrival: frame.arrival, startsFile: frame.startsFile))
     }
 
     private func flushQueue() {
@@ -369,7 +372,7 @@ public final class FLVMuxer {
     private func writeHead(of video: Bool, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         var tag = video ? videoTags.removeFirst() : audioTags.removeFirst()
         if tag.isSequenceHeader { tag.dts = headTime(video ? videoTags : audioTags) ?? max(lastTagTime, base) }
-        if cutPending && tag.startsFile { try startNextFile(at: tag, emit) }
+        if tag.startsFile && headerWritten { try startNextFile(at: tag, emit) }
         try write(tag, video: video, emit)
     }
 
@@ -428,16 +431,16 @@ public final class FLVMuxer {
 
     // MARK: Files
 
-    /// Segments: the file ends before the next keyframe in decode order, with the audio before it,
-    /// and another begins that plays by itself: a header, onMetaData and the sequence headers in
-    /// force, its times from 0. `onFileEnd` is called between the two, with the patches the ended
-    /// file is due; from then on `emit` writes to the next.
-    public func cutAtNextKeyframe() { cutPending = true }
+    /// Segments: the file ends before the next keyframe handed in, with everything before it in
+    /// decode order and the audio before it in time, and another begins that plays by itself: a
+    /// header, onMetaData and the sequence headers in force, its times from 0. `onFileEnd` is
+    /// called between the two, with the patches the ended file is due; from then on `emit` writes
+    /// to the next.
+    public func cutBeforeNextKeyframe() { cutPending = true }
     public var onFileEnd: (([Patch]) throws -> Void)?
     private var cutPending = false
 
     private func startNextFile(at tag: Tag, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        cutPending = false
         try endFile(emit)
         try onFileEnd?(metadataPatches())
         file = FileState(start: statistics.bytesWritten, framesBefore: statistics.framesWritten)

@@ -377,7 +377,7 @@ final class FLVOutput {
             Terminal.removeIfEmpty(pending.path)
         }
         self.next = next
-        muxer.cutAtNextKeyframe()
+        muxer.cutBeforeNextKeyframe()
     }
 
     private func patchAndClose(_ patches: [FLVMuxer.Patch]) throws {

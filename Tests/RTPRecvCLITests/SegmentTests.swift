@@ -45,7 +45,7 @@ final class SegmentTests: XCTestCase {
         let whole = dir.appendingPathComponent("whole.flv")
         XCTAssertEqual(try Harness.rtprecv(["--pcap", capture.path, "--sdp", sdp.path, "--flv", whole.path, "-q"]).status, 0)
         let r = try Harness.rtprecv(["--pcap", capture.path, "--sdp", sdp.path, "--segment-seconds", "1",
-                                     "--flv", dir.path + "/av-{n}.flv"])
+                                     "--flv", dir.path + "/av-{n}.flv", "--out", dir.path + "/es-{n}.h264"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("av-") }
             .sorted { Int($0.dropFirst(3).dropLast(4))! < Int($1.dropFirst(3).dropLast(4))! }
@@ -65,7 +65,11 @@ final class SegmentTests: XCTestCase {
             let first = try probe("packet=stream_index,pts,flags").first { $0.hasPrefix(videoIndex + ",") }?.split(separator: ",")
             XCTAssertEqual(first?[2].first, "K", "\(name) starts with a keyframe")
             if name != names[0] { XCTAssertEqual(first?[1], "0", "\(name) starts at 0") }
-            video += try Harness.videoMD5(url)
+            let frames = try Harness.videoMD5(url)
+            // Cut at the same keyframe as the Annex-B segment of its number.
+            let es = dir.appendingPathComponent(name.replacingOccurrences(of: "av-", with: "es-").replacingOccurrences(of: ".flv", with: ".h264"))
+            XCTAssertEqual(frames, try Harness.videoMD5(es), name)
+            video += frames
             audio += try Harness.packetMD5(url)
         }
         XCTAssertEqual(video, try Harness.videoMD5(whole))
