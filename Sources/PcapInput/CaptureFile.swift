@@ -221,9 +221,10 @@ public final class CaptureFile {
                     if let faults, faults.isSet {
                         return .truncated(offset: offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
                     }
+                    // The next record's header and first bytes, and a guess at the one after, while
+                    // this one is processed.
+                    if let base = window.baseAddress { mapping_prefetch(base + next, next - windowOffset) }
                     windowOffset = next
-                    // The next record's header and first bytes, while this one is processed.
-                    if let base = window.baseAddress { mapping_prefetch(base + next) }
                     return .record(record)
                 case .failed(let at, let message):
                     windowOffset = at
