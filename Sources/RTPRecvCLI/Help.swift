@@ -188,8 +188,9 @@ public enum Help {
                               of UTC (…:00, …:10 with N = 10; in a capture, of its packet times),
                               so the files of many streams and processes line up.
                               Live, SIGHUP (as log-rotation tools send it) reopens --out at its
-                              path from the next keyframe (the next segment of --out and --flv,
-                              with segments) and --frames-json at once; other outputs stay open.
+                              path from the next keyframe, and begins a whole new --flv there if
+                              the last one was moved away (with segments: the next segment of
+                              both), and --frames-json at once; other outputs stay open.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
       --frames-json FILE      The frame ledger: one JSON object per line for every access unit
                               from the first keyframe on, in decoding order, written or not:

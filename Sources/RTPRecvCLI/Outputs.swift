@@ -11,8 +11,8 @@ final class Outputs: AccessUnitSink {
     private let segments: Segments?
     private var segmentStart: Int64?
     private(set) var segmentCount = 0
-    /// SIGHUP came: at the next keyframe the Annex-B file is reopened (the next segment, with
-    /// segments), so that the new file starts with one.
+    /// SIGHUP came: at the next keyframe the Annex-B file and the FLV are reopened (the next
+    /// segment, with segments), so that a new file starts with one.
     private var reopenAtKeyframe = false
     private(set) var reopens = 0
     let decoding: DecodingOutput?
@@ -82,11 +82,11 @@ final class Outputs: AccessUnitSink {
         return true
     }
 
-    /// SIGHUP: the ledger is reopened now, the Annex-B file at the next keyframe (with segments,
-    /// the next segment of it and of the FLV).
+    /// SIGHUP: the ledger is reopened now, the Annex-B file and the FLV at the next keyframe (with
+    /// segments, the next segment of both).
     func reopen() throws {
         try ledger?.reopen()
-        reopenAtKeyframe = annexB != nil || (segments != nil && flv != nil)
+        reopenAtKeyframe = annexB != nil || flv != nil
     }
 
     /// The paths of the Annex-B file and the FLV, segments named from them.
@@ -117,9 +117,16 @@ final class Outputs: AccessUnitSink {
         reopens += 1
         if segments != nil {
             try startSegment(at: segments?.time(of: accessUnit))
-        } else if let file = annexB, file.path != "-" {
+            return
+        }
+        if let file = annexB, file.path != "-" {
             try file.close()
             annexB = try open(file.path, appending: true)
+        }
+        // An FLV cannot be appended to: one moved away is finished, and a whole new one begins at
+        // its path; one still there is written on.
+        if let flv, flv.latestFile.path != "-", !flv.latestFile.isAtItsPath {
+            try flv.startNextFile(open(flv.latestFile.path))
         }
     }
 
@@ -368,13 +375,17 @@ final class FLVOutput {
         }
     }
 
+    /// The file written to once the keyframe of a cut comes out: the next one, or this one.
+    var latestFile: OutputFile { next ?? file }
+
     /// A segment ends: the file is finished at the next keyframe, which begins `next`, a whole FLV
     /// of its own.
     func startNextFile(_ next: OutputFile) throws {
         if let pending = self.next {
-            // Two cuts before a keyframe came out: the first one's file stays empty.
+            // Two cuts before a keyframe came out: the first one's file stays empty (and is gone,
+            // unless `next` took its path).
             try pending.close()
-            Terminal.removeIfEmpty(pending.path)
+            if pending.path != next.path { Terminal.removeIfEmpty(pending.path) }
         }
         self.next = next
         muxer.cutBeforeNextKeyframe()

@@ -105,6 +105,15 @@ public final class OutputFile {
 
     private var closed = false
 
+    /// Whether the path still names this open file: false once it was moved away or removed (log
+    /// rotation), or replaced by another file.
+    public var isAtItsPath: Bool {
+        guard owned else { return true }
+        var atPath = stat(), open = stat()
+        guard stat(path, &atPath) == 0, fstat(descriptor, &open) == 0 else { return false }
+        return atPath.st_dev == open.st_dev && atPath.st_ino == open.st_ino
+    }
+
     /// Gives the open file another name (its writes go on): for a name known only once the stream is.
     public func rename(to newPath: String) throws {
         guard owned, newPath != path else { return }

@@ -101,15 +101,17 @@ final class SegmentTests: XCTestCase {
         }
     }
 
-    /// Log rotation live: the output is moved away and SIGHUP sent; the run goes on into a new file
-    /// at the path, from the next keyframe, and the two files together hold every frame.
+    /// Log rotation live: the outputs are moved away and SIGHUP sent; the run goes on into new files
+    /// at their paths, from the next keyframe, and the two of each together hold every frame. An
+    /// FLV is a whole new one. A second SIGHUP with nothing moved loses nothing either: the Annex-B
+    /// file is appended to, and the FLV written on.
     func testSIGHUPReopensTheOutputAtTheNextKeyframe() throws {
-        let ledger = Harness.temporaryFile("hup.jsonl")
-        let listener = try LiveTests.Listener(["--port", "0", "--frames-json", ledger.path], name: "hup")
+        let ledger = Harness.temporaryFile("hup.jsonl"), flv = Harness.temporaryFile("hup.flv")
+        let listener = try LiveTests.Listener(["--port", "0", "--frames-json", ledger.path, "--flv", flv.path], name: "hup")
         let source = Harness.temporaryFile("hup-source.h264")
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sender.arguments = ["gst-launch-1.0", "-q", "videotestsrc", "is-live=true", "num-buffers=90", "!",
+        sender.arguments = ["gst-launch-1.0", "-q", "videotestsrc", "is-live=true", "num-buffers=150", "!",
                             "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency", "key-int-max=30",
                             "bframes=0", "!", "h264parse", "!", "video/x-h264,stream-format=byte-stream,alignment=au", "!", "tee", "name=t",
                             "t.", "!", "queue", "!", "filesink", "location=\(source.path)",
@@ -118,22 +120,33 @@ final class SegmentTests: XCTestCase {
         sender.standardOutput = FileHandle.nullDevice
         sender.standardError = FileHandle.nullDevice
         try sender.run()
-        usleep(1_500_000)
+        usleep(1_300_000)
         let rotated = URL(fileURLWithPath: listener.out.path + ".1"), rotatedLedger = URL(fileURLWithPath: ledger.path + ".1")
-        try? FileManager.default.removeItem(at: rotated)
-        try? FileManager.default.removeItem(at: rotatedLedger)
-        try FileManager.default.moveItem(at: listener.out, to: rotated)
-        try FileManager.default.moveItem(at: ledger, to: rotatedLedger)
+        let rotatedFLV = URL(fileURLWithPath: flv.path + ".1")
+        for (from, to) in [(listener.out, rotated), (ledger, rotatedLedger), (flv, rotatedFLV)] {
+            try? FileManager.default.removeItem(at: to)
+            try FileManager.default.moveItem(at: from, to: to)
+        }
+        kill(listener.process.processIdentifier, SIGHUP)
+        // The second once the first took effect (a new file at the path), with keyframes to come.
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: listener.out.path) && Date() < deadline { usleep(20_000) }
         kill(listener.process.processIdentifier, SIGHUP)
         sender.waitUntilExit()
         usleep(300_000)
         XCTAssertEqual(listener.stop(), 0, listener.stderr)
-        XCTAssertTrue(listener.stderr.contains("reopened 1 times on SIGHUP"), listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("reopened 2 times on SIGHUP"), listener.stderr)
         let before = try Harness.videoMD5(rotated), after = try Harness.videoMD5(listener.out)
         XCTAssertGreaterThan(before.count, 0)
         XCTAssertGreaterThan(after.count, 0)
         XCTAssertEqual(try Harness.decodeErrors(listener.out), "", "the new file starts at a keyframe and plays alone")
         XCTAssertEqual(before + after, try Harness.videoMD5(source), "every frame, in one file or the other")
+        // The FLVs: each whole and playing alone, the new one from a keyframe; together every frame.
+        let flvBefore = try Harness.videoMD5(rotatedFLV), flvAfter = try Harness.videoMD5(flv)
+        XCTAssertGreaterThan(flvBefore.count, 0)
+        XCTAssertGreaterThan(flvAfter.count, 0)
+        XCTAssertEqual(try Harness.decodeErrors(flv), "", "the new FLV starts at a keyframe and plays alone")
+        XCTAssertEqual(flvBefore + flvAfter, before + after, "the FLVs hold the frames the Annex-B files hold")
         // The ledger went on in a new file too; together they account for every frame.
         let lines = try [rotatedLedger, ledger].map { try String(contentsOf: $0, encoding: .utf8).split(separator: "\n").count }
         XCTAssertGreaterThan(lines[1], 0)
