@@ -73,6 +73,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
 
     var datagrams: Int { datagramCount }
     func tick(now: Int64) throws { for key in order { try isolating(key) { try runs[key]!.tick(now: now) } } }
+    func endFeedback(now: Int64) { for key in order { runs[key]!.endFeedback(now: now) } }
     func reopen() throws { for key in order { try isolating(key) { try runs[key]!.reopen() } } }
     var bytesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.bytesWritten } }
 

@@ -87,8 +87,7 @@ struct Live {
             return try RTCPFeedback(options: options, sdp: sdp, receiver: single.receiver, send: send,
                                     destination: rtsp?.rtcpDestination, start: Terminal.monotonicNanoseconds())
         }
-        var feedback = try talkBack()
-        single?.feedback = feedback
+        single?.feedback = try talkBack()
         StopSignal.install()
         HangupSignal.install()
         var hangupsSeen = HangupSignal.count
@@ -176,15 +175,14 @@ struct Live {
         /// --reconnect: the session set up again in place of `current`, with its sockets, RTCP and
         /// poll; false when the run ends first.
         func resume(_ current: RTSPPull, after why: String) throws -> Bool {
-            feedback?.finish(now: Terminal.monotonicNanoseconds())
+            single?.endFeedback(now: Terminal.monotonicNanoseconds())
             try? current.teardown()
             progress.clear()
             guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else { return false }
             rtsp = next
             try next.deliverEarly(run: single!, now: Terminal.monotonicNanoseconds())
             (sockets, roles) = (next.sockets, next.roles)
-            feedback = try talkBack()
-            single?.feedback = feedback
+            single?.feedback = try talkBack()
             pollsConnection = true
             lastReceived = [Int64?](repeating: nil, count: sockets.count)
             makePoll()
@@ -282,7 +280,6 @@ struct Live {
                     reconnection.received(now: now)
                 }
                 try run.tick(now: now)
-                feedback?.tick(now: now)
                 try rtsp?.tick(now: now)
                 if progress.due(now: now) {
                     if let single {
@@ -295,7 +292,7 @@ struct Live {
             }
         }
         progress.clear()
-        feedback?.finish(now: Terminal.monotonicNanoseconds())
+        run.endFeedback(now: Terminal.monotonicNanoseconds())
         try? rtsp?.teardown()
         try run.finish()
         if !options.quiet { Terminal.printError("\(stopReason)\n") }

@@ -15,8 +15,10 @@ protocol Recording: AnyObject {
     func finish() throws
     func report(_ input: Report.Input) throws
     var failure: String? { get }
-    /// Live: time passes with no packet.
+    /// Live: time passes with no packet; RTCP that is due goes out.
     func tick(now: Int64) throws
+    /// Live: the RTCP BYE, as the run ends (or its RTSP session is set up again).
+    func endFeedback(now: Int64)
     /// SIGHUP: the outputs reopen at their paths.
     func reopen() throws
     /// Datagrams taken in, and Annex-B bytes written.

@@ -220,7 +220,12 @@ extension Run: Recording {
     /// Whether it followed a video stream: a run of `--all-streams` that never did wrote nothing.
     var followedVideo: Bool { receiver.selected != nil || !receiver.previousStreams.isEmpty }
     var followedAudio: Bool { receiver.audio != nil }
-    func tick(now: Int64) throws { try receiver.tick(now: now) }
+    func tick(now: Int64) throws {
+        try receiver.tick(now: now)
+        feedback?.tick(now: now)
+    }
+
+    func endFeedback(now: Int64) { feedback?.finish(now: now) }
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }
     var bytesWritten: Int { sink.bytesWritten }
