@@ -33,10 +33,19 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     func add(_ key: Key, _ make: () throws -> Run, then body: (Run) throws -> Void = { _ in }) throws {
         try isolating(key) {
             let run = try make()
+            run.feedback = try makeFeedback?(key, run)
             runs[key] = run
             order.append(key)
             try body(run)
         }
+    }
+
+    /// Live: the RTCP of each run, those there now and those to come.
+    private var makeFeedback: ((Key, Run) throws -> RTCPFeedback?)?
+
+    func giveFeedback(_ make: @escaping (Key, Run) throws -> RTCPFeedback?) throws {
+        makeFeedback = make
+        for key in order { runs[key]!.feedback = try make(key, runs[key]!) }
     }
 
     /// Runs `body` for `key`; an output of it that fails stops that key alone.

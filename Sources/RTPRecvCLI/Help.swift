@@ -132,8 +132,9 @@ public enum Help {
                               named from the output paths with {sdp} (the SDP file's name
                               without .sdp), such as --flv 'rec/{sdp}.flv'. Datagrams go to the
                               session whose media lines name their port (RTP or RTCP); a port
-                              belongs to one session. Live, no RTCP is sent for them, and only
-                              --source filters senders. --stats-json without {sdp} gets every
+                              belongs to one session. Live, each session sends RTCP of its own
+                              from its RTCP port, and only --source filters senders.
+                              --stats-json without {sdp} gets every
                               session's statistics in one file ("sessions").
       --sdp-dir DIR           Every *.sdp file in DIR, as --sdp given for each.
 
@@ -159,7 +160,9 @@ public enum Help {
                               one file ("all_streams"). A stream that proves to be no video
                               leaves no files. A stream whose outputs fail (cannot be opened,
                               a full disk) is stopped and said, the others go on, and rtprecv
-                              exits 1 at the end. Live, no RTCP is sent for them. With --audio
+                              exits 1 at the end. Live, each stream sends RTCP of its own
+                              (reports, NACK, PLI), from the port after its own where that is
+                              listened on, else from its own. With --audio
                               or --wav, each audio stream (a static payload type, or the SDP's
                               audio line) is recorded apart into them; an FLV of video and audio
                               comes with sessions (--sdp given more than once, --sdp-dir). SRTP

@@ -72,20 +72,29 @@ struct Live {
         }
 
         if let rtsp, !options.quiet { Terminal.printError("rtsp: playing \(rtsp.url) over \(rtsp.transport.words)\n") }
-        // RTCP goes out of the video's RTCP socket, or its RTP socket with rtcp-mux; over RTSP's TCP
-        // connection in its RTCP channel.
-        func talkBack() throws -> RTCPFeedback? {
-            // RTCP speaks for the one stream followed (with --all-streams, none yet).
-            guard !options.noRTCP, let single else { return nil }
+        // RTCP goes out of a stream's RTCP socket, or its RTP socket with rtcp-mux; over RTSP's TCP
+        // connection in its RTCP channel. A run a stream or a session speaks for its own.
+        func talkBack(_ run: Run, from socket: UDPReceiver?) throws -> RTCPFeedback? {
+            guard !options.noRTCP else { return nil }
             let send: ([UInt8], Endpoint) throws -> Void
             if let rtsp, rtsp.transport == .tcp {
                 send = { packet, _ in try rtsp.sendInterleaved(packet) }
             } else {
-                let rtcpSocket = zip(sockets, roles).first { $0.1 == "video RTCP" }?.0 ?? sockets[0]
-                send = { packet, to in try packet.withUnsafeBytes { try rtcpSocket.send($0, to: to) } }
+                guard let socket = socket ?? sockets.first else { return nil }
+                send = { packet, to in try packet.withUnsafeBytes { try socket.send($0, to: to) } }
             }
-            return try RTCPFeedback(options: options, sdp: sdp, receiver: single.receiver, send: send,
+            return try RTCPFeedback(options: run.options, sdp: run.sdp, receiver: run.receiver, send: send,
                                     destination: rtsp?.rtcpDestination, start: Terminal.monotonicNanoseconds())
+        }
+        func socket(at port: UInt16) -> UDPReceiver? { sockets.first { $0.localEndpoint.port == port } }
+        func talkBack() throws -> RTCPFeedback? {
+            try single.flatMap { try talkBack($0, from: zip(sockets, roles).first { $0.1 == "video RTCP" }?.0) }
+        }
+        // A stream's RTCP port is the one after its RTP port, where that is listened on.
+        try fanOut?.giveFeedback { key, run in try talkBack(run, from: socket(at: key.port &+ 1) ?? socket(at: key.port)) }
+        try sessions?.giveFeedback { _, run in
+            guard let line = run.sdp?.video ?? run.sdp?.media.first else { return nil }
+            return try talkBack(run, from: socket(at: line.expectedRTCPPort) ?? socket(at: line.port))
         }
         single?.feedback = try talkBack()
         StopSignal.install()

@@ -11,17 +11,21 @@ final class RTCPFeedbackTests: XCTestCase {
     /// gst-launch's arguments for the sender: `frames` at 30 frames/s, listening for RTCP on
     /// `base + 10`; with `lossy`, RTX from rtprtxsend (payload type 97, SSRC 0x2222 for 0x1111) and 3%
     /// of the packets dropped before the session.
-    private func sender(frames: Int, lossy: Bool = false) -> [String] {
+    ///
+    /// By default its RTP goes to `base` and its RTCP to `base + 1`; `to` sends its RTP there instead,
+    /// from port `from`, listening for RTCP on `from + 1` and keeping its own to itself (a receiver
+    /// then answers to the RTP source's port + 1).
+    private func sender(frames: Int, lossy: Bool = false, ssrc: UInt32 = 0x1111, to: UInt16? = nil, from: UInt16? = nil) -> [String] {
         let retransmission = lossy ? ["!", "rtprtxsend", "payload-type-map=application/x-rtp-pt-map,96=(uint)97",
                                       "ssrc-map=application/x-rtp-ssrc-map,4369=(uint)8738", "max-size-packets=1000",
                                       "!", "identity", "drop-probability=0.03"] : []
         return ["-q", "rtpsession", "name=s", "rtp-profile=avpf",
                 "videotestsrc", "is-live=true", "num-buffers=\(frames)", "!", "video/x-raw,width=320,height=240,framerate=30/1",
                 "!", "x264enc", "key-int-max=1000", "tune=zerolatency", "speed-preset=ultrafast", "bframes=0",
-                "!", "rtph264pay", "pt=96", "config-interval=-1", "ssrc=4369"] + retransmission + ["!", "s.send_rtp_sink",
-                "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base)",
-                "s.send_rtcp_src", "!", "udpsink", "host=127.0.0.1", "port=\(base + 1)", "sync=false", "async=false",
-                "udpsrc", "address=127.0.0.1", "port=\(base + 10)", "!", "s.recv_rtcp_sink"]
+                "!", "rtph264pay", "pt=96", "config-interval=-1", "ssrc=\(ssrc)"] + retransmission + ["!", "s.send_rtp_sink",
+                "s.send_rtp_src", "!", "udpsink", "host=127.0.0.1", "port=\(to ?? base)"] + (from.map { ["bind-port=\($0)"] } ?? [])
+            + ["s.send_rtcp_src", "!"] + (from == nil ? ["udpsink", "host=127.0.0.1", "port=\(base + 1)"] : ["fakesink"])
+            + ["sync=false", "async=false", "udpsrc", "address=127.0.0.1", "port=\(from.map { $0 + 1 } ?? base + 10)", "!", "s.recv_rtcp_sink"]
     }
 
     /// The sender, running for `seconds`, in the background.
@@ -36,8 +40,8 @@ final class RTCPFeedbackTests: XCTestCase {
     }
 
     /// The session as an AVPF SDP offering NACK, PLI and FIR; with `retransmission`, RTX on 97.
-    private func sdp(retransmission: Bool = false) throws -> URL {
-        let url = Harness.temporaryFile(retransmission ? "rtx.sdp" : "avpf.sdp")
+    private func sdp(retransmission: Bool = false, port: UInt16? = nil) throws -> URL {
+        let url = Harness.temporaryFile((retransmission ? "rtx" : "avpf") + (port.map { "-\($0)" } ?? "") + ".sdp")
         let rtx = retransmission ? "a=rtpmap:97 rtx/90000\na=fmtp:97 apt=96\n" : ""
         try """
         v=0
@@ -45,7 +49,7 @@ final class RTCPFeedbackTests: XCTestCase {
         s=AVPF
         c=IN IP4 127.0.0.1
         t=0 0
-        m=video \(base) RTP/AVPF 96\(retransmission ? " 97" : "")
+        m=video \(port ?? base) RTP/AVPF 96\(retransmission ? " 97" : "")
         a=rtpmap:96 H264/90000
         \(rtx)a=rtcp-fb:96 nack
         a=rtcp-fb:96 nack pli
@@ -128,6 +132,56 @@ final class RTCPFeedbackTests: XCTestCase {
         }
         let unrepaired = try run(["--no-rtcp"], name: "no-nack")
         XCTAssertLessThan(unrepaired.frames, 120, "without RTCP the GOP is lost from the first loss on")
+    }
+
+    /// Two senders on two ports, joined mid-GOP: each stream of a port range (--request-keyframe),
+    /// and each session of two AVPF SDPs (their rtcp-fb), asks its own sender for a keyframe, from
+    /// its RTCP port, to its sender's RTP port + 1, and gets one at once; without RTCP none gets a
+    /// frame.
+    func testEveryStreamAndSessionAsksItsOwnSenderForAKeyframe() throws {
+        let low = base + 20, senderPorts: [UInt16] = [base + 30, base + 32]
+        /// rtprecv's run, `input` its arguments; each run's statistics.
+        func join(_ input: [String], name: String, field: String = "all_streams") throws -> [[String: Any]] {
+            let senders = try zip([UInt32(0x1111), 0x3333], [low, low + 2]).enumerated().map { i, stream in
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                p.arguments = ["gst-launch-1.0"] + sender(frames: 120, ssrc: stream.0, to: stream.1, from: senderPorts[i])
+                p.standardOutput = FileHandle.nullDevice
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                return p
+            }
+            defer { for p in senders { p.terminate(); p.waitUntilExit() } }
+            usleep(1_500_000)
+            let stats = Harness.temporaryFile(name + ".json")
+            let r = try Harness.rtprecv(input + ["--bind", "127.0.0.1", "--duration", "1", "--stats-json", stats.path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+            let runs = try XCTUnwrap(json[field] as? [[String: Any]])
+            XCTAssertEqual(runs.count, 2, r.stderr)
+            return runs
+        }
+        func checkAsked(_ runs: [[String: Any]]) throws {
+            for run in runs {
+                let destination = try XCTUnwrap((run["streams"] as? [[String: Any]])?.first?["destination"] as? String, "\(run)")
+                let port = Int(destination.split(separator: ":").last ?? "") ?? 0
+                XCTAssertGreaterThan(framesWritten(run), 0, "a keyframe within 1 s on port \(port)")
+                let rtcp = try XCTUnwrap(run["rtcp_sent"] as? [String: Any])
+                XCTAssertGreaterThanOrEqual(rtcp["pli_sent"] as? Int ?? 0, 1)
+                XCTAssertEqual(rtcp["keyframe_requests_answered"] as? Int, 1)
+                XCTAssertEqual(rtcp["bye_sent"] as? Int, 1)
+                XCTAssertEqual(rtcp["destination"] as? String, "127.0.0.1:\(Int(senderPorts[port == Int(low) ? 0 : 1]) + 1)")
+            }
+        }
+        let range = ["--port", "\(low)-\(low + 3)", "--out", Harness.temporaryFile("range-{port}.h264").path]
+        try checkAsked(try join(range + ["--request-keyframe"], name: "range-pli"))
+        let sdps: [String] = try [low, low + 2].flatMap { ["--sdp", try sdp(port: $0).path] }
+        try checkAsked(try join(sdps + ["--out", Harness.temporaryFile("session-{sdp}.h264").path], name: "sessions-pli",
+                                field: "sessions"))
+        for run in try join(range + ["--no-rtcp"], name: "range-no-rtcp") {
+            XCTAssertEqual(framesWritten(run), 0)
+            XCTAssertNil(run["rtcp_sent"])
+        }
     }
 
     func testWithoutRTCPAMidGOPJoinWaitsForTheNextKeyframe() throws {
