@@ -180,8 +180,22 @@ def start_receiver(kind, port, out, sdp):
                               f"caps={caps}", "!", "rtpjitterbuffer", "latency=50", "!", "rtph264depay", "!",
                               "video/x-h264,stream-format=byte-stream,alignment=au", "!", "filesink", f"location={out}"],
                              stderr=subprocess.PIPE)
-    time.sleep(1.0)
+    wait_bound(port)
+    time.sleep(0.5)
     return p
+
+
+def wait_bound(port, seconds=15):
+    """Until a UDP socket is bound to `port` (/proc/net/udp): a receiver slow to start on a busy
+    machine would otherwise miss a blast at the maximum rate, which lasts half a second."""
+    suffix = f":{port:04X}"
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        for table in ("/proc/net/udp", "/proc/net/udp6"):
+            with open(table) as f:
+                if any(line.split()[1].endswith(suffix) for line in list(f)[1:]):
+                    return
+        time.sleep(0.05)
 
 
 def frames_in(path):
@@ -319,8 +333,11 @@ def streams_run(kind, streams, rate_per_stream, repeats, port):
                                                "-buffer_size", "8388608", "-i", sdp, "-c", "copy", "-f", "h264",
                                                os.path.join(directory, f"{port + 2 * k}.h264")],
                                               stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    # rtprecv stops after 1.5 s without packets; a hundred ffmpeg processes take a while to start.
-    time.sleep(1.0 if kind == "rtprecv" else 1.0 + 0.03 * streams)
+    # Every port bound before the blast: a hundred ffmpeg processes take a while to start, longer on
+    # a busy machine. rtprecv stops 1.5 s after its last packet, not before its first.
+    for k in range(streams):
+        wait_bound(port + stride * k)
+    time.sleep(0.5)
     pids = [r.pid for r in receivers]
     before = cpu_ns(pids)
     blast = subprocess.run([os.path.join(WORK, "blast"), SOURCE_PCAP, "127.0.0.1", str(port), str(rate_per_stream * streams),
