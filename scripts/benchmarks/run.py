@@ -492,7 +492,7 @@ def report(results):
         "1.4 MB;",
         "- a prefetch of the next record's header: 51.2 → 49.9 ms;",
         "- a prefetch of the record after it too, guessed from this record's length: 5–20% in A/B runs, "
-        "1.4–1.6× → 1.0–1.1× the floor;",
+        "1.4–1.6× → 1.0–1.2× the floor;",
         "- the Swift runtime linked statically: 1.8 ms less at start-up.",
         "",
         "## Live UDP over loopback, from `scripts/benchmarks/blast.c` (sendmmsg) in another process",
