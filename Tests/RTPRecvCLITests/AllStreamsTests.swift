@@ -134,8 +134,11 @@ final class AllStreamsTests: XCTestCase {
                                               name: "read-only-mid-run")
         let sender = try CaptureSender.start(base: base, count: 3, capture: "ffmpeg-inband.pcap")
         // Keyframes 0.3, 1.3 and 2.3 s after the sender starts (it waits 0.3 s, then one a second):
-        // between the second segment's start and the third's.
-        usleep(1_800_000)
+        // between the second segment's start (its file appears) and the third's. A busy machine
+        // starts the sender late, so the second segment is waited for rather than a fixed time.
+        let second = dir.appendingPathComponent("\(base)/1.h264").path, deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: second) && Date() < deadline { usleep(20_000) }
+        usleep(300_000)
         chmod(dir.appendingPathComponent("\(base)").path, 0o555)
         sender.waitUntilExit()
         XCTAssertEqual(sender.terminationStatus, 0)
