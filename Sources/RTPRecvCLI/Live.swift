@@ -87,7 +87,7 @@ struct Live {
                                     destination: rtsp?.rtcpDestination, start: Terminal.monotonicNanoseconds())
         }
         func socket(at port: UInt16) -> UDPReceiver? { sockets.first { $0.localEndpoint.port == port } }
-        func talkBack() throws -> RTCPFeedback? {
+        func singleTalkBack() throws -> RTCPFeedback? {
             try single.flatMap { try talkBack($0, from: zip(sockets, roles).first { $0.1 == "video RTCP" }?.0) }
         }
         // A stream's RTCP port is the one after its RTP port, where that is listened on.
@@ -96,7 +96,7 @@ struct Live {
             guard let line = run.sdp?.video ?? run.sdp?.media.first else { return nil }
             return try talkBack(run, from: socket(at: line.expectedRTCPPort) ?? socket(at: line.port))
         }
-        single?.feedback = try talkBack()
+        single?.feedback = try singleTalkBack()
         StopSignal.install()
         HangupSignal.install()
         var hangupsSeen = HangupSignal.count
@@ -191,7 +191,7 @@ struct Live {
             rtsp = next
             try next.deliverEarly(run: single!, now: Terminal.monotonicNanoseconds())
             (sockets, roles) = (next.sockets, next.roles)
-            single?.feedback = try talkBack()
+            single?.feedback = try singleTalkBack()
             pollsConnection = true
             lastReceived = [Int64?](repeating: nil, count: sockets.count)
             makePoll()

@@ -23,9 +23,7 @@ final class AllStreamsTests: XCTestCase {
                        (pcap: "gst-h265-none.pcap", port: 5190, es: "gst-h265-none.h265", ext: "h265"),
                        (pcap: "ffmpeg-h265-inband.pcap", port: 5196, es: "ffmpeg-h265-inband.h265", ext: "h265")]
         let pcap = try TestPcap.merged(sources.map(\.pcap) + ["ffmpeg-opus.pcap"], name: "all-streams")
-        let dir = Harness.temporaryFile("all-streams")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("all-streams")
         // {codec}: no SDP tells it, so each stream's files are named once it proves its codec.
         let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}-{ssrc}.{codec}",
                                           "--frames-json", dir.path + "/{port}-{ssrc}-{codec}.ndjson", "--stats-json", dir.path + "/stats.json"])
@@ -62,9 +60,7 @@ final class AllStreamsTests: XCTestCase {
     func testAudioStreamsAreRecordedApartBesideTheVideo() throws {
         let names = ["gst-h264-pcmu", "ffmpeg-h264-pcma"]
         let pcap = try TestPcap.merged(names.map { $0 + ".pcap" }, name: "all-streams-audio")
-        let dir = Harness.temporaryFile("all-streams-audio")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("all-streams-audio")
         let r = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}.h264", "--audio", dir.path + "/{port}.wav"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("all streams: 2 video and 2 audio of 4 streams followed"), r.stderr)
@@ -161,9 +157,7 @@ final class AllStreamsTests: XCTestCase {
 
     /// Three live senders on one port at once, two H.264 and one H.265, each its own SSRC.
     func testThreeLiveSendersOnOnePortAreRecordedApart() throws {
-        let dir = Harness.temporaryFile("live-all-streams")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("live-all-streams")
         let listener = try LiveTests.Listener(["--port", "0", "--out", dir.path + "/{ssrc}.es"], name: "live-all-streams")
         let senders: [(ssrc: UInt32, pattern: String, encode: String, pay: String, source: URL)] = [
             (0x1111, "ball", "x264enc key-int-max=30 tune=zerolatency speed-preset=ultrafast ! h264parse ! video/x-h264",
@@ -197,9 +191,7 @@ final class AllStreamsTests: XCTestCase {
     /// H.265 (their captures sent at their own pace, an SSRC each): every file is its source's frames.
     func testTwentyLiveStreamsOfTwoCodecsAreEachTheirSource() throws {
         let base = UInt16(30000 + Int(getpid() % 100) * 40)
-        let dir = Harness.temporaryFile("twenty-streams")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("twenty-streams")
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 19)", "--bind", "127.0.0.1",
                                                "--out", dir.path + "/{port}.{codec}"], name: "twenty-streams")
         let sources = [(capture: "ffmpeg-inband.pcap", es: "ffmpeg-inband.h264", first: base),
@@ -224,9 +216,7 @@ final class AllStreamsTests: XCTestCase {
     /// `--port LOW-HIGH`: senders on two ports of a range, each recorded apart by its port.
     func testAPortRangeListensOnEveryPortOfIt() throws {
         let base = UInt16(42000 + Int(getpid() % 500) * 4)
-        let dir = Harness.temporaryFile("port-range")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("port-range")
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 3)", "--out", dir.path + "/{port}.h264"], name: "port-range")
         XCTAssertTrue(listener.stderr.contains("(4 ports)"), listener.stderr)
         let sources = [(port: base, source: Harness.temporaryFile("port-range-a.h264")), (port: base + 2, source: Harness.temporaryFile("port-range-b.h264"))]

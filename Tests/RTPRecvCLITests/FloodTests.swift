@@ -85,9 +85,7 @@ final class FloodTests: XCTestCase {
 final class FloodBesideGoodStreamsTests: XCTestCase {
     func testAnEndlessFUAFloodBesideTenGoodStreamsCostsThemNothing() throws {
         let base = UInt16(43000 + Int(getpid() % 400) * 12)
-        let dir = Harness.temporaryFile("flood-beside")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("flood-beside")
         let stats = dir.appendingPathComponent("stats.json")
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 10)", "--bind", "127.0.0.1", "--out", dir.path + "/{port}.h264",
                                                "--stats-json", stats.path], name: "flood-beside")

@@ -131,6 +131,14 @@ enum Harness {
         FileManager.default.temporaryDirectory.appendingPathComponent("rtprecv-test-\(getpid())-\(name)")
     }
 
+    /// A directory of `temporaryFile`'s name, emptied of what an earlier run left in it.
+    static func emptyDirectory(_ name: String) throws -> URL {
+        let dir = temporaryFile(name)
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     /// The MD5 of every decoded frame, in output order, as ffmpeg's framemd5 muxer computes it.
     static func frameMD5(_ path: URL, pixelFormat: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         let format = pixelFormat.map { ["-pix_fmt", $0] } ?? []

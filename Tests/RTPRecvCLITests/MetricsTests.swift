@@ -62,9 +62,7 @@ final class MetricsTests: XCTestCase {
     /// as distinct series, scraped while they come.
     func testEveryStreamOfAPortRangeHasItsLabelSet() throws {
         let base = UInt16(47000 + Int(getpid() % 300) * 4)
-        let dir = Harness.temporaryFile("metrics-range")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("metrics-range")
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 2)", "--bind", "127.0.0.1", "--metrics", "\(metricsPort)",
                                                "--out", dir.path + "/{port}.h264"], name: "metrics-range")
         let sender = try CaptureSender.start(base: base, count: 3, capture: "ffmpeg-inband.pcap")
@@ -88,9 +86,7 @@ final class MetricsTests: XCTestCase {
     /// is each stream's frames, as the files hold them.
     func testPrometheusScrapesEveryStream() throws {
         let base = UInt16(46000 + Int(getpid() % 300) * 3)
-        let dir = Harness.temporaryFile("prometheus")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("prometheus")
         let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 1)", "--bind", "127.0.0.1", "--metrics", "\(metricsPort)",
                                                "--out", dir.path + "/{port}.h264"], name: "prometheus")
         let config = dir.appendingPathComponent("prometheus.yml")

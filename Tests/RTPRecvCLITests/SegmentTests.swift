@@ -8,9 +8,7 @@ final class SegmentTests: XCTestCase {
     func testSegmentsEachPlayAloneAndTogetherAreTheStream() throws {
         // 90 frames, a keyframe every 30 (every second).
         let capture = Harness.captures.appendingPathComponent("ffmpeg-inband.pcap")
-        let dir = Harness.temporaryFile("segments")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("segments")
         let stats = Harness.temporaryFile("segments.json")
         let r = try Harness.rtprecv(["--pcap", capture.path, "--segment-seconds", "1", "--out", dir.path + "/cam-{n}-{start}.h264", "--stats-json", stats.path])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -39,9 +37,7 @@ final class SegmentTests: XCTestCase {
     func testFLVSegmentsEachPlayAloneAndTogetherAreTheWholeFLV() throws {
         let capture = Harness.captures.appendingPathComponent("ffmpeg-h264-aac.pcap")
         let sdp = Harness.captures.appendingPathComponent("ffmpeg-h264-aac.sdp")
-        let dir = Harness.temporaryFile("flv-segments")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("flv-segments")
         let whole = dir.appendingPathComponent("whole.flv")
         XCTAssertEqual(try Harness.rtprecv(["--pcap", capture.path, "--sdp", sdp.path, "--flv", whole.path, "-q"]).status, 0)
         let r = try Harness.rtprecv(["--pcap", capture.path, "--sdp", sdp.path, "--segment-seconds", "1",

@@ -9,9 +9,7 @@ final class ServiceUnitTests: XCTestCase {
         let text = try String(contentsOf: source, encoding: .utf8)
         XCTAssertTrue(text.contains("ExecStart=/usr/local/bin/rtprecv "), "the unit starts rtprecv")
         // An instance of the template, starting the binary under test (verify checks that it exists).
-        let dir = Harness.temporaryFile("unit")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("unit")
         let unit = dir.appendingPathComponent("rtprecv@cameras.service")
         try text.replacingOccurrences(of: "/usr/local/bin/rtprecv", with: Harness.binary.path).write(to: unit, atomically: true, encoding: .utf8)
         let verify = try Harness.run("systemd-analyze", ["verify", unit.path])

@@ -12,9 +12,7 @@ final class SessionsTests: XCTestCase {
     func testEverySessionOfThreeSDPsIsRecordedAsItsSDPAloneRecordsIt() throws {
         let names = ["ffmpeg-h264-aac", "gst-h264-pcmu", "ffmpeg-h265-global"]
         let pcap = try TestPcap.merged(names.map { $0 + ".pcap" }, name: "sessions")
-        let dir = Harness.temporaryFile("sessions")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("sessions")
         let sdps = dir.appendingPathComponent("sdp")
         try FileManager.default.createDirectory(at: sdps, withIntermediateDirectories: true)
         for name in names { try FileManager.default.copyItem(at: capture(name + ".sdp"), to: sdps.appendingPathComponent(name + ".sdp")) }
