@@ -334,7 +334,8 @@ def streams_run(kind, streams, rate_per_stream, repeats, port):
                                                os.path.join(directory, f"{port + 2 * k}.h264")],
                                               stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     # Every port bound before the blast: a hundred ffmpeg processes take a while to start, longer on
-    # a busy machine. rtprecv stops 1.5 s after its last packet, not before its first.
+    # a busy machine. rtprecv stops after 1.5 s without a packet, counted from its start too, so the
+    # blast follows soon after its ports are bound.
     for k in range(streams):
         wait_bound(port + stride * k)
     time.sleep(0.5)
