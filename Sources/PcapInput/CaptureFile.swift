@@ -213,38 +213,90 @@ public final class CaptureFile {
     public var bufferedBytes: Int { chunks.allocatedBytes }
 
     /// The next record. Its bytes stay valid until the next call (or see `keepRecords`).
+    @inline(__always)
     public func next() -> Next {
-        if input != nil {
+        guard input != nil else { return nextThroughLibpcap() }
+        while true {
+            let step = classic?.step(window, at: windowOffset) ?? pcapng!.step(window, at: windowOffset)
+            guard case .record(let record, let next) = step else {
+                if let end = endOrRefill(after: step) { return end }
+                continue
+            }
+            if let faults, faults.isSet {
+                return .truncated(offset: offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
+            }
+            // The next record's header and first bytes, and a guess at the one after, while
+            // this one is processed.
+            if let base = window.baseAddress { mapping_prefetch(base + next, next - windowOffset) }
+            windowOffset = next
+            return .record(record)
+        }
+    }
+
+    /// Hands each record in turn to `body` (its bytes valid as `next()` says) until `body` returns
+    /// false or the capture ends. Returns how the walk ended: nil when `body` stopped it, else `.end`,
+    /// `.truncated` or `.failed`. The walk of `next()`, with its state in locals and no result to
+    /// unpack a record.
+    public func forEachRecord(_ body: (Record) throws -> Bool) rethrows -> Next? {
+        guard input != nil else {
             while true {
-                switch classic?.step(window, at: windowOffset) ?? pcapng!.step(window, at: windowOffset) {
+                let next = nextThroughLibpcap()
+                guard case .record(let record) = next else { return next }
+                if try !body(record) { return nil }
+            }
+        }
+        while true {
+            let window = self.window
+            var offset = windowOffset
+            // The step is switched on, not kept in a variable: its other cases carry strings, which a
+            // variable would have to release at every record.
+            walk: while true {
+                switch classic?.step(window, at: offset) ?? pcapng!.step(window, at: offset) {
                 case .record(let record, let next):
                     if let faults, faults.isSet {
-                        return .truncated(offset: offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
+                        return .truncated(offset: self.offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
                     }
                     // The next record's header and first bytes, and a guess at the one after, while
                     // this one is processed.
-                    if let base = window.baseAddress { mapping_prefetch(base + next, next - windowOffset) }
+                    if let base = window.baseAddress { mapping_prefetch(base + next, next - offset) }
+                    offset = next
                     windowOffset = next
-                    return .record(record)
-                case .failed(let at, let message):
-                    windowOffset = at
-                    return .failed(offset: offset, message: message)
-                case .needsMore(let at, let bytes, let message):
-                    windowOffset = at
-                    if inputEnded {
-                        if let shrankTo {
-                            return .truncated(offset: offset, message: "the file shrank to \(shrankTo) bytes while it was read")
-                        }
-                        return windowOffset == window.count ? .end : .truncated(offset: offset, message: message)
-                    }
-                    do {
-                        try refill(capacity: bytes)
-                    } catch {
-                        return .failed(offset: offset, message: "\(error)")
-                    }
+                    if try !body(record) { return nil }
+                case let other:
+                    if let end = endOrRefill(after: other) { return end }
+                    break walk
                 }
             }
         }
+    }
+
+    /// A step of the walk in place that found no record: the end of the window, where more of the
+    /// file is read (nil: walk on) or the capture ends; or a record that cannot be read.
+    private func endOrRefill(after step: RecordStep) -> Next? {
+        switch step {
+        case .record:
+            return nil
+        case .failed(let at, let message):
+            windowOffset = at
+            return .failed(offset: offset, message: message)
+        case .needsMore(let at, let bytes, let message):
+            windowOffset = at
+            if inputEnded {
+                if let shrankTo {
+                    return .truncated(offset: offset, message: "the file shrank to \(shrankTo) bytes while it was read")
+                }
+                return windowOffset == window.count ? .end : .truncated(offset: offset, message: message)
+            }
+            do {
+                try refill(capacity: bytes)
+            } catch {
+                return .failed(offset: offset, message: "\(error)")
+            }
+            return nil
+        }
+    }
+
+    private func nextThroughLibpcap() -> Next {
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         let status = pcap_next_ex(handle!, &header, &data)

@@ -22,11 +22,12 @@ struct ListStreams {
         var survey = StreamSurvey(media: sdp?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)
-        let truncated = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp) { p in
-            if let port = options.port, p.channel == nil, p.destination.port != port { return }
+        let truncated = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp) { p in
+            if let port = options.port, p.channel == nil, p.destination.port != port { return true }
             let plain = Security.unprotect(p.bytes, with: security)
             survey.add(datagram: plain ?? p.bytes, source: p.source, destination: p.destination, time: p.time,
                        encrypted: plain == nil)
+            return true
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
                      + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + "Codec"]

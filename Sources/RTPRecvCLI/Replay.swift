@@ -19,17 +19,21 @@ struct Replay {
         // SRTP is decrypted in place: in read buffers, as a read-only mapping cannot be written.
         let encrypted = sessions?.contains { $0.sdp.media.contains { $0.isSecure || !$0.crypto.isEmpty } } ?? false
         let capture = try openCapture(options.pcap!, writable: security != nil || encrypted)
-        let run: Recording
+        // Each kind of run has a replay of its own (generic, specialized): the packet loop then calls
+        // the run directly, not through the protocol.
         if let sessions {
-            run = try SessionFanOut(options: options, sessions: sessions, borrowsPayloads: capture.canKeepRecords)
+            return try replay(capture, into: SessionFanOut(options: options, sessions: sessions, borrowsPayloads: capture.canKeepRecords))
         } else if options.allStreams {
             guard security == nil else {
                 throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
             }
-            run = StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords)
+            return try replay(capture, into: StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords))
         } else {
-            run = try Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords)
+            return try replay(capture, into: Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords))
         }
+    }
+
+    private func replay<R: Recording>(_ capture: CaptureFile, into run: R) throws -> Int32 {
         if capture.canKeepRecords {
             capture.keepRecords(while: { run.refers(to: $0) }, stopReferring: { run.stopReferring(to: $0) })
         }
@@ -43,9 +47,8 @@ struct Replay {
         StopSignal.install()
 
         try run.writing {
-            damage = try forEachDatagram(in: capture, skipped: &skipped, tcp: &tcp,
-                                         releasing: { run.stopReferring(to: $0) },
-                                         while: { run.takesMore && StopSignal.received == 0 }) { p in
+            guard run.takesMore else { return }
+            damage = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) { p in
                 datagramsRead += 1
                 // Over TCP the port is the connection's, not a media line's: no port selects.
                 try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
@@ -53,6 +56,7 @@ struct Replay {
                     let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
                     progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.framesWritten) frames written")
                 }
+                return run.takesMore && StopSignal.received == 0
             }
         }
         progress.clear()
