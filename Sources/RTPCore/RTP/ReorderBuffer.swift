@@ -54,7 +54,10 @@ public final class ReorderBuffer {
     public let configuration: Configuration
     private var slots: [Slot]
     private var storage: UnsafeMutableRawPointer?
+    /// The sequence numbers delivered last, by their low bits (a power of two of them, so that a
+    /// mask finds the place): tells a duplicate from a packet that came too late.
     private var delivered: [Int64]
+    private let deliveredMask: Int64
     /// The extended sequence number expected next.
     public private(set) var next: Int64?
     public private(set) var count = 0
@@ -70,7 +73,10 @@ public final class ReorderBuffer {
         precondition(configuration.packets > 0 && configuration.maxPacketBytes > 0)
         self.configuration = configuration
         slots = Array(repeating: Slot(), count: configuration.packets)
-        delivered = Array(repeating: -1, count: max(1024, configuration.packets * 2))
+        let remembered = max(1024, configuration.packets * 2)
+        let power = remembered.nonzeroBitCount == 1 ? remembered : 1 << (Int.bitWidth - remembered.leadingZeroBitCount)
+        delivered = Array(repeating: -1, count: power)
+        deliveredMask = Int64(power - 1)
     }
 
     deinit { storage?.deallocate() }
@@ -92,7 +98,7 @@ public final class ReorderBuffer {
             self.next = extended
         }
         if extended < next || extended < 0 {
-            return delivered[Int(extended % Int64(delivered.count))] == extended ? .duplicate : .late
+            return delivered[Int(extended & deliveredMask)] == extended ? .duplicate : .late
         }
         if priming {
             if extended - next >= capacity { return .needsRoom(limit: extended - capacity + 1) }
@@ -135,7 +141,16 @@ public final class ReorderBuffer {
 
     public func markDelivered(_ extended: Int64) {
         next = extended + 1
-        delivered[Int(extended % Int64(delivered.count))] = extended
+        delivered[Int(extended & deliveredMask)] = extended
+    }
+
+    /// The packet path's usual case, decided inline: nothing waits and `extended` is the one expected
+    /// next, so it is delivered now (and marked so). Otherwise false: ask `arrive`.
+    @inline(__always)
+    public func deliversInOrder(_ extended: Int64) -> Bool {
+        guard count == 0, !priming, next == extended, extended >= 0 else { return false }
+        markDelivered(extended)
+        return true
     }
 
     /// The next packet in sequence order, if it may leave now. A gap before it is skipped when

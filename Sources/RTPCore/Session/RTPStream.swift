@@ -159,6 +159,13 @@ public final class RTPStream<Format: PayloadFormat> {
                         payload: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool) throws {
         if configuration.tracksMissing { noteMissing(extended, arrival: arrival) }
         if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
+        if reorder.deliversInOrder(extended) {
+            try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
+                        arrival: arrival, borrowing: borrowing)
+            // Nothing waits in the reorder buffer: only the format may have something due.
+            try format.tick(now: arrival)
+            return
+        }
         while true {
             switch reorder.arrive(extended: extended, timestamp: timestamp, marker: marker,
                                   payload: payload, arrival: arrival) {
@@ -189,7 +196,7 @@ public final class RTPStream<Format: PayloadFormat> {
 
     /// Releases what the reorder buffer may release at `now` on the packet clock.
     public func drain(now: Int64, flushing: Bool = false) throws {
-        while let p = reorder.pop(now: now, flushing: flushing) { try deliver(p) }
+        while reorder.count > 0, let p = reorder.pop(now: now, flushing: flushing) { try deliver(p) }
         if !flushing { try format.tick(now: now) }
     }
 
