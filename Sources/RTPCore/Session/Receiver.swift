@@ -358,14 +358,13 @@ public final class Receiver {
         var video = configuration.video
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
-        let codecFormat: any VideoPayloadFormat = switch codec {
-        case .h264: H264PayloadFormat(ssrc: packet.ssrc, configuration: video)
-        case .h265: H265PayloadFormat(ssrc: packet.ssrc, configuration: video, parameters: configuration.h265)
+        let format = switch codec {
+        case .h264: AnyVideoPayloadFormat(H264PayloadFormat(ssrc: packet.ssrc, configuration: video))
+        case .h265: AnyVideoPayloadFormat(H265PayloadFormat(ssrc: packet.ssrc, configuration: video, parameters: configuration.h265))
         }
         if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {
-            codecFormat.addParameterSets(configuration.parameterSets)
+            format.base.addParameterSets(configuration.parameterSets)
         }
-        let format = AnyVideoPayloadFormat(codecFormat)
         let stream = VideoStream(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival, format: format,
                                  configuration: configuration.stream)
         stream.setEndpoints(source: source, destination: destination)

@@ -18,11 +18,26 @@ public protocol VideoPayloadFormat: PayloadFormat {
 }
 
 /// Either codec's format behind one concrete type, so that a stream's type does not depend on its
-/// codec: one call through the protocol per packet.
+/// codec. The codec is a closed set, so the packet path switches on it and calls the format
+/// directly (inlined), rather than through the protocol's witness table three times a packet.
 public final class AnyVideoPayloadFormat: PayloadFormat {
     public let base: any VideoPayloadFormat
+    // `base` as its own type, one of the two set. Unmanaged, since `base` holds it: a call through
+    // it costs no retain and release, as one through `base` or a case of an enum would.
+    private let h264: Unmanaged<H264PayloadFormat>?
+    private let h265: Unmanaged<H265PayloadFormat>?
 
-    public init(_ base: any VideoPayloadFormat) { self.base = base }
+    public init(_ h264: H264PayloadFormat) {
+        base = h264
+        self.h264 = Unmanaged.passUnretained(h264)
+        h265 = nil
+    }
+
+    public init(_ h265: H265PayloadFormat) {
+        base = h265
+        h264 = nil
+        self.h265 = Unmanaged.passUnretained(h265)
+    }
 
     public var codec: VideoCodec { base.codec }
     public var clockRate: Int { base.clockRate }
@@ -39,16 +54,39 @@ public final class AnyVideoPayloadFormat: PayloadFormat {
     public func provesCodec(given: Bool) -> Bool { base.provesCodec(given: given) }
 
     @inline(__always)
-    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool { base.accepts(payload) }
+    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
+        if let h264 {
+            h264._withUnsafeGuaranteedRef { $0.accepts(payload) }
+        } else {
+            h265!._withUnsafeGuaranteedRef { $0.accepts(payload) }
+        }
+    }
 
     @inline(__always)
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
-        try base.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
-                         arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
+        if let h264 {
+            try h264._withUnsafeGuaranteedRef {
+                try $0.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+                               arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
+            }
+        } else {
+            try h265!._withUnsafeGuaranteedRef {
+                try $0.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+                               arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
+            }
+        }
     }
 
-    public func tick(now: Int64) throws { try base.tick(now: now) }
+    @inline(__always)
+    public func tick(now: Int64) throws {
+        if let h264 {
+            try h264._withUnsafeGuaranteedRef { try $0.tick(now: now) }
+        } else {
+            try h265!._withUnsafeGuaranteedRef { try $0.tick(now: now) }
+        }
+    }
+
     public func flush() throws { try base.flush() }
     public func restart() { base.restart() }
     public func refers(to memory: UnsafeRawBufferPointer) -> Bool { base.refers(to: memory) }
