@@ -65,13 +65,13 @@ public final class H264PayloadFormat: VideoPayloadFormat {
     /// Whether the output waits for, or would be mended by, a keyframe (`FrameGate.wantsKeyframe`).
     public var wantsKeyframe: Bool { gate.wantsKeyframe }
 
+    @inline(__always)
     public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
         if let invalid = H264Payload.validate(payload) {
             invalidPayload[invalid, default: 0] += 1
             return false
         }
-        nalTypesSeen |= 1 << nalUnitType(payload[0])
-        H264Payload.forEachNALUnit(payload) { type, _ in nalTypesSeen |= 1 << type }
+        nalTypesSeen |= H264Payload.typesCarried(by: payload)
         return true
     }
 

@@ -18,6 +18,7 @@ public enum H264Payload {
     public typealias Invalid = VideoPayloadInvalid
 
     /// Checks every length and type in `payload`; nil when it is well formed.
+    @inline(__always)
     public static func validate(_ payload: UnsafeRawBufferPointer) -> Invalid? {
         guard let first = payload.first else { return .empty }
         if first & 0x80 != 0 { return .forbiddenBit }
@@ -85,6 +86,23 @@ public enum H264Payload {
             if payload.count > 1 { body(nalUnitType(payload[1]), nil) }
         default:
             break
+        }
+    }
+
+    /// Bit n set for NAL unit type n: the payload structure's own type, and the type of each unit it
+    /// carries or starts. For a payload `validate` passed.
+    @inline(__always)
+    public static func typesCarried(by payload: UnsafeRawBufferPointer) -> UInt64 {
+        let type = nalUnitType(payload[0])
+        switch type {
+        case 1...23:
+            return 1 << type
+        case fuA, fuB:
+            return 1 << type | 1 << nalUnitType(payload[1])
+        default:
+            var types: UInt64 = 1 << type
+            forEachNALUnit(payload) { unit, _ in types |= 1 << unit }
+            return types
         }
     }
 
