@@ -8,7 +8,7 @@ final class AccessUnitBufferTests: XCTestCase {
         var random = SeededGenerator(state: 6184)
         source.withUnsafeBytes { source in
             for _ in 0..<300 {
-                var buffer = AccessUnitBuffer(capacity: 64)
+                let buffer = AccessUnitBuffer(capacity: 64)
                 var model: [UInt8] = []
                 for _ in 0..<Int.random(in: 1...12, using: &random) {
                     switch Int.random(in: 0..<5, using: &random) {
@@ -58,7 +58,7 @@ extension AccessUnitBufferTests {
         defer { memory.deallocate() }
         for i in 0..<memory.count { memory[i] = UInt8(truncatingIfNeeded: i * 13) }
         let other = (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }
-        var buffer = AccessUnitBuffer(capacity: 16)
+        let buffer = AccessUnitBuffer(capacity: 16)
         var model: [UInt8] = []
         other.withUnsafeBytes { other in
             for (from, to) in [(0, 1000), (2000, 2600), (5000, 8192)] {

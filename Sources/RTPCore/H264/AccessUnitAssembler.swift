@@ -54,7 +54,7 @@ public final class AccessUnitAssembler {
     public let parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
 
-    private var buffer: AccessUnitBuffer
+    private let buffer: AccessUnitBuffer
     private var nals: [NALRecord] = []
     private var open = false
     private var timestamp: UInt32 = 0

@@ -57,7 +57,7 @@ public final class HEVCAccessUnitAssembler {
     /// The packet whose units come in now; the depacketizer sets it.
     public var packet: Int64 = 0
 
-    private var buffer: AccessUnitBuffer
+    private let buffer: AccessUnitBuffer
     private var nals: [NALUnitRecord] = []
     private var open = false
     private var timestamp: UInt32 = 0

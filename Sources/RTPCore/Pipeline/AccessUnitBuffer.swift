@@ -2,8 +2,12 @@
 /// and views of payloads left where they are when the packets' memory outlives the access unit (a
 /// capture's read buffers, kept while referred to). A picture's slices then reach `writev` without
 /// ever being copied, which is most of the bytes a replay moves.
-struct AccessUnitBuffer {
-    /// Bytes of `owned` from `start` when `borrowed` is nil; otherwise `count` bytes at `borrowed`.
+///
+/// A class over buffers it allocates itself, not arrays: a piece is appended for nearly every
+/// packet, and an array in a stored property pays a uniqueness check and a capacity check for each.
+final class AccessUnitBuffer {
+    /// Bytes of the owned buffer from `start` when `borrowed` is nil; otherwise `count` bytes at
+    /// `borrowed`.
     private struct Piece {
         var borrowed: UnsafeRawPointer?
         var start: Int
@@ -13,86 +17,134 @@ struct AccessUnitBuffer {
     /// Views shorter than this are copied: a few bytes are cheaper to copy than to describe.
     static let minimumBorrow = 256
 
-    private var owned: [UInt8] = []
-    private var pieces: [Piece] = []
-    private var views: [UnsafeRawBufferPointer] = []
+    private var owned: UnsafeMutableRawPointer
+    private var ownedCount = 0
+    private var ownedCapacity: Int
+    private var pieces: UnsafeMutablePointer<Piece>
+    private var pieceCount = 0
+    private var pieceCapacity = 256
+    /// `withPieces`' views, reused.
+    private var views: UnsafeMutablePointer<UnsafeRawBufferPointer>
+    private var viewCapacity = 256
+    /// `removeFirst`'s copy of what it keeps, reused.
     private var carried: [UInt8] = []
     /// Bytes in the access unit, copied or not.
     private(set) var count = 0
 
     init(capacity: Int) {
-        owned.reserveCapacity(capacity)
-        pieces.reserveCapacity(256)
-        views.reserveCapacity(256)
+        ownedCapacity = max(capacity, 64)
+        owned = .allocate(byteCount: ownedCapacity, alignment: 16)
+        pieces = .allocate(capacity: pieceCapacity)
+        views = .allocate(capacity: viewCapacity)
+    }
+
+    deinit {
+        owned.deallocate()
+        pieces.deallocate()
+        views.deallocate()
     }
 
     var isEmpty: Bool { count == 0 }
 
     /// A 4-byte start code and a NAL unit header.
-    mutating func appendStartCode(header: UInt8) {
-        growOwnedPiece(by: 5)
-        owned.append(0)
-        owned.append(0)
-        owned.append(0)
-        owned.append(1)
-        owned.append(header)
+    @inline(__always)
+    func appendStartCode(header: UInt8) {
+        let at = reserveOwned(5)
+        at.storeBytes(of: UInt32(1).bigEndian, as: UInt32.self)
+        at.storeBytes(of: header, toByteOffset: 4, as: UInt8.self)
         count += 5
     }
 
     /// A 4-byte start code and a two-byte NAL unit header (H.265).
-    mutating func appendStartCode(header: UInt8, _ header1: UInt8) {
+    func appendStartCode(header: UInt8, _ header1: UInt8) {
         appendStartCode(header: header)
-        growOwnedPiece(by: 1)
-        owned.append(header1)
+        reserveOwned(1).storeBytes(of: header1, as: UInt8.self)
         count += 1
     }
 
     /// Appends `bytes`, as a view when `borrowing` (they stay valid until the access unit is handed
     /// on) and they are worth it.
-    mutating func append(_ bytes: UnsafeRawBufferPointer, borrowing: Bool) {
-        guard !bytes.isEmpty else { return }
+    @inline(__always)
+    func append(_ bytes: UnsafeRawBufferPointer, borrowing: Bool) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         if borrowing && bytes.count >= Self.minimumBorrow {
-            pieces.append(Piece(borrowed: bytes.baseAddress!, start: 0, count: bytes.count))
+            appendPiece(Piece(borrowed: base, start: 0, count: bytes.count))
         } else {
-            growOwnedPiece(by: bytes.count)
-            owned.append(contentsOf: bytes)
+            reserveOwned(bytes.count).copyMemory(from: base, byteCount: bytes.count)
         }
         count += bytes.count
     }
 
-    private mutating func growOwnedPiece(by n: Int) {
-        if let last = pieces.last, last.borrowed == nil, last.start + last.count == owned.count {
-            pieces[pieces.count - 1].count += n
+    /// Room for `n` more owned bytes at the end of the last piece (or of a new one); returns where.
+    @inline(__always)
+    private func reserveOwned(_ n: Int) -> UnsafeMutableRawPointer {
+        if ownedCount + n > ownedCapacity { growOwned(to: ownedCount + n) }
+        if pieceCount > 0, pieces[pieceCount - 1].borrowed == nil,
+           pieces[pieceCount - 1].start + pieces[pieceCount - 1].count == ownedCount {
+            pieces[pieceCount - 1].count += n
         } else {
-            pieces.append(Piece(borrowed: nil, start: owned.count, count: n))
+            appendPiece(Piece(borrowed: nil, start: ownedCount, count: n))
         }
+        defer { ownedCount += n }
+        return owned + ownedCount
+    }
+
+    private func growOwned(to needed: Int) {
+        let capacity = max(needed, ownedCapacity * 2)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        grown.copyMemory(from: owned, byteCount: ownedCount)
+        owned.deallocate()
+        owned = grown
+        ownedCapacity = capacity
+    }
+
+    @inline(__always)
+    private func appendPiece(_ piece: Piece) {
+        if pieceCount == pieceCapacity { growPieces() }
+        (pieces + pieceCount).initialize(to: piece)
+        pieceCount += 1
+    }
+
+    private func growPieces() {
+        let grown = UnsafeMutablePointer<Piece>.allocate(capacity: pieceCapacity * 2)
+        grown.moveInitialize(from: pieces, count: pieceCount)
+        pieces.deallocate()
+        pieces = grown
+        pieceCapacity *= 2
     }
 
     /// Whether a view points into `memory`.
     func refers(to memory: UnsafeRawBufferPointer) -> Bool {
         guard let start = memory.baseAddress else { return false }
         let end = start + memory.count
-        return pieces.contains { piece in piece.borrowed.map { $0 >= start && $0 < end } ?? false }
+        for i in 0..<pieceCount {
+            if let base = pieces[i].borrowed, base >= start, base < end { return true }
+        }
+        return false
     }
 
     /// Replaces the views into `memory` with copies, so that it may be reused.
-    mutating func copyViews(pointingInto memory: UnsafeRawBufferPointer) {
+    func copyViews(pointingInto memory: UnsafeRawBufferPointer) {
         guard let start = memory.baseAddress else { return }
-        for i in pieces.indices {
+        for i in 0..<pieceCount {
             guard let base = pieces[i].borrowed, base >= start, base < start + memory.count else { continue }
-            let offset = owned.count
-            owned.append(contentsOf: UnsafeRawBufferPointer(start: base, count: pieces[i].count))
-            pieces[i] = Piece(borrowed: nil, start: offset, count: pieces[i].count)
+            let n = pieces[i].count
+            if ownedCount + n > ownedCapacity { growOwned(to: ownedCount + n) }
+            (owned + ownedCount).copyMemory(from: base, byteCount: n)
+            pieces[i] = Piece(borrowed: nil, start: ownedCount, count: n)
+            ownedCount += n
         }
     }
 
     /// Takes out the bytes at `range` (positions in the access unit).
-    mutating func remove(_ range: Range<Int>) {
+    func remove(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
+        // Rare (a unit cut short, a repeated parameter set): the pieces are rebuilt aside.
         var kept: [Piece] = []
-        kept.reserveCapacity(pieces.count + 1)
+        kept.reserveCapacity(pieceCount + 1)
         var position = 0
-        for piece in pieces {
+        for i in 0..<pieceCount {
+            let piece = pieces[i]
             let start = position, end = position + piece.count
             position = end
             if end <= range.lowerBound || start >= range.upperBound {
@@ -110,70 +162,74 @@ struct AccessUnitBuffer {
                                   count: end - range.upperBound))
             }
         }
-        pieces = kept
+        if kept.count > pieceCapacity { growPieces() }
+        // Pieces are plain values: stored over whatever was there.
+        for (i, piece) in kept.enumerated() { pieces[i] = piece }
+        pieceCount = kept.count
         count -= range.count
-        // Drop owned bytes no piece uses any more at the end, so that appends extend the last piece again.
-        let used = pieces.reduce(0) { $1.borrowed == nil ? max($0, $1.start + $1.count) : $0 }
-        owned.removeSubrange(used...)
+        // Owned bytes no piece uses any more at the end are dropped, so that appends extend the last
+        // piece again, and the owned bytes stay within what the access unit holds.
+        var used = 0
+        for i in 0..<pieceCount where pieces[i].borrowed == nil { used = max(used, pieces[i].start + pieces[i].count) }
+        ownedCount = used
     }
 
     /// Calls `body` with the bytes at `range`, in one piece (copied when they span several).
     func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var position = 0
         var copy: [UInt8] = []
-        for piece in pieces {
+        for i in 0..<pieceCount {
+            let piece = pieces[i]
             let start = position, end = position + piece.count
             position = end
             guard end > range.lowerBound, start < range.upperBound else { continue }
             let from = max(range.lowerBound, start) - start, to = min(range.upperBound, end) - start
+            let bytes = bytesOf(piece)
             if range.lowerBound >= start && range.upperBound <= end {
-                return try withPiece(piece) { try body($0.view(from..<to)) }
+                return try body(bytes.view(from..<to))
             }
-            withPiece(piece) { copy.append(contentsOf: $0.view(from..<to)) }
+            copy.append(contentsOf: bytes.view(from..<to))
         }
         return try copy.withUnsafeBytes(body)
     }
 
-    private func withPiece<R>(_ piece: Piece, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        if let base = piece.borrowed { return try body(UnsafeRawBufferPointer(start: base, count: piece.count)) }
-        return try owned.withUnsafeBytes { try body($0.view(piece.start..<piece.start + piece.count)) }
+    @inline(__always)
+    private func bytesOf(_ piece: Piece) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: piece.borrowed ?? UnsafeRawPointer(owned + piece.start), count: piece.count)
     }
 
     /// Calls `body` with the first `end` bytes as views, in order.
-    mutating func withPieces<R>(upTo end: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> R) rethrows -> R {
-        var views = self.views  // reused storage, moved out while in use
-        self.views = []
-        defer {
-            views.removeAll(keepingCapacity: true)
-            self.views = views
+    func withPieces<R>(upTo end: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> R) rethrows -> R {
+        if pieceCount > viewCapacity {
+            views.deallocate()
+            viewCapacity = pieceCapacity
+            views = .allocate(capacity: viewCapacity)
         }
-        return try owned.withUnsafeBytes { ownedBytes in
-            var position = 0
-            for piece in pieces where position < end {
-                let n = min(piece.count, end - position)
-                if let base = piece.borrowed {
-                    views.append(UnsafeRawBufferPointer(start: base, count: n))
-                } else {
-                    views.append(ownedBytes.view(piece.start..<piece.start + n))
-                }
-                position += n
-            }
-            return try views.withUnsafeBufferPointer(body)
+        var position = 0
+        var n = 0
+        while n < pieceCount && position < end {
+            let piece = pieces[n]
+            let length = min(piece.count, end - position)
+            (views + n).initialize(to: UnsafeRawBufferPointer(
+                start: piece.borrowed ?? UnsafeRawPointer(owned + piece.start), count: length))
+            position += length
+            n += 1
         }
+        return try body(UnsafeBufferPointer(start: views, count: n))
     }
 
     /// Drops the first `n` bytes; what follows (SEI and parameter sets of the next picture, always
     /// copies) moves to the front.
-    mutating func removeFirst(_ n: Int) {
+    func removeFirst(_ n: Int) {
         carried.removeAll(keepingCapacity: true)
         withBytes(n..<count) { carried.append(contentsOf: $0) }
         removeAll()
         carried.withUnsafeBytes { append($0, borrowing: false) }
     }
 
-    mutating func removeAll() {
-        owned.removeAll(keepingCapacity: true)
-        pieces.removeAll(keepingCapacity: true)
+    func removeAll() {
+        ownedCount = 0
+        pieceCount = 0
         count = 0
     }
 }
