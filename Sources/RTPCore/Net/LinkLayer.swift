@@ -116,6 +116,7 @@ public enum FrameDecoder {
     }
 
     /// RFC 791 header: version/IHL, total length, flags/fragment offset, protocol, addresses.
+    @inline(__always)
     static func ipv4(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> TransportHeader {
         guard ip.count >= 20, ip[0] >> 4 == 4 else { throw .malformed }
         let headerLength = Int(ip[0] & 0x0F) * 4
@@ -165,6 +166,7 @@ public enum FrameDecoder {
         throw .malformed
     }
 
+    @inline(__always)
     static func udp(_ ip: UnsafeRawBufferPointer, at offset: Int, end: Int, base: Int,
                     source: Endpoint.Address, destination: Endpoint.Address) throws(FrameSkip) -> UDPDatagram {
         guard offset + 8 <= end else { throw .malformed }
