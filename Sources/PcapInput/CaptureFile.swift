@@ -209,6 +209,10 @@ public final class CaptureFile {
         chunks.stopReferring = stopReferring
     }
 
+    /// The whole file, when it is mapped: records are views into it, valid until the capture is
+    /// released.
+    public var mappedBytes: UnsafeRawBufferPointer? { mapping?.bytes }
+
     /// Bytes held in read buffers (formats walked in place; none when mapped).
     public var bufferedBytes: Int { chunks.allocatedBytes }
 

@@ -33,6 +33,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     func add(_ key: Key, _ make: () throws -> Run, then body: (Run) throws -> Void = { _ in }) throws {
         try isolating(key) {
             let run = try make()
+            if let gathered { run.gatherWrites(within: gathered) }
             run.feedback = try makeFeedback?(key, run)
             runs[key] = run
             order.append(key)
@@ -65,6 +66,14 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
         failed[key] = why
         failedOrder.append(key)
         if !options.quiet { Terminal.printError("error: \(noun) \(key) stopped, the others go on: \(why)\n") }
+    }
+
+    /// Memory whose bytes each run's writes may gather, those there now and those to come.
+    private var gathered: UnsafeRawBufferPointer?
+
+    func gatherWrites(within memory: UnsafeRawBufferPointer) {
+        gathered = memory
+        for run in runs.values { run.gatherWrites(within: memory) }
     }
 
     func refers(to memory: UnsafeRawBufferPointer) -> Bool { runs.values.contains { $0.refers(to: memory) } }

@@ -6,7 +6,12 @@ import SystemIO
 /// Every output of one pass: the Annex-B file, the decoder with its files, the FLV and the frame
 /// ledger, up to `--frames`.
 final class Outputs: AccessUnitSink {
-    private var annexB: OutputFile?
+    private var annexB: OutputFile? {
+        didSet { if let gathered { annexB?.gather(within: gathered) } }
+    }
+    /// Memory that outlives the run (a capture mapped whole): the Annex-B file's writes of it wait
+    /// and go out together (`OutputFile.gather`), its next files' too.
+    private var gathered: UnsafeRawBufferPointer?
     /// `--segment-seconds`: the Annex-B file and the FLV are cut together, at one keyframe.
     private let segments: Segments?
     private var segmentStart: Int64?
@@ -63,6 +68,11 @@ final class Outputs: AccessUnitSink {
     }
 
     var isFull: Bool { accessUnitsWritten >= limit }
+
+    func gatherWrites(within memory: UnsafeRawBufferPointer) {
+        gathered = memory
+        annexB?.gather(within: memory)
+    }
 
     func write(_ accessUnit: AccessUnit) throws -> Bool {
         guard !isFull else { return false }

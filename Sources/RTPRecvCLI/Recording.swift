@@ -8,6 +8,9 @@ protocol Recording: AnyObject {
     /// Whether output in progress refers to bytes in `memory` (a capture's buffers).
     func refers(to memory: UnsafeRawBufferPointer) -> Bool
     func stopReferring(to memory: UnsafeRawBufferPointer)
+    /// `memory` stays as it is until the run finishes (a capture mapped whole): writes of its bytes
+    /// may wait and go out together.
+    func gatherWrites(within memory: UnsafeRawBufferPointer)
     /// False once the outputs take no more (`--frames`) or one failed (an RTMP server went away).
     var takesMore: Bool { get }
     var framesWritten: Int { get }

@@ -37,6 +37,7 @@ struct Replay {
         if capture.canKeepRecords {
             capture.keepRecords(while: { run.refers(to: $0) }, stopReferring: { run.stopReferring(to: $0) })
         }
+        if let mapped = capture.mappedBytes { run.gatherWrites(within: mapped) }
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)
         var datagramsRead = 0

@@ -217,6 +217,7 @@ extension Run: Recording {
     var failure: String? { sink.failure }
     func refers(to memory: UnsafeRawBufferPointer) -> Bool { receiver.refers(to: memory) }
     func stopReferring(to memory: UnsafeRawBufferPointer) { receiver.stopReferring(to: memory) }
+    func gatherWrites(within memory: UnsafeRawBufferPointer) { sink.gatherWrites(within: memory) }
     /// Whether it followed a video stream: a run of `--all-streams` that never did wrote nothing.
     var followedVideo: Bool { receiver.selected != nil || !receiver.previousStreams.isEmpty }
     var followedAudio: Bool { receiver.audio != nil }

@@ -2,13 +2,25 @@ import CMappingGuard
 import Glibc
 
 /// A file, or standard output for "-", written with plain `write(2)`.
+///
+/// Pieces that lie in memory which outlives the writes (`gather(within:)`: a capture mapped whole)
+/// may be gathered: they are written later, up to 1024 at a time, and the rest of a frame's bytes
+/// (start codes, parameter sets) are copied aside meanwhile. A replay then makes a few hundred
+/// writev calls instead of one a frame. Anything else written to the file flushes them first.
 public final class OutputFile {
     public private(set) var path: String
     public let descriptor: Int32
     private let owned: Bool
-    private var vectors: [iovec] = []
     /// writev's limit on Linux (UIO_MAXIOV); Glibc does not export IOV_MAX to Swift.
     private static let maxVectors = 1024
+    /// The vectors of the write being made, or, gathering, of the writes waiting.
+    private let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: maxVectors)
+    private var vectorCount = 0
+    /// Gathering: the memory whose bytes may wait, and the copies of those that may not.
+    private var stable: UnsafeRawBufferPointer?
+    private var staging: UnsafeMutableRawBufferPointer?
+    private var stagingUsed = 0
+    private static let stagingBytes = 256 << 10
     /// A pipe to a player holds 64 KiB by default, less than a 1080p keyframe, so each such write
     /// would wait on the reader; 1 MiB (fs.pipe-max-size's default) lets it take whole frames.
     private static let pipeBytes: Int32 = 1 << 20
@@ -31,12 +43,26 @@ public final class OutputFile {
         }
     }
 
-    deinit { if owned && !closed { _ = Glibc.close(descriptor) } }
+    deinit {
+        // An output dropped without close (a run that failed) still gets what it was given.
+        if vectorCount > 0 && !closed { try? flush() }
+        if owned && !closed { _ = Glibc.close(descriptor) }
+        vectors.deallocate()
+        staging?.deallocate()
+    }
 
     public var displayName: String { path == "-" ? "standard output" : path }
 
+    /// From now on, pieces of `write(_:)` that lie in `memory` wait until 1024 have come, or
+    /// until `flush()`: `memory` must stay as it is until then.
+    public func gather(within memory: UnsafeRawBufferPointer) {
+        stable = memory
+        if staging == nil { staging = .allocate(byteCount: Self.stagingBytes, alignment: 16) }
+    }
+
     /// Writes all of `bytes`, across short writes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try flush()
         var offset = 0
         while offset < bytes.count {
             let n = try retryingOnEINTR("write", displayName) {
@@ -46,36 +72,80 @@ public final class OutputFile {
         }
     }
 
-    /// Writes the pieces in order with `writev`, across short writes.
+    /// Writes the pieces in order with `writev`, across short writes; gathering, later.
     public func write(_ pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>) throws {
-        var index = 0, skip = 0  // the next byte to write is pieces[index][skip]
-        while index < pieces.count {
-            vectors.removeAll(keepingCapacity: true)
-            for i in index..<min(pieces.count, index + Self.maxVectors) {
-                let from = i == index ? skip : 0
-                guard pieces[i].count > from else { continue }
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: pieces[i].baseAddress! + from),
-                                     iov_len: pieces[i].count - from))
+        if let stable, let staging {
+            try gather(pieces, stable: stable, staging: staging)
+            return
+        }
+        for piece in pieces where piece.count > 0 {
+            if vectorCount == Self.maxVectors { try flush() }
+            vectors[vectorCount] = iovec(iov_base: UnsafeMutableRawPointer(mutating: piece.baseAddress!), iov_len: piece.count)
+            vectorCount += 1
+        }
+        try flush()
+    }
+
+    private func gather(_ pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, stable: UnsafeRawBufferPointer,
+                        staging: UnsafeMutableRawBufferPointer) throws {
+        let low = stable.baseAddress!, high = low + stable.count
+        for piece in pieces where piece.count > 0 {
+            if vectorCount == Self.maxVectors { try flush() }
+            let base = piece.baseAddress!
+            if base >= low && base + piece.count <= high {
+                vectors[vectorCount] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: piece.count)
+            } else {
+                if stagingUsed + piece.count > staging.count {
+                    try flush()
+                    // Larger than the staging buffer: written now, as it is.
+                    guard piece.count <= staging.count else {
+                        vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: piece.count)
+                        vectorCount = 1
+                        try flush()
+                        continue
+                    }
+                }
+                let copy = staging.baseAddress! + stagingUsed
+                copy.copyMemory(from: base, byteCount: piece.count)
+                stagingUsed += piece.count
+                vectors[vectorCount] = iovec(iov_base: copy, iov_len: piece.count)
             }
-            guard !vectors.isEmpty else { return }
-            var written = 0
+            vectorCount += 1
+        }
+    }
+
+    /// Writes what waits.
+    public func flush() throws {
+        var index = 0
+        defer {
+            vectorCount = 0
+            stagingUsed = 0
+        }
+        var faultedIn = false
+        while index < vectorCount {
+            var written: Int
             do {
-                written = try retryingOnEINTR("write", displayName) { writev(descriptor, vectors, Int32(vectors.count)) }
-            } catch let error as SystemError where error.errno == EFAULT {
+                written = try retryingOnEINTR("write", displayName) {
+                    writev(descriptor, vectors + index, Int32(vectorCount - index))
+                }
+            } catch let error as SystemError where error.errno == EFAULT && !faultedIn {
                 // Bytes of a capture file that shrank under its mapping: the kernel's copy cannot take
-                // the fault the guard turns into zero pages, so take it here, and write again.
-                guard vectors.allSatisfy({ mapping_guard_fault_in($0.iov_base, $0.iov_len) != 0 }) else { throw error }
+                // the fault the guard turns into zero pages, so take it here (for what lies in such a
+                // mapping; the rest is memory of rtprecv's own), and write again, once.
+                for i in index..<vectorCount where mapping_guard_fault_in(vectors[i].iov_base, vectors[i].iov_len) != 0 {
+                    faultedIn = true
+                }
+                guard faultedIn else { throw error }
                 continue
             }
-            while index < pieces.count {
-                let rest = pieces[index].count - skip
-                if written < rest {
-                    skip += written
-                    break
-                }
-                written -= rest
+            faultedIn = false
+            while index < vectorCount && written >= vectors[index].iov_len {
+                written -= vectors[index].iov_len
                 index += 1
-                skip = 0
+            }
+            if written > 0 {
+                vectors[index].iov_base += written
+                vectors[index].iov_len -= written
             }
         }
     }
@@ -88,6 +158,7 @@ public final class OutputFile {
 
     /// Overwrites bytes at `offset` from the start, leaving the end of the file where it is.
     public func write(_ bytes: [UInt8], at offset: Int) throws {
+        try flush()
         try bytes.withUnsafeBytes { b in
             var done = 0
             while done < b.count {
@@ -124,6 +195,7 @@ public final class OutputFile {
     /// Closes the file and reports what the kernel reports then: some file systems only say
     /// "disk full" at close.
     public func close() throws {
+        try flush()
         guard owned, !closed else { return }
         closed = true
         if Glibc.close(descriptor) != 0 && errno != EINTR { throw SystemError("close", displayName) }
