@@ -184,6 +184,7 @@ public final class AccessUnitAssembler {
     }
 
     /// Appends a later fragment to the NAL unit begun last.
+    @inline(__always)
     public func appendNAL(_ bytes: UnsafeRawBufferPointer, borrowing: Bool = false) {
         guard nalStart != nil else { return }
         span.add(packet)
@@ -201,8 +202,9 @@ public final class AccessUnitAssembler {
                               firstPacket: nalFirstPacket, lastPacket: packet))
         if nalType == NALUnitType.sps || nalType == NALUnitType.pps {
             buffer.withBytes(start + 4..<buffer.count) { nal in
-                if parameterSets.store(nal: nal) { parameterSetChanges += 1 }
-                if nalType == NALUnitType.sps && SequenceParameterSet(nal: nal) != nil { spsSeen += 1 }
+                guard let stored = parameterSets.store(nal: nal) else { return }
+                if stored.replaced { parameterSetChanges += 1 }
+                if stored.isSPS { spsSeen += 1 }
             }
         }
     }
@@ -292,6 +294,7 @@ public final class AccessUnitAssembler {
 
     // MARK: Packets and loss
 
+    @inline(__always)
     public func endOfPacket(marker: Bool) throws {
         guard marker else { return }
         markersSeen = true
@@ -469,7 +472,8 @@ public final class AccessUnitAssembler {
             case NALUnitType.sei:
                 if buffer.withBytes(nal, { SEI.containsRecoveryPoint(nal: $0) }) { a.hasRecoveryPoint = true }
             case NALUnitType.sps:
-                if let sps = buffer.withBytes(nal, { SequenceParameterSet(nal: $0) }) { a.spsIds |= 1 << sps.seqParameterSetId }
+                let id = buffer.withBytes(nal) { parameterSets.cachedSPSId(nal: $0) ?? SequenceParameterSet(nal: $0)?.seqParameterSetId }
+                if let id { a.spsIds |= 1 << id }
             case NALUnitType.pps:
                 if let ids = buffer.withBytes(nal, { PictureParameterSetIds(nal: $0) }) { a.ppsIds.insert(ids.picParameterSetId) }
             default:

@@ -33,17 +33,28 @@ public final class ParameterSetCache {
 
     public init() {}
 
-    /// Stores `nal` (header byte included) when it is a well-formed SPS or PPS.
-    /// Returns true when it replaced a different set with the same id.
+    /// What `store` did with a parameter set.
+    public struct Stored {
+        public var isSPS: Bool
+        /// It replaced a different set with the same id.
+        public var replaced: Bool
+    }
+
+    /// Stores `nal` (header byte included) when it is a well-formed SPS or PPS; nil when it is
+    /// neither. An SPS byte for byte the one cached under its id is not parsed again: senders
+    /// repeat theirs before every keyframe, some twice.
     @discardableResult
-    public func store(nal: UnsafeRawBufferPointer) -> Bool {
-        guard !nal.isEmpty, nal.count <= Self.maxParameterSetBytes else { return false }
+    public func store(nal: UnsafeRawBufferPointer) -> Stored? {
+        guard !nal.isEmpty, nal.count <= Self.maxParameterSetBytes else { return nil }
         switch nalUnitType(nal[0]) {
         case NALUnitType.sps:
-            guard let set = SequenceParameterSet(nal: nal) else { return false }
+            if let id = cachedSPSId(nal: nal) {
+                latestSPS = spsParsed[Int(id)]
+                return Stored(isSPS: true, replaced: false)
+            }
+            guard let set = SequenceParameterSet(nal: nal) else { return nil }
             let id = Int(set.seqParameterSetId)
             latestSPS = set
-            if let old = spsBytes[id], old.elementsEqual(nal) { return false }
             let replaced = spsBytes[id] != nil
             generation &+= 1
             spsBytes[id] = Array(nal)
@@ -53,20 +64,26 @@ public final class ParameterSetCache {
                 frameMbsOnly: set.frameMbsOnlyFlag, gapsAllowed: set.gapsInFrameNumValueAllowedFlag)
             spsFrameRate[id] = set.frameRateFraction
             spsGeneration[id] = generation
-            return replaced
+            return Stored(isSPS: true, replaced: replaced)
         case NALUnitType.pps:
-            guard let ids = PictureParameterSetIds(nal: nal) else { return false }
+            guard let ids = PictureParameterSetIds(nal: nal) else { return nil }
             let id = Int(ids.picParameterSetId)
-            if let old = ppsBytes[id], old.elementsEqual(nal) { return false }
+            if let old = ppsBytes[id], old.elementsEqual(nal) { return Stored(isSPS: false, replaced: false) }
             let replaced = ppsBytes[id] != nil
             generation &+= 1
             ppsBytes[id] = Array(nal)
             ppsSPS[id] = UInt8(ids.seqParameterSetId)
             ppsGeneration[id] = generation
-            return replaced
+            return Stored(isSPS: false, replaced: replaced)
         default:
-            return false
+            return nil
         }
+    }
+
+    /// The id of `nal` when it is byte for byte the SPS cached under that id (so well formed).
+    public func cachedSPSId(nal: UnsafeRawBufferPointer) -> UInt32? {
+        guard let id = SequenceParameterSet.id(nal: nal), let cached = spsBytes[Int(id)], cached.elementsEqual(nal) else { return nil }
+        return id
     }
 
     public func sps(id: UInt32) -> [UInt8]? { id < 32 ? spsBytes[Int(id)] : nil }

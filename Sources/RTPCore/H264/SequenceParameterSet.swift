@@ -36,6 +36,15 @@ public struct SequenceParameterSet: Equatable, Sendable {
     /// Profiles whose SPS carries chroma_format_idc and the bit depths (§7.3.2.1.1).
     public static let highProfiles: Set<UInt8> = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]
 
+    /// seq_parameter_set_id alone, read without the rest: nil when `nal` is no SPS or the id is out
+    /// of range. `nal` is the whole NAL unit, header byte included.
+    public static func id(nal: UnsafeRawBufferPointer) -> UInt32? {
+        guard nal.count >= 4, nalUnitType(nal[0]) == NALUnitType.sps else { return nil }
+        var r = RBSPBitReader(nal.view(1..<nal.count))
+        guard r.skipBits(24), let id = r.readUE(), id <= 31 else { return nil }
+        return id
+    }
+
     /// `nal` is the whole NAL unit, header byte included.
     public init?(nal: UnsafeRawBufferPointer) {
         guard nal.count >= 4, nalUnitType(nal[0]) == NALUnitType.sps else { return nil }
