@@ -35,12 +35,18 @@ public struct RBSPBitReader {
         return UInt32((current >> UInt8(bitsLeft)) & 1)
     }
 
+    /// Up to a byte's worth of bits at a time.
     public mutating func readBits(_ count: Int) -> UInt32? {
         precondition(count <= 32)
         var value: UInt32 = 0
-        for _ in 0..<count {
-            guard let bit = readBit() else { return nil }
-            value = value << 1 | bit
+        var needed = count
+        while needed > 0 {
+            if bitsLeft == 0 { guard loadByte() else { return nil } }
+            let take = min(needed, bitsLeft)
+            bitsLeft -= take
+            let bits = UInt32(current >> UInt8(bitsLeft)) & (1 << UInt32(take) &- 1)
+            value = value << UInt32(take) | bits
+            needed -= take
         }
         return value
     }
@@ -67,8 +73,22 @@ public struct RBSPBitReader {
         return k & 1 == 1 ? magnitude : -magnitude
     }
 
+    /// Whole bytes are skipped a byte at a time (emulation prevention still taken out).
     public mutating func skipBits(_ count: Int) -> Bool {
-        for _ in 0..<count { guard readBit() != nil else { return false } }
+        guard count >= 0 else { return false }
+        var needed = count
+        let fromCurrent = min(needed, bitsLeft)
+        bitsLeft -= fromCurrent
+        needed -= fromCurrent
+        while needed >= 8 {
+            guard loadByte() else { return false }
+            bitsLeft = 0
+            needed -= 8
+        }
+        if needed > 0 {
+            guard loadByte() else { return false }
+            bitsLeft -= needed
+        }
         return true
     }
 
