@@ -178,7 +178,6 @@ public final class CaptureFile {
         let end = min(mappedEnd, max(window.count + chunks.chunkBytes, windowOffset + capacity))
         window = mapping.bytes.view(0..<end)
         inputEnded = end == mappedEnd
-        mapping.populate(end..<end + chunks.chunkBytes)
     }
 
     private static func explain(_ message: String) -> String {

@@ -45,17 +45,4 @@ public final class FileMapping {
         var info = stat()
         return fstat(descriptor, &info) == 0 ? Int(info.st_size) : nil
     }
-
-    /// Maps `range`'s pages ahead of the reader, in one call rather than a fault per few pages
-    /// (MADV_POPULATE_READ): a file written just before it is read sits in small page-cache folios,
-    /// and each fault maps only a few. MADV_WILLNEED, by contrast, costs more than it saves when the
-    /// file is cached. A failure (past a new end of the file) is left to the guard.
-    public func populate(_ range: Range<Int>) {
-        let start = range.lowerBound & ~(Self.pageSize - 1), end = min(range.upperBound, bytes.count)
-        guard start < end else { return }
-        // Linux 5.14; an older kernel refuses it (EINVAL), and faults do the work.
-        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + start), end - start, MADV_POPULATE_READ)
-    }
-
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 }
