@@ -106,6 +106,7 @@ public final class Depacketizer {
         try assembler.endOfPacket(marker: marker)
     }
 
+    @inline(__always)
     private func processFragment(_ payload: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
         let fuHeader = payload[1]
         let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0

@@ -34,6 +34,7 @@ public struct RTPSourceState: Sendable {
 
     public var extendedHighestSequenceNumber: Int64 { cycles + Int64(maxSeq) }
 
+    @inline(__always)
     public mutating func update(_ seq: UInt16) -> Update {
         let udelta = seq &- maxSeq
         if udelta < Self.maxDropout {
@@ -59,6 +60,7 @@ public struct RTPSourceState: Sendable {
     }
 
     /// A.8: `arrival` and `timestamp` in the same clock units.
+    @inline(__always)
     public mutating func updateJitter(arrival: Int64, timestamp: UInt32) {
         let t = arrival &- Int64(timestamp)
         if let previous = transit {

@@ -111,6 +111,7 @@ public final class RTPStream<Format: PayloadFormat> {
         try receive(packet, payload: payload, arrival: arrival, jitter: true)
     }
 
+    @inline(__always)
     private func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, jitter: Bool) throws {
         statistics.packets += 1
         statistics.bytes += payload.count
@@ -155,6 +156,7 @@ public final class RTPStream<Format: PayloadFormat> {
     }
 
     /// `borrowing`: `payload` outlives the stream, so what the format gives may reference it.
+    @inline(__always)
     private func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
                         payload: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool) throws {
         if configuration.tracksMissing { noteMissing(extended, arrival: arrival) }
@@ -206,6 +208,7 @@ public final class RTPStream<Format: PayloadFormat> {
                     arrival: p.arrival, borrowing: false)
     }
 
+    @inline(__always)
     private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
                          arrival: Int64, borrowing: Bool) throws {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
