@@ -11,18 +11,11 @@ let package = Package(
         .executable(name: "rtprecv", targets: ["rtprecv"]),
     ],
     targets: [
-        // libpcap, found through pkg-config; only PcapInput imports it.
-        .systemLibrary(
-            name: "CPcap",
-            pkgConfig: "libpcap",
-            providers: [.apt(["libpcap-dev"])]
-        ),
-        // libsrtp2, found through pkg-config; only SRTP imports it.
-        .systemLibrary(
-            name: "CSRTP",
-            pkgConfig: "libsrtp2",
-            providers: [.apt(["libsrtp2-dev"])]
-        ),
+        // libpcap (headers from libpcap-dev), opened with dlopen on first use: only captures in
+        // other formats than pcap and pcapng need it; only PcapInput imports it.
+        .target(name: "CPcap", linkerSettings: [.linkedLibrary("dl")]),
+        // libsrtp2 (headers from libsrtp2-dev), opened with dlopen on first use; only SRTP imports it.
+        .target(name: "CSRTP", linkerSettings: [.linkedLibrary("dl")]),
         // SRTP and SRTCP decryption (RFC 3711): Swift types that own libsrtp2's sessions.
         .target(name: "SRTP", dependencies: ["CSRTP", "RTPCore"]),
         // libavcodec, libavutil and libswscale (headers from libavcodec-dev, libavutil-dev,

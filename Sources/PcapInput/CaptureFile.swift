@@ -125,6 +125,10 @@ public final class CaptureFile {
         self.input = nil
         classic = nil
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard rtprecv_pcap_load(&errorBuffer, errorBuffer.count) == 0 else {
+            let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw OpenError(path: path, message: "not a pcap or pcapng capture, and libpcap, which reads other formats, cannot be loaded: \(message)")
+        }
         guard let handle = pcap_open_offline_with_tstamp_precision(
             path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
         else {

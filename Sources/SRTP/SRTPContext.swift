@@ -126,16 +126,19 @@ final class SRTPContext {
 
 /// libsrtp's one-time setup, and silence: its log handler could otherwise print to stderr.
 enum SRTPLibrary {
-    private static let status: srtp_err_status_t = {
+    /// Why libsrtp2 cannot be used, or nil once it is loaded and initialized.
+    private static let failure: String? = {
+        var message = [CChar](repeating: 0, count: 600)
+        guard rtprecv_srtp_load(&message, message.count) == 0 else {
+            return "cannot load libsrtp2: " + String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         let status = srtp_init()
         _ = srtp_install_log_handler({ _, _, _ in }, nil)
-        return status
+        return status == srtp_err_status_ok ? nil : "libsrtp2 failed to start (error \(status.rawValue))"
     }()
 
     static func initialize() throws(SRTPError) {
-        guard status == srtp_err_status_ok else {
-            throw SRTPError(description: "libsrtp2 failed to start (error \(status.rawValue))")
-        }
+        if let failure { throw SRTPError(description: failure) }
     }
 }
 

@@ -1,1 +1,0 @@
-#include <srtp2/srtp.h>
