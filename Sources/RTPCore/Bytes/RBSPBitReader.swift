@@ -53,15 +53,27 @@ public struct RBSPBitReader {
 
     public mutating func readFlag() -> Bool? { readBit().map { $0 == 1 } }
 
-    /// ue(v), §9.1. Codes longer than 32 bits are treated as corrupt.
+    /// ue(v), §9.1. Codes longer than 32 bits are treated as corrupt. The leading zeros are
+    /// counted a byte at a time.
     public mutating func readUE() -> UInt32? {
         var leadingZeros = 0
         while true {
-            guard let bit = readBit() else { return nil }
-            if bit == 1 { break }
-            leadingZeros += 1
-            if leadingZeros > 31 { return nil }
+            if bitsLeft == 0 { guard loadByte() else { return nil } }
+            // The bits not read yet, at the top of a byte.
+            let unread = current << UInt8(8 - bitsLeft)
+            if unread == 0 {
+                leadingZeros += bitsLeft
+                bitsLeft = 0
+                if leadingZeros > 31 { return nil }
+                continue
+            }
+            let zeros = unread.leadingZeroBitCount
+            leadingZeros += zeros
+            // The zeros and the one that ends them.
+            bitsLeft -= zeros + 1
+            break
         }
+        if leadingZeros > 31 { return nil }
         guard let suffix = readBits(leadingZeros) else { return nil }
         return UInt32((UInt64(1) << leadingZeros) - 1 + UInt64(suffix))
     }
