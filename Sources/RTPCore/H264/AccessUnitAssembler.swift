@@ -219,7 +219,7 @@ public final class AccessUnitAssembler {
                 let repeated = buffer.withBytes(record.offset..<record.offset + record.length) { bytes in
                     nals[0..<start].contains { earlier in
                         earlier.type == record.type && earlier.length == record.length
-                            && buffer.withBytes(earlier.offset..<earlier.offset + earlier.length) { $0.elementsEqual(bytes) }
+                            && buffer.withBytes(earlier.offset..<earlier.offset + earlier.length) { $0.hasSameBytes(as: bytes) }
                     }
                 }
                 if repeated {

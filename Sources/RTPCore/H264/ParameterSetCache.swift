@@ -68,7 +68,7 @@ public final class ParameterSetCache {
         case NALUnitType.pps:
             guard let ids = PictureParameterSetIds(nal: nal) else { return nil }
             let id = Int(ids.picParameterSetId)
-            if let old = ppsBytes[id], old.elementsEqual(nal) { return Stored(isSPS: false, replaced: false) }
+            if let old = ppsBytes[id], old.withUnsafeBytes({ $0.hasSameBytes(as: nal) }) { return Stored(isSPS: false, replaced: false) }
             let replaced = ppsBytes[id] != nil
             generation &+= 1
             ppsBytes[id] = Array(nal)
@@ -82,7 +82,7 @@ public final class ParameterSetCache {
 
     /// The id of `nal` when it is byte for byte the SPS cached under that id (so well formed).
     public func cachedSPSId(nal: UnsafeRawBufferPointer) -> UInt32? {
-        guard let id = SequenceParameterSet.id(nal: nal), let cached = spsBytes[Int(id)], cached.elementsEqual(nal) else { return nil }
+        guard let id = SequenceParameterSet.id(nal: nal), let cached = spsBytes[Int(id)], cached.withUnsafeBytes({ $0.hasSameBytes(as: nal) }) else { return nil }
         return id
     }
 

@@ -75,7 +75,7 @@ public final class HEVCParameterSetCache {
             latestSPS = sps
         }
         if let ppsIds { ppsSPS[id] = UInt8(ppsIds.seqParameterSetId) }
-        if let old = bytes[kind.rawValue][id], old.elementsEqual(nal) { return Stored(kind: kind, replaced: false) }
+        if let old = bytes[kind.rawValue][id], old.withUnsafeBytes({ $0.hasSameBytes(as: nal) }) { return Stored(kind: kind, replaced: false) }
         let replaced = bytes[kind.rawValue][id] != nil
         generation &+= 1
         bytes[kind.rawValue][id] = Array(nal)
