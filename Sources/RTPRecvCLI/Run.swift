@@ -212,7 +212,9 @@ final class Progress {
 }
 
 extension Run: Recording {
-    var takesMore: Bool { !sink.isFull && (sink.rtmp == nil || sink.failure == nil) }
+    var takesMore: Bool {
+        @inline(__always) get { !sink.isFull && (sink.rtmp == nil || sink.failure == nil) }
+    }
     var framesWritten: Int { sink.accessUnitsWritten }
     var failure: String? { sink.failure }
     func refers(to memory: UnsafeRawBufferPointer) -> Bool { receiver.refers(to: memory) }

@@ -1,7 +1,7 @@
 import Glibc
 
 /// The signal that asked the process to stop; written only by the handler.
-nonisolated(unsafe) private var receivedStopSignal: Int32 = 0
+@usableFromInline nonisolated(unsafe) var receivedStopSignal: Int32 = 0
 
 /// SIGINT and SIGTERM ask for a clean stop; a second one ends the process at once.
 public enum StopSignal {
@@ -19,7 +19,8 @@ public enum StopSignal {
     }
 
     /// The signal number received, or 0.
-    public static var received: Int32 { receivedStopSignal }
+    /// Inlinable: a replay asks after every packet.
+    @inlinable public static var received: Int32 { receivedStopSignal }
 
     public static var name: String { received == SIGTERM ? "SIGTERM" : "SIGINT" }
 }

@@ -43,6 +43,7 @@ public struct RTPPacket: Sendable {
         case badPadding = "padding count is 0 or larger than the payload"
     }
 
+    @inline(__always)
     public init(parsing bytes: UnsafeRawBufferPointer) throws(Invalid) {
         guard bytes.count >= Self.fixedHeaderSize else { throw .tooShort }
         let b0 = bytes[0], b1 = bytes[1]
