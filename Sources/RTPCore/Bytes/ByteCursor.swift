@@ -57,7 +57,7 @@ public struct ByteCursor {
 
 extension UnsafeRawBufferPointer {
     /// The bytes in `range`, rebased so that index 0 is the first of them.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func view(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: self[range])
     }

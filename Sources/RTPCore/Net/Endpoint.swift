@@ -8,6 +8,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     public var address: Address
     public var port: UInt16
 
+    @inlinable
     public init(address: Address, port: UInt16) {
         self.address = address
         self.port = port

@@ -29,6 +29,13 @@ public struct UDPDatagram: Sendable {
     public var destination: Endpoint
     /// The UDP payload's bytes within the frame.
     public var payloadRange: Range<Int>
+
+    @inlinable
+    public init(source: Endpoint, destination: Endpoint, payloadRange: Range<Int>) {
+        self.source = source
+        self.destination = destination
+        self.payloadRange = payloadRange
+    }
 }
 
 /// Why a captured frame yields no UDP datagram; also the names the statistics count them by.
@@ -41,24 +48,37 @@ public enum FrameSkip: String, Error, CaseIterable, Sendable {
 }
 
 public enum FrameDecoder {
-    static let etherTypeIPv4: UInt16 = 0x0800
-    static let etherTypeIPv6: UInt16 = 0x86DD
+    @usableFromInline static let etherTypeIPv4: UInt16 = 0x0800
+    @usableFromInline static let etherTypeIPv6: UInt16 = 0x86DD
     /// 802.1Q, 802.1ad and the older QinQ tag.
-    @inline(__always) static func isVLANTag(_ type: UInt16) -> Bool { type == 0x8100 || type == 0x88A8 || type == 0x9100 }
+    @inlinable @inline(__always) static func isVLANTag(_ type: UInt16) -> Bool { type == 0x8100 || type == 0x88A8 || type == 0x9100 }
 
     /// The IP packet's transport header: its protocol, where it starts and where the packet ends
     /// (within `ip`, which starts at `base` in the frame), and the addresses.
-    struct TransportHeader {
-        var proto: UInt8
-        var ip: UnsafeRawBufferPointer
-        var base: Int
-        var offset: Int
-        var end: Int
-        var source: Endpoint.Address
-        var destination: Endpoint.Address
+    @usableFromInline struct TransportHeader {
+        @usableFromInline var proto: UInt8
+        @usableFromInline var ip: UnsafeRawBufferPointer
+        @usableFromInline var base: Int
+        @usableFromInline var offset: Int
+        @usableFromInline var end: Int
+        @usableFromInline var source: Endpoint.Address
+        @usableFromInline var destination: Endpoint.Address
+
+        @inlinable init(proto: UInt8, ip: UnsafeRawBufferPointer, base: Int, offset: Int, end: Int,
+                        source: Endpoint.Address, destination: Endpoint.Address) {
+            self.proto = proto
+            self.ip = ip
+            self.base = base
+            self.offset = offset
+            self.end = end
+            self.source = source
+            self.destination = destination
+        }
     }
 
     /// `frame` holds the captured bytes; `originalLength` is the frame's length on the wire.
+    /// Inlinable: a capture's walk inlines it, and then decides its link type once, not per frame.
+    @inlinable @inline(__always)
     public static func udpDatagram(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> UDPDatagram {
         let t = try transport(linkType: linkType, frame: frame, originalLength: originalLength)
         guard t.proto == 17 else { throw .notUDP }
@@ -72,27 +92,35 @@ public enum FrameDecoder {
         return try TCPSegment(t.ip, at: t.offset, end: t.end, base: t.base, source: t.source, destination: t.destination)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func transport(linkType: LinkType, frame: UnsafeRawBufferPointer, originalLength: Int) throws(FrameSkip) -> TransportHeader {
         if frame.count < originalLength { throw .truncated }
-        var cursor = ByteCursor(frame)
+        @inline(__always) func u16(_ at: Int) -> UInt16 { frame.loadUnaligned(fromByteOffset: at, as: UInt16.self).bigEndian }
+        var at: Int
         let etherType: UInt16
         switch linkType {
         case .ethernet:
-            guard cursor.skip(12), var type = cursor.readUInt16() else { throw .malformed }
+            guard frame.count >= 14 else { throw .malformed }
+            var type = u16(12)
+            at = 14
             while isVLANTag(type) {
-                guard cursor.skip(2), let inner = cursor.readUInt16() else { throw .malformed }
-                type = inner
+                guard frame.count >= at + 4 else { throw .malformed }
+                type = u16(at + 2)
+                at += 4
             }
             etherType = type
         case .linuxSLL:
-            guard cursor.skip(14), let type = cursor.readUInt16() else { throw .malformed }
-            etherType = type
+            guard frame.count >= 16 else { throw .malformed }
+            etherType = u16(14)
+            at = 16
         case .linuxSLL2:
-            guard let type = cursor.readUInt16(), cursor.skip(18) else { throw .malformed }
-            etherType = type
+            guard frame.count >= 20 else { throw .malformed }
+            etherType = u16(0)
+            at = 20
         case .null, .loop:
-            guard let raw = cursor.readUInt32() else { throw .malformed }
+            guard frame.count >= 4 else { throw .malformed }
+            let raw = frame.loadUnaligned(as: UInt32.self).bigEndian
+            at = 4
             // NULL stores the family in host order; read it both ways. 2 is AF_INET everywhere;
             // AF_INET6 is 24, 28 or 30 depending on the BSD.
             let family = linkType == .loop ? raw : (raw > 0xFFFF ? raw.byteSwapped : raw)
@@ -102,21 +130,21 @@ public enum FrameDecoder {
             default: throw .notIP
             }
         case .rawIP, .rawIP12, .ipv4, .ipv6:
-            guard cursor.readableBytes > 0 else { throw .malformed }
-            let version = frame[cursor.readerIndex] >> 4
+            guard frame.count > 0 else { throw .malformed }
+            let version = frame[0] >> 4
             etherType = version == 4 ? etherTypeIPv4 : version == 6 ? etherTypeIPv6 : 0
+            at = 0
         }
-        let ip = frame.view(cursor.readerIndex..<frame.count)
-        let base = cursor.readerIndex
+        let ip = frame.view(at..<frame.count)
         switch etherType {
-        case etherTypeIPv4: return try ipv4(ip, base: base)
-        case etherTypeIPv6: return try ipv6(ip, base: base)
+        case etherTypeIPv4: return try ipv4(ip, base: at)
+        case etherTypeIPv6: return try ipv6(ip, base: at)
         default: throw .notIP
         }
     }
 
     /// RFC 791 header: version/IHL, total length, flags/fragment offset, protocol, addresses.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func ipv4(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> TransportHeader {
         guard ip.count >= 20, ip[0] >> 4 == 4 else { throw .malformed }
         let headerLength = Int(ip[0] & 0x0F) * 4
@@ -133,6 +161,7 @@ public enum FrameDecoder {
     }
 
     /// RFC 8200 header, walking the extension headers to UDP.
+    @usableFromInline
     static func ipv6(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> TransportHeader {
         guard ip.count >= 40, ip[0] >> 4 == 6 else { throw .malformed }
         let payloadLength = Int(ip.loadUnaligned(fromByteOffset: 4, as: UInt16.self).bigEndian)
@@ -166,7 +195,7 @@ public enum FrameDecoder {
         throw .malformed
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func udp(_ ip: UnsafeRawBufferPointer, at offset: Int, end: Int, base: Int,
                     source: Endpoint.Address, destination: Endpoint.Address) throws(FrameSkip) -> UDPDatagram {
         guard offset + 8 <= end else { throw .malformed }
