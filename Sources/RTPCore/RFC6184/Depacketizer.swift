@@ -62,8 +62,24 @@ public final class Depacketizer {
     /// `lostBefore` counts the packets missing between this one and the one processed before it;
     /// `arrival` is on the packet clock; `borrowing`: `payload` stays valid until the access units it
     /// goes into are handed on, so they may reference it. `sequenceNumber` is the packet's, extended.
+    @inline(__always)
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Int64 = 0, borrowing: Bool = false, sequenceNumber: Int64 = 0) throws {
+        // Most packets of a video stream: an FU-A that goes on with the unit in progress, nothing
+        // lost before it. Decided inline; everything else takes the general path.
+        if lostBefore == 0, deinterleaver == nil, fragmentOpen, payload.count >= 2, payload[0] & 0x1F == H264Payload.fuA,
+           payload[1] & 0x80 == 0, timestamp == fragmentTimestamp {
+            assembler.packet = sequenceNumber
+            continueFragment(payload, borrowing: borrowing)
+            try assembler.endOfPacket(marker: marker)
+            return
+        }
+        try processAny(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                       borrowing: borrowing, sequenceNumber: sequenceNumber)
+    }
+
+    private func processAny(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                            arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         let type = nalUnitType(payload[0])
         assembler.packet = sequenceNumber
         if deinterleaver == nil && H264Payload.isInterleavedType(type) {
@@ -106,7 +122,6 @@ public final class Depacketizer {
         try assembler.endOfPacket(marker: marker)
     }
 
-    @inline(__always)
     private func processFragment(_ payload: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
         let fuHeader = payload[1]
         let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
@@ -133,8 +148,14 @@ public final class Depacketizer {
                                             startLost: interruptedFragment != timestamp)
             return
         }
-        assembler.appendNAL(fragment, borrowing: borrowing)
-        if end {
+        continueFragment(payload, borrowing: borrowing)
+    }
+
+    /// A later fragment of the open unit (FU-A, S clear): its bytes, and the unit's end at E.
+    @inline(__always)
+    private func continueFragment(_ payload: UnsafeRawBufferPointer, borrowing: Bool) {
+        assembler.appendNAL(payload.view(2..<payload.count), borrowing: borrowing)
+        if payload[1] & 0x40 != 0 {
             assembler.endNAL()
             fragmentOpen = false
         }

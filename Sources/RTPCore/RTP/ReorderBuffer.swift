@@ -55,8 +55,9 @@ public final class ReorderBuffer {
     private var slots: [Slot]
     private var storage: UnsafeMutableRawPointer?
     /// The sequence numbers delivered last, by their low bits (a power of two of them, so that a
-    /// mask finds the place): tells a duplicate from a packet that came too late.
-    private var delivered: [Int64]
+    /// mask finds the place): tells a duplicate from a packet that came too late. Written for every
+    /// packet, so a buffer of its own rather than an array and its uniqueness check.
+    private let delivered: UnsafeMutablePointer<Int64>
     private let deliveredMask: Int64
     /// The extended sequence number expected next.
     public private(set) var next: Int64?
@@ -75,11 +76,15 @@ public final class ReorderBuffer {
         slots = Array(repeating: Slot(), count: configuration.packets)
         let remembered = max(1024, configuration.packets * 2)
         let power = remembered.nonzeroBitCount == 1 ? remembered : 1 << (Int.bitWidth - remembered.leadingZeroBitCount)
-        delivered = Array(repeating: -1, count: power)
+        delivered = .allocate(capacity: power)
+        delivered.initialize(repeating: -1, count: power)
         deliveredMask = Int64(power - 1)
     }
 
-    deinit { storage?.deallocate() }
+    deinit {
+        storage?.deallocate()
+        delivered.deallocate()
+    }
 
     @inline(__always) private func slotIndex(_ extended: Int64) -> Int {
         Int(extended % Int64(slots.count))
