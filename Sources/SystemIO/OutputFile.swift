@@ -89,29 +89,33 @@ public final class OutputFile {
     private func gather(_ pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, stable: UnsafeRawBufferPointer,
                         staging: UnsafeMutableRawBufferPointer) throws {
         let low = stable.baseAddress!, high = low + stable.count
+        // The counts in locals, stored back before a flush and at the end: a few dozen pieces a frame.
+        var n = vectorCount, used = stagingUsed
         for piece in pieces where piece.count > 0 {
-            if vectorCount == Self.maxVectors { try flush() }
-            let base = piece.baseAddress!
-            if base >= low && base + piece.count <= high {
-                vectors[vectorCount] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: piece.count)
-            } else {
-                if stagingUsed + piece.count > staging.count {
-                    try flush()
-                    // Larger than the staging buffer: written now, as it is.
-                    guard piece.count <= staging.count else {
-                        vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: piece.count)
-                        vectorCount = 1
-                        try flush()
-                        continue
-                    }
-                }
-                let copy = staging.baseAddress! + stagingUsed
-                copy.copyMemory(from: base, byteCount: piece.count)
-                stagingUsed += piece.count
-                vectors[vectorCount] = iovec(iov_base: copy, iov_len: piece.count)
+            let base = piece.baseAddress!, length = piece.count
+            let waits = base >= low && base + length <= high
+            if n == Self.maxVectors || (!waits && used + length > staging.count) {
+                (vectorCount, stagingUsed) = (n, used)
+                try flush()
+                (n, used) = (0, 0)
             }
-            vectorCount += 1
+            if waits {
+                vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: length)
+            } else if length <= staging.count {
+                let copy = staging.baseAddress! + used
+                copy.copyMemory(from: base, byteCount: length)
+                used += length
+                vectors[n] = iovec(iov_base: copy, iov_len: length)
+            } else {
+                // Larger than the staging buffer: written now, as it is.
+                vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: length)
+                vectorCount = 1
+                try flush()
+                continue
+            }
+            n += 1
         }
+        (vectorCount, stagingUsed) = (n, used)
     }
 
     /// Writes what waits.
