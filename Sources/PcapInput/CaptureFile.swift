@@ -283,16 +283,16 @@ public final class CaptureFile {
         switch step {
         case .record:
             return nil
-        case .failed(let at, let message):
+        case .failed(let at, let problem):
             windowOffset = at
-            return .failed(offset: offset, message: message)
-        case .needsMore(let at, let bytes, let message):
+            return .failed(offset: offset, message: problem.description)
+        case .needsMore(let at, let bytes, let shortfall):
             windowOffset = at
             if inputEnded {
                 if let shrankTo {
                     return .truncated(offset: offset, message: "the file shrank to \(shrankTo) bytes while it was read")
                 }
-                return windowOffset == window.count ? .end : .truncated(offset: offset, message: message)
+                return windowOffset == window.count ? .end : .truncated(offset: offset, message: shortfall.description)
             }
             do {
                 try refill(capacity: bytes)

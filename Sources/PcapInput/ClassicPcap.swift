@@ -42,25 +42,26 @@ struct ClassicPcap {
     /// The record at `offset` in `window`.
     @inline(__always)
     func step(_ window: UnsafeRawBufferPointer, at offset: Int) -> RecordStep {
-        guard offset + Self.recordHeaderSize <= window.count else {
-            return .needsMore(at: offset, bytes: Self.recordHeaderSize, message: "the record header is cut short")
+        // Offsets within the window, 32-bit fields: wrapping arithmetic cannot wrap.
+        guard offset &+ Self.recordHeaderSize <= window.count else {
+            return .needsMore(at: offset, bytes: Self.recordHeaderSize, shortfall: .recordHeaderCutShort)
         }
         @inline(__always) func u32(_ at: Int) -> UInt32 {
             let v = window.loadUnaligned(fromByteOffset: at, as: UInt32.self)
             return swapped ? v.byteSwapped : v
         }
-        let seconds = Int64(u32(offset)), fraction = Int64(u32(offset + 4))
-        let captured = Int(u32(offset + 8)), original = Int(u32(offset + 12))
+        let seconds = Int64(u32(offset)), fraction = Int64(u32(offset &+ 4))
+        let captured = Int(u32(offset &+ 8)), original = Int(u32(offset &+ 12))
         guard captured <= max(snaplen, 262_144), captured <= Self.maxRecordLength else {
-            return .failed(at: offset, message: "record length \(captured) is larger than the snaplen of \(snaplen)")
+            return .failed(at: offset, problem: .recordOverSnaplen(length: captured, snaplen: snaplen))
         }
-        let start = offset + Self.recordHeaderSize
-        guard start + captured <= window.count else {
+        let start = offset &+ Self.recordHeaderSize
+        guard start &+ captured <= window.count else {
             return .needsMore(at: offset, bytes: Self.recordHeaderSize + captured,
-                              message: "a \(captured)-byte record has only \(window.count - start) bytes")
+                              shortfall: .recordCutShort(length: captured, available: window.count - start))
         }
-        let time = seconds * 1_000_000_000 + (nanoseconds ? fraction : fraction * 1000)
-        return .record(CaptureFile.Record(time: time, bytes: window.view(start..<start + captured), originalLength: original),
-                       next: start + captured)
+        let time = seconds &* 1_000_000_000 &+ (nanoseconds ? fraction : fraction &* 1000)
+        return .record(CaptureFile.Record(time: time, bytes: window.view(start..<start &+ captured), originalLength: original),
+                       next: start &+ captured)
     }
 }

@@ -73,7 +73,7 @@ struct PcapNG {
         var offset = start
         while true {
             guard offset + 12 <= window.count else {
-                return .needsMore(at: offset, bytes: 12, message: "the block header is cut short")
+                return .needsMore(at: offset, bytes: 12, shortfall: .blockHeaderCutShort)
             }
             var type = window.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
             if type == Self.sectionHeaderType {
@@ -81,25 +81,25 @@ struct PcapNG {
                 switch window.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self) {
                 case Self.byteOrderMagic: swapped = false
                 case Self.byteOrderMagic.byteSwapped: swapped = true
-                default: return .failed(at: offset, message: "a section header without the byte-order magic")
+                default: return .failed(at: offset, problem: .sectionWithoutByteOrderMagic)
                 }
             } else if swapped {
                 type = type.byteSwapped
             }
             let length = Int(u32(window, offset + 4))
             guard length >= 12, length % 4 == 0, length <= Self.maxBlockLength else {
-                return .failed(at: offset, message: "block length \(length) is not a valid block length")
+                return .failed(at: offset, problem: .invalidBlockLength(length))
             }
             guard offset + length <= window.count else {
                 return .needsMore(at: offset, bytes: length,
-                                  message: "a \(length)-byte block has only \(window.count - offset) bytes")
+                                  shortfall: .blockCutShort(length: length, available: window.count - offset))
             }
             let body = offset + 8, bodyEnd = offset + length - 4
             switch type {
             case Self.sectionHeaderType:
                 interfaces.removeAll(keepingCapacity: true)
             case 1:
-                guard bodyEnd - body >= 8 else { return .failed(at: offset, message: "an interface block is too short") }
+                guard bodyEnd - body >= 8 else { return .failed(at: offset, problem: .interfaceBlockTooShort) }
                 var interface = Interface(linkType: Int(u16(window, body)), snaplen: Int(u32(window, body + 4)))
                 readOptions(window, from: body + 8, to: bodyEnd) { code, value in
                     if code == 9, value.count >= 1 { interface.scale = Interface.Scale(tsresol: value[0]) }
@@ -108,29 +108,29 @@ struct PcapNG {
                     }
                 }
                 if let first = linkType, first != interface.linkType {
-                    return .failed(at: offset, message: "interface \(interfaces.count) has link type "
-                                   + "\(interface.linkType), not the first interface's \(first)")
+                    return .failed(at: offset, problem: .interfaceOfAnotherLinkType(index: interfaces.count, linkType: interface.linkType,
+                                                                                   first: first))
                 }
                 linkType = interface.linkType
                 interfaces.append(interface)
             case 6, 2:
-                guard bodyEnd - body >= 20 else { return .failed(at: offset, message: "a packet block is too short") }
+                guard bodyEnd - body >= 20 else { return .failed(at: offset, problem: .packetBlockTooShort) }
                 let id = type == 6 ? Int(u32(window, body)) : Int(u16(window, body))
                 guard id < interfaces.count else {
-                    return .failed(at: offset, message: "a packet names interface \(id), which was not described")
+                    return .failed(at: offset, problem: .undescribedInterface(id))
                 }
                 let units = UInt64(u32(window, body + 4)) << 32 | UInt64(u32(window, body + 8))
                 let captured = Int(u32(window, body + 12)), original = Int(u32(window, body + 16))
                 let data = body + 20
                 guard captured <= bodyEnd - data else {
-                    return .failed(at: offset, message: "a \(captured)-byte packet overruns its block")
+                    return .failed(at: offset, problem: .packetOverrunsBlock(length: captured))
                 }
                 let record = CaptureFile.Record(time: interfaces[id].nanoseconds(units),
                                                 bytes: window.view(data..<data + captured), originalLength: original)
                 return .record(record, next: offset + length)
             case 3:
                 guard bodyEnd - body >= 4, let interface = interfaces.first else {
-                    return .failed(at: offset, message: "a simple packet block before any interface")
+                    return .failed(at: offset, problem: .simplePacketBeforeInterface)
                 }
                 let original = Int(u32(window, body))
                 var captured = min(original, bodyEnd - body - 4)

@@ -103,10 +103,11 @@ public enum FrameDecoder {
             guard frame.count >= 14 else { throw .malformed }
             var type = u16(12)
             at = 14
+            // Offsets below a frame's length cannot overflow: wrapping arithmetic, no checks.
             while isVLANTag(type) {
-                guard frame.count >= at + 4 else { throw .malformed }
-                type = u16(at + 2)
-                at += 4
+                guard frame.count >= at &+ 4 else { throw .malformed }
+                type = u16(at &+ 2)
+                at &+= 4
             }
             etherType = type
         case .linuxSLL:
@@ -147,7 +148,7 @@ public enum FrameDecoder {
     @inlinable @inline(__always)
     static func ipv4(_ ip: UnsafeRawBufferPointer, base: Int) throws(FrameSkip) -> TransportHeader {
         guard ip.count >= 20, ip[0] >> 4 == 4 else { throw .malformed }
-        let headerLength = Int(ip[0] & 0x0F) * 4
+        let headerLength = Int(ip[0] & 0x0F) &* 4
         let totalLength = Int(ip.loadUnaligned(fromByteOffset: 2, as: UInt16.self).bigEndian)
         guard headerLength >= 20, totalLength >= headerLength else { throw .malformed }
         guard totalLength <= ip.count else { throw .truncated }
@@ -198,15 +199,17 @@ public enum FrameDecoder {
     @inlinable @inline(__always)
     static func udp(_ ip: UnsafeRawBufferPointer, at offset: Int, end: Int, base: Int,
                     source: Endpoint.Address, destination: Endpoint.Address) throws(FrameSkip) -> UDPDatagram {
-        guard offset + 8 <= end else { throw .malformed }
+        // Offsets within a frame, lengths of 16 bits: no sum can overflow.
+        guard offset &+ 8 <= end else { throw .malformed }
         let sourcePort = ip.loadUnaligned(fromByteOffset: offset, as: UInt16.self).bigEndian
-        let destinationPort = ip.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self).bigEndian
-        let length = Int(ip.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self).bigEndian)
+        let destinationPort = ip.loadUnaligned(fromByteOffset: offset &+ 2, as: UInt16.self).bigEndian
+        let length = Int(ip.loadUnaligned(fromByteOffset: offset &+ 4, as: UInt16.self).bigEndian)
         // A UDP length that disagrees with the IP length is a lie one of them tells: trust neither.
-        guard length >= 8, offset + length <= end else { throw .malformed }
+        guard length >= 8, offset &+ length <= end else { throw .malformed }
+        let start = base &+ offset
         return UDPDatagram(
             source: Endpoint(address: source, port: sourcePort),
             destination: Endpoint(address: destination, port: destinationPort),
-            payloadRange: base + offset + 8..<base + offset + length)
+            payloadRange: start &+ 8..<start &+ length)
     }
 }
