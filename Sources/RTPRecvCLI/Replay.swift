@@ -49,13 +49,13 @@ struct Replay {
 
         try run.writing {
             guard run.takesMore else { return }
-            damage = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) { p in
+            damage = try capture.forEachDatagramWalkingAhead(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) { p, offset in
                 datagramsRead += 1
                 // Over TCP the port is the connection's, not a media line's: no port selects.
                 try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
                 if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
-                    let percent = capture.fileSize > 0 ? "\(capture.offset * 100 / capture.fileSize)% " : ""
-                    progress.show("reading: \(percent)(\(capture.offset >> 20) MiB), \(run.framesWritten) frames written")
+                    let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
+                    progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")
                 }
                 return run.takesMore && StopSignal.received == 0
             }
