@@ -220,30 +220,19 @@ public final class CaptureFile {
     public var bufferedBytes: Int { chunks.allocatedBytes }
 
     /// The next record. Its bytes stay valid until the next call (or see `keepRecords`).
-    @inline(__always)
     public func next() -> Next {
-        guard input != nil else { return nextThroughLibpcap() }
-        while true {
-            let step = classic?.step(window, at: windowOffset) ?? pcapng!.step(window, at: windowOffset)
-            guard case .record(let record, let next) = step else {
-                if let end = endOrRefill(after: step) { return end }
-                continue
-            }
-            if let faults, faults.isSet {
-                return .truncated(offset: offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
-            }
-            // The next record's header and first bytes, and a guess at the one after, while
-            // this one is processed.
-            if let base = window.baseAddress { mapping_prefetch(base + next, next - windowOffset) }
-            windowOffset = next
-            return .record(record)
+        var found: Record?
+        let ended = forEachRecord { record in
+            found = record
+            return false
         }
+        return found.map(Next.record) ?? ended ?? .end
     }
 
     /// Hands each record in turn to `body` (its bytes valid as `next()` says) until `body` returns
     /// false or the capture ends. Returns how the walk ended: nil when `body` stopped it, else `.end`,
-    /// `.truncated` or `.failed`. The walk of `next()`, with its state in locals and no result to
-    /// unpack a record.
+    /// `.truncated` or `.failed`. The walk's state is in locals, and there is no result to unpack a
+    /// record from.
     public func forEachRecord(_ body: (Record) throws -> Bool) rethrows -> Next? {
         guard input != nil else {
             while true {
@@ -255,8 +244,6 @@ public final class CaptureFile {
         while true {
             let window = self.window
             var offset = windowOffset
-            // The step is switched on, not kept in a variable: its other cases carry strings, which a
-            // variable would have to release at every record.
             walk: while true {
                 switch classic?.step(window, at: offset) ?? pcapng!.step(window, at: offset) {
                 case .record(let record, let next):
