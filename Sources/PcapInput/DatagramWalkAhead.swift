@@ -21,8 +21,6 @@ final class DatagramBatch {
         copies.deallocate()
     }
 
-    var isFull: Bool { count == Self.packetCapacity }
-
     /// Adds `packet`; false when it does not fit (the batch goes over first).
     func add(_ packet: CapturedPacket) -> Bool {
         guard count < Self.packetCapacity else { return false }
@@ -40,77 +38,108 @@ final class DatagramBatch {
     }
 }
 
-extension CaptureFile {
-    /// Whether `forEachDatagramWalkingAhead` walks on a thread of its own: the capture is mapped
-    /// whole (its records stay valid), and there is a second processor to walk on.
-    public var walksAhead: Bool { mappedBytes != nil && WorkerThread.processors > 1 }
+/// A capture's datagrams walked on a thread of its own (records, link layers, TCP reassembly), a
+/// few batches ahead of the receiving side, which takes the batches in order on its own thread.
+/// A replay then takes the walk's time only once, not on top of the receiver's.
+public final class WalkAhead {
+    /// Packets to take in order, valid until the batch is given back.
+    public struct Batch {
+        public let packets: UnsafeBufferPointer<CapturedPacket>
+        /// Where the walk was at the last of them, for progress.
+        public let offset: Int64
+        /// The memory of the copies of TCP-carried packets among them, which are reused once the
+        /// batch is given back: nothing may refer to it then.
+        public let copies: UnsafeRawBufferPointer
+        fileprivate let storage: DatagramBatch
 
-    /// What `forEachDatagram` does, with the walk (records, link layers, TCP reassembly) on a
-    /// thread of its own when `walksAhead`, a few batches of packets ahead of `body`, which runs on
-    /// the calling thread, in order; a replay then takes the walk's time only once, not on top of
-    /// the receiver's. `offset` is where the walk was at the packet, for progress.
-    /// `releasing(memory)` is called, on the calling thread, before memory that packets handed on
-    /// view into is reused: a batch's copies of TCP-carried packets, or a TCP stream's buffer.
-    public func forEachDatagramWalkingAhead(skipped: inout [FrameSkip: Int], tcp: inout InterleavedCapture,
-                                            releasing: (UnsafeRawBufferPointer) -> Void,
-                                            _ body: (CapturedPacket, _ offset: Int64) throws -> Bool) throws -> String? {
-        let handoff = BatchHandoff(batches: (0..<4).map { _ in DatagramBatch() })
-        // The walk's state goes to the thread and comes back at the end.
-        final class Walk {
-            var skipped: [FrameSkip: Int]
-            var tcp: InterleavedCapture
-            var damage: String?
-            var failure: Error?
-            init(skipped: [FrameSkip: Int], tcp: InterleavedCapture) {
-                self.skipped = skipped
-                self.tcp = tcp
-            }
+        /// Asks for the headers of the packet `distance` after `index`, ahead of its turn: the walk
+        /// read them on the other processor.
+        @inlinable
+        public func prefetch(after index: Int, distance: Int = 4) {
+            guard index + distance < packets.count, let bytes = packets[index + distance].bytes.baseAddress else { return }
+            mapping_prefetch(bytes, 0)
         }
-        let walk = Walk(skipped: skipped, tcp: tcp)
-        guard walksAhead, let walker = WorkerThread({ [self] in
-            var batch = handoff.takeEmpty()
-            do {
-                walk.damage = try forEachDatagram(skipped: &walk.skipped, tcp: &walk.tcp) { packet in
-                    guard let current = batch else { return false }
-                    if !current.add(packet) {
-                        handoff.handOver(current)
-                        batch = handoff.takeEmpty()
-                        // An empty batch takes any packet: a TCP-carried one is at most 64 KiB.
-                        guard let next = batch, next.add(packet) else { return false }
-                    }
-                    batch?.offset = offset
-                    return true
+    }
+
+    /// What the walk found beside the packets, once it is over.
+    public struct Outcome {
+        public var damage: String?
+        public var skipped: [FrameSkip: Int]
+        public var tcp: InterleavedCapture
+    }
+
+    private let handoff = BatchHandoff(batches: (0..<4).map { _ in DatagramBatch() })
+    private var walker: WorkerThread?
+    // The walk's own, until it is joined.
+    private var outcome: Outcome
+    private var failure: Error?
+
+    /// Starts the walk; nil when no thread can be had.
+    fileprivate init?(_ capture: CaptureFile, skipped: [FrameSkip: Int], tcp: InterleavedCapture) {
+        outcome = Outcome(damage: nil, skipped: skipped, tcp: tcp)
+        guard let walker = WorkerThread({ [self] in walk(capture) }) else { return nil }
+        self.walker = walker
+    }
+
+    private func walk(_ capture: CaptureFile) {
+        let handoff = self.handoff
+        var batch = handoff.takeEmpty()
+        do {
+            outcome.damage = try capture.forEachDatagram(skipped: &outcome.skipped, tcp: &outcome.tcp) { packet in
+                guard let current = batch else { return false }
+                if !current.add(packet) {
+                    handoff.handOver(current)
+                    batch = handoff.takeEmpty()
+                    // An empty batch takes any packet: a TCP-carried one is at most 64 KiB.
+                    guard let next = batch, next.add(packet) else { return false }
                 }
-            } catch {
-                walk.failure = error
+                batch?.offset = capture.offset
+                return true
             }
-            if let batch, batch.count > 0 { handoff.handOver(batch) }
-            handoff.finishProducing()
-        }) else {
-            return try forEachDatagram(skipped: &skipped, tcp: &tcp, releasing: releasing) { try body($0, offset) }
+        } catch {
+            failure = error
         }
-        defer {
-            handoff.stopProducer()
-            walker.join()
-            skipped = walk.skipped
-            tcp = walk.tcp
+        if let batch, batch.count > 0 { handoff.handOver(batch) }
+        handoff.finishProducing()
+    }
+
+    /// The next batch, waiting for it; nil once the walk is over and every batch was taken.
+    public func next() -> Batch? {
+        handoff.takeFilled().map { b in
+            Batch(packets: UnsafeBufferPointer(start: b.packets, count: b.count), offset: b.offset,
+                  copies: UnsafeRawBufferPointer(rebasing: b.copies[0..<b.copied]), storage: b)
         }
-        while let batch = handoff.takeFilled() {
-            var goesOn = true
-            for i in 0..<batch.count where goesOn {
-                // The walk read these bytes on its own processor: ask for a packet's headers a few
-                // packets before it is taken.
-                if i + 4 < batch.count, let ahead = batch.packets[i + 4].bytes.baseAddress { mapping_prefetch(ahead, 0) }
-                goesOn = try body(batch.packets[i], batch.offset)
-            }
-            if batch.copied > 0 { releasing(UnsafeRawBufferPointer(rebasing: batch.copies[0..<batch.copied])) }
-            batch.count = 0
-            batch.copied = 0
-            handoff.giveBack(batch)
-            guard goesOn else { return nil }
-        }
-        walker.join()
-        if let failure = walk.failure { throw failure }
-        return walk.damage
+    }
+
+    /// Gives a batch back, to be filled again.
+    public func recycle(_ batch: Batch) {
+        batch.storage.count = 0
+        batch.storage.copied = 0
+        handoff.giveBack(batch.storage)
+    }
+
+    /// Stops the walk where it is (when the receiving side wants no more) or waits for its end,
+    /// and says what it found; rethrows what ended it.
+    public func finish() throws -> Outcome {
+        handoff.stopProducer()
+        walker?.join()
+        walker = nil
+        if let failure { throw failure }
+        return outcome
+    }
+
+    deinit {
+        handoff.stopProducer()
+        walker?.join()
+    }
+}
+
+extension CaptureFile {
+    /// The datagrams of `forEachDatagram`, walked on a thread of its own: for a capture mapped whole
+    /// (whose records stay valid), where there is a second processor to walk on. Nil otherwise, or
+    /// when no thread can be had: then call `forEachDatagram`.
+    public func walkAhead(skipped: [FrameSkip: Int], tcp: InterleavedCapture) -> WalkAhead? {
+        guard mappedBytes != nil, WorkerThread.processors > 1 else { return nil }
+        return WalkAhead(self, skipped: skipped, tcp: tcp)
     }
 }

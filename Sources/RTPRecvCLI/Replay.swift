@@ -47,18 +47,40 @@ struct Replay {
         // (From a pipe, `tcpdump ... | rtprecv --pcap -`, the writer's end of the input ends it too.)
         StopSignal.install()
 
+        /// Hands a packet to the run; false once it takes no more, or Ctrl-C came.
+        @inline(__always) func deliver(_ p: CapturedPacket, offset: Int64) throws -> Bool {
+            datagramsRead += 1
+            // Over TCP the port is the connection's, not a media line's: no port selects.
+            try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
+            if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
+                let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
+                progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")
+            }
+            return run.takesMore && StopSignal.received == 0
+        }
+
         try run.writing {
             guard run.takesMore else { return }
-            damage = try capture.forEachDatagramWalkingAhead(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) { p, offset in
-                datagramsRead += 1
-                // Over TCP the port is the connection's, not a media line's: no port selects.
-                try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
-                if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
-                    let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
-                    progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")
+            guard let walk = capture.walkAhead(skipped: skipped, tcp: tcp) else {
+                damage = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) {
+                    try deliver($0, offset: capture.offset)
                 }
-                return run.takesMore && StopSignal.received == 0
+                return
             }
+            // The walk goes on, on a thread of its own, while this one receives.
+            var goesOn = true
+            while goesOn, let batch = walk.next() {
+                for (i, p) in batch.packets.enumerated() {
+                    batch.prefetch(after: i)
+                    goesOn = try deliver(p, offset: batch.offset)
+                    if !goesOn { break }
+                }
+                if !batch.copies.isEmpty { run.stopReferring(to: batch.copies) }
+                walk.recycle(batch)
+            }
+            let outcome = try walk.finish()
+            (skipped, tcp) = (outcome.skipped, outcome.tcp)
+            if goesOn { damage = outcome.damage }
         }
         progress.clear()
         try run.finish()
