@@ -84,8 +84,11 @@ public final class WalkAhead {
     private func walk(_ capture: CaptureFile) {
         let handoff = self.handoff
         var batch = handoff.takeEmpty()
+        // In locals while the walk goes: two accesses to one stored property may not overlap.
+        var (skipped, tcp) = (outcome.skipped, outcome.tcp)
+        defer { (outcome.skipped, outcome.tcp) = (skipped, tcp) }
         do {
-            outcome.damage = try capture.forEachDatagram(skipped: &outcome.skipped, tcp: &outcome.tcp) { packet in
+            outcome.damage = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp) { packet in
                 guard let current = batch else { return false }
                 if !current.add(packet) {
                     handoff.handOver(current)
