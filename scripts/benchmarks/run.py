@@ -521,7 +521,7 @@ def report(results):
         f"| the same, read(2) from standard input instead of mapped | {r['rtprecv_fresh_read']:.3f} | {r['fresh_floor']:.3f} | "
         f"{r['ratio_fresh_read']:.2f} |",
         "",
-        f"Target: ≤ 1.5× the floor. Each row's commands run in turns, {r['rounds']} rounds (a third as many for the "
+        f"Target: ≤ 1.5× the floor. Each row's commands run in turns, {r['rounds']} round{'' if r['rounds'] == 1 else 's'} (a third as many for the "
         "rows just written); the ratio is the median of each round's, since the machine drifts between rounds more "
         "than within one. The page cache keeps a file in the folios it came in with: large ones for a file read "
         "from disk (the other rows read the captures in so), 4 KiB pages for one written just before, which cost "

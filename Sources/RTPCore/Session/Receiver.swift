@@ -63,6 +63,12 @@ public final class Receiver {
     }
     /// `selected` without the retain and release of every use: the packet path's hottest branch.
     private var selectedReference: Unmanaged<VideoStream>?
+
+    /// Whether `stream` is the selected one, asked without retaining either (once an access unit).
+    @inline(__always)
+    private func isSelected(_ stream: VideoStream) -> Bool {
+        selectedReference?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque()
+    }
     /// Keyed by SSRC, payload type and codec, so that a foreign payload type on an SSRC cannot pose as it.
     private var candidates: [UInt64: VideoStream] = [:]
     /// Every SSRC seen but not selected, with its packet count and addresses.
@@ -373,8 +379,8 @@ public final class Receiver {
         }
         // The receiver owns its streams, and this runs once per access unit: no reference counting.
         format.output = { [unowned(unsafe) self, unowned(unsafe) stream] record, accessUnit in
-            if stream !== self.selected { try self.considerSelecting(stream) }
-            guard stream === self.selected else { return false }
+            if !self.isSelected(stream) { try self.considerSelecting(stream) }
+            guard self.isSelected(stream) else { return false }
             var record = record
             record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
             if var accessUnit {
