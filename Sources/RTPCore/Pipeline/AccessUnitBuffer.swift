@@ -56,10 +56,13 @@ final class AccessUnitBuffer {
     }
 
     /// A 4-byte start code and a two-byte NAL unit header (H.265).
+    @inline(__always)
     func appendStartCode(header: UInt8, _ header1: UInt8) {
-        appendStartCode(header: header)
-        reserveOwned(1).storeBytes(of: header1, as: UInt8.self)
-        count += 1
+        let at = reserveOwned(6)
+        at.storeBytes(of: UInt32(1).bigEndian, as: UInt32.self)
+        at.storeBytes(of: header, toByteOffset: 4, as: UInt8.self)
+        at.storeBytes(of: header1, toByteOffset: 5, as: UInt8.self)
+        count += 6
     }
 
     /// Appends `bytes`, as a view when `borrowing` (they stay valid until the access unit is handed

@@ -43,8 +43,24 @@ public final class H265Depacketizer {
 
     public var usesDecodingOrderNumbers: Bool { decodingOrderBuffer != nil }
 
+    @inline(__always)
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Int64 = 0, borrowing: Bool = false, sequenceNumber: Int64 = 0) throws {
+        // Most packets of a video stream: an FU that goes on with the unit in progress, nothing lost
+        // before it, no DONL. Decided inline; everything else takes the general path.
+        if lostBefore == 0, decodingOrderBuffer == nil, fragmentOpen, payload.count >= 3,
+           HEVCNALHeader(payload).type == H265Payload.fragmentationUnit, payload[2] & 0x80 == 0, timestamp == fragmentTimestamp {
+            assembler.packet = sequenceNumber
+            continueFragment(payload.view(2..<payload.count), borrowing: borrowing)
+            try assembler.endOfPacket(marker: marker)
+            return
+        }
+        try processAny(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                       borrowing: borrowing, sequenceNumber: sequenceNumber)
+    }
+
+    private func processAny(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                            arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         assembler.packet = sequenceNumber
         var header = HEVCNALHeader(payload)
         var rest = payload.view(2..<payload.count)
@@ -127,8 +143,15 @@ public final class H265Depacketizer {
                                             startLost: interruptedFragment != timestamp)
             return
         }
-        if !fragmentSkipped { assembler.appendNAL(bytes, borrowing: borrowing) }
-        if end {
+        continueFragment(rest, borrowing: borrowing)
+    }
+
+    /// A later fragment of the open unit (FU, S clear; `rest` from its FU header on): its bytes, and
+    /// the unit's end at E.
+    @inline(__always)
+    private func continueFragment(_ rest: UnsafeRawBufferPointer, borrowing: Bool) {
+        if !fragmentSkipped { assembler.appendNAL(rest.view(1..<rest.count), borrowing: borrowing) }
+        if rest[0] & 0x40 != 0 {
             if !fragmentSkipped { assembler.endNAL() }
             fragmentOpen = false
         }

@@ -54,6 +54,7 @@ public final class H265PayloadFormat: VideoPayloadFormat {
         return true
     }
 
+    @inline(__always)
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         deliveringArrival = arrival
