@@ -28,6 +28,15 @@ public final class CaptureFile {
         case truncated(offset: Int64, message: String)
         /// A record that cannot be read (an absurd length, say); everything before `offset` was read.
         case failed(offset: Int64, message: String)
+
+        /// The warning for a capture cut short or damaged; nil for a record or the end.
+        public var damage: String? {
+            switch self {
+            case .record, .end: nil
+            case .truncated(let offset, let message): "capture truncated at byte \(offset) (\(message))"
+            case .failed(let offset, let message): "capture damaged at byte \(offset) (\(message))"
+            }
+        }
     }
 
     public let path: String
@@ -49,7 +58,7 @@ public final class CaptureFile {
     private var inputEnded = false
     // Mapped: the window is the mapping's first bytes, grown a chunk at a time so that a file that
     // shrinks is seen (fstat) before the walk gets to what it lost.
-    private let mapping: FileMapping?
+    let mapping: FileMapping?
     private let faults: FileMapping.FaultMark?
     private var mappedEnd = 0
     private var shrankTo: Int?
@@ -125,15 +134,14 @@ public final class CaptureFile {
         self.input = nil
         classic = nil
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        var errorMessage: String { errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
         guard rtprecv_pcap_load(&errorBuffer, errorBuffer.count) == 0 else {
-            let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw OpenError(path: path, message: "not a pcap or pcapng capture, and libpcap, which reads other formats, cannot be loaded: \(message)")
+            throw OpenError(path: path, message: "not a pcap or pcapng capture, and libpcap, which reads other formats, cannot be loaded: \(errorMessage)")
         }
         guard let handle = pcap_open_offline_with_tstamp_precision(
             path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errorBuffer)
         else {
-            let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw OpenError(path: path, message: Self.explain(message))
+            throw OpenError(path: path, message: Self.explain(errorMessage))
         }
         self.handle = handle
         linkTypeValue = Int(pcap_datalink(handle))
@@ -216,6 +224,21 @@ public final class CaptureFile {
     /// released.
     public var mappedBytes: UnsafeRawBufferPointer? { mapping?.bytes }
 
+    /// The truncation at `offset` of a file that shrank under its mapping, once something read what
+    /// it lost: those bytes read as zeros, wherever they are read.
+    func shrankUnderMapping(at offset: Int64) -> Next {
+        let size = mapping?.currentSize().map { " to \($0) bytes" } ?? ""
+        return .truncated(offset: offset, message: "the file shrank\(size) while it was read; frames that were still to be written may hold zeros for what it lost")
+    }
+
+    /// Whether the file shrank under its mapping and something read what it lost, the walk or the
+    /// output (a write of the capture's bytes made after the walk ended): then the truncation, at the
+    /// file's size now, for a replay whose walk did not find it.
+    public func truncationFoundAfterTheWalk() -> Next? {
+        guard let faults, faults.isSet else { return nil }
+        return shrankUnderMapping(at: Int64(mapping?.currentSize() ?? 0))
+    }
+
     /// Bytes held in read buffers (formats walked in place; none when mapped).
     public var bufferedBytes: Int { chunks.allocatedBytes }
 
@@ -247,9 +270,7 @@ public final class CaptureFile {
             walk: while true {
                 switch classic?.step(window, at: offset) ?? pcapng!.step(window, at: offset) {
                 case .record(let record, let next):
-                    if let faults, faults.isSet {
-                        return .truncated(offset: self.offset, message: "the file shrank while it was read; frames in progress then hold zeros for what it lost")
-                    }
+                    if let faults, faults.isSet { return shrankUnderMapping(at: self.offset) }
                     // The next record's header and first bytes, and a guess at the one after, while
                     // this one is processed.
                     if let base = window.baseAddress { mapping_prefetch(base + next, next - offset) }
@@ -267,6 +288,8 @@ public final class CaptureFile {
     /// A step of the walk in place that found no record: the end of the window, where more of the
     /// file is read (nil: walk on) or the capture ends; or a record that cannot be read.
     private func endOrRefill(after step: RecordStep) -> Next? {
+        // Past a fault, the walk reads the zeros that took the lost bytes' place: no record, nor damage.
+        if let faults, faults.isSet { return shrankUnderMapping(at: offset) }
         switch step {
         case .record:
             return nil

@@ -52,16 +52,7 @@ extension CaptureFile {
             return try body(CapturedPacket(time: record.time, bytes: record.bytes.view(datagram.payloadRange),
                                            source: datagram.source, destination: datagram.destination, channel: nil))
         }
-        switch ended {
-        case nil, .record:
-            return nil
-        case .end:
-            try tcp.finish(releasing: releasing, packet: packet, message: message)
-            return nil
-        case .truncated(let offset, let message):
-            return "capture truncated at byte \(offset) (\(message))"
-        case .failed(let offset, let message):
-            return "capture damaged at byte \(offset) (\(message))"
-        }
+        if case .end = ended { try tcp.finish(releasing: releasing, packet: packet, message: message) }
+        return ended?.damage
     }
 }

@@ -73,10 +73,16 @@ public final class WalkAhead {
     // The walk's own, until it is joined.
     private var outcome: Outcome
     private var failure: Error?
+    private let capture: CaptureFile
+    @usableFromInline let mapping: FileMapping
+    /// Where the receiving side met what the file lost by shrinking (`isLost`).
+    private var lost: CaptureFile.Next?
 
     /// Starts the walk; nil when no thread can be had.
-    fileprivate init?(_ capture: CaptureFile, skipped: [FrameSkip: Int], tcp: InterleavedCapture) {
+    fileprivate init?(_ capture: CaptureFile, mapping: FileMapping, skipped: [FrameSkip: Int], tcp: InterleavedCapture) {
         outcome = Outcome(damage: nil, skipped: skipped, tcp: tcp)
+        self.capture = capture
+        self.mapping = mapping
         guard let walker = WorkerThread({ [self] in walk(capture) }) else { return nil }
         self.walker = walker
     }
@@ -106,9 +112,28 @@ public final class WalkAhead {
         handoff.finishProducing()
     }
 
-    /// The next batch, waiting for it; nil once the walk is over and every batch was taken.
+    /// Whether `packet` lies in what the file lost by shrinking after the walk passed it: those
+    /// bytes read as zeros, so the receiving side stops before it and the walk ends there, truncated.
+    /// One load a packet until the mapping takes a fault.
+    @inlinable @inline(__always)
+    public func isLost(_ packet: CapturedPacket) -> Bool {
+        mapping.faults.isSet && liesInLostBytes(packet)
+    }
+
+    @usableFromInline func liesInLostBytes(_ packet: CapturedPacket) -> Bool {
+        let mapped = mapping.bytes
+        // A TCP-carried packet is a copy, made before anything was lost.
+        guard let start = packet.bytes.baseAddress, let base = mapped.baseAddress, start >= base, start < base + mapped.count,
+              start - base + packet.bytes.count > mapping.currentSize() ?? 0 else { return false }
+        lost = capture.shrankUnderMapping(at: Int64(start - base))
+        return true
+    }
+
+    /// The next batch, waiting for it; nil once the walk is over and every batch was taken, or once
+    /// a packet was lost.
     public func next() -> Batch? {
-        handoff.takeFilled().map { b in
+        guard lost == nil else { return nil }
+        return handoff.takeFilled().map { b in
             Batch(packets: UnsafeBufferPointer(start: b.packets, count: b.count), offset: b.offset,
                   copies: UnsafeRawBufferPointer(rebasing: b.copies[0..<b.copied]), storage: b)
         }
@@ -128,6 +153,7 @@ public final class WalkAhead {
         walker?.join()
         walker = nil
         if let failure { throw failure }
+        if let lost { outcome.damage = lost.damage }
         return outcome
     }
 
@@ -142,7 +168,7 @@ extension CaptureFile {
     /// (whose records stay valid), where there is a second processor to walk on. Nil otherwise, or
     /// when no thread can be had: then call `forEachDatagram`.
     public func walkAhead(skipped: [FrameSkip: Int], tcp: InterleavedCapture) -> WalkAhead? {
-        guard mappedBytes != nil, WorkerThread.processors > 1 else { return nil }
-        return WalkAhead(self, skipped: skipped, tcp: tcp)
+        guard let mapping, WorkerThread.processors > 1 else { return nil }
+        return WalkAhead(self, mapping: mapping, skipped: skipped, tcp: tcp)
     }
 }

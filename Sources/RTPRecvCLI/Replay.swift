@@ -72,6 +72,8 @@ struct Replay {
             while goesOn, let batch = walk.next() {
                 for (i, p) in batch.packets.enumerated() {
                     batch.prefetch(after: i)
+                    // The file shrank under the walk: from here on it reads as zeros.
+                    if walk.isLost(p) { break }
                     goesOn = try deliver(p, offset: batch.offset)
                     if !goesOn { break }
                 }
@@ -84,6 +86,8 @@ struct Replay {
         }
         progress.clear()
         try run.finish()
+        // The file may shrink once the walk is past: what was read of it since then reads as zeros.
+        if damage == nil { damage = capture.truncationFoundAfterTheWalk()?.damage }
         if StopSignal.received != 0 && !options.quiet { Terminal.printError("stopped by \(StopSignal.name)\n") }
         let skippedTotal = skipped.values.reduce(0, +)
         // A TCP segment is one record, whatever it carried.

@@ -78,4 +78,58 @@ final class CaptureChunkTests: XCTestCase {
         XCTAssertGreaterThan(released, 10)
         for k in kept { XCTAssertTrue(k.bytes.elementsEqual(expected[k.index]), "record \(k.index)") }
     }
+
+    /// The capture in both formats, the pcapng one built record for record from the pcap.
+    private func shrinkingCaptures() throws -> [URL] {
+        let url = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap")
+        var pcapng = PcapNGTests.Writer()
+        pcapng.section()
+        pcapng.interface()
+        for record in try TestPcap.records(of: url) { pcapng.enhanced(units: record.microseconds, record.frame) }
+        let copy = Harness.temporaryFile("shrinking-walk.pcap"), ng = Harness.temporaryFile("shrinking-walk.pcapng")
+        try Data(contentsOf: url).write(to: copy)
+        try pcapng.data.write(to: ng)
+        return [copy, ng]
+    }
+
+    /// A mapped capture cut to nothing under the walk: the zeros that take the lost bytes' place are
+    /// a truncation, not damage (a pcapng block length of 0), in either format.
+    func testShrinkingUnderTheWalkIsATruncation() throws {
+        for url in try shrinkingCaptures() {
+            defer { try? FileManager.default.removeItem(at: url) }
+            let capture = try CaptureFile(path: url.path)
+            guard case .record = capture.next() else { return XCTFail("\(url.lastPathComponent): no first record") }
+            XCTAssertNil(capture.truncationFoundAfterTheWalk())
+            XCTAssertEqual(truncate(url.path, 0), 0)
+            var next = capture.next()
+            while case .record = next { next = capture.next() }
+            guard case .truncated(_, let message) = next else { return XCTFail("\(url.lastPathComponent): \(next)") }
+            XCTAssertTrue(message.contains("shrank to 0 bytes"), message)
+        }
+    }
+
+    /// A capture walked to its end, then cut to nothing while a record is still to be read (as a
+    /// write of it still to be made): the truncation is found after the walk, and only once something
+    /// read what was lost.
+    func testShrinkingAfterTheWalkIsFoundWhenWhatWasLostIsRead() throws {
+        for url in try shrinkingCaptures() {
+            defer { try? FileManager.default.removeItem(at: url) }
+            let capture = try CaptureFile(path: url.path)
+            var last: UnsafeRawBufferPointer?
+            var next = capture.next()
+            while case .record(let record) = next {
+                last = record.bytes
+                next = capture.next()
+            }
+            guard case .end = next, let last else { return XCTFail("\(url.lastPathComponent): \(next)") }
+            XCTAssertEqual(truncate(url.path, 0), 0)
+            XCTAssertNil(capture.truncationFoundAfterTheWalk(), "nothing lost was read yet")
+            XCTAssertTrue(last.allSatisfy { $0 == 0 }, "what the file lost reads as zeros")
+            guard case .truncated(let offset, let message)? = capture.truncationFoundAfterTheWalk() else {
+                return XCTFail("\(url.lastPathComponent): no truncation found")
+            }
+            XCTAssertEqual(offset, 0)
+            XCTAssertTrue(message.contains("shrank to 0 bytes"), message)
+        }
+    }
 }

@@ -171,38 +171,53 @@ final class ReplayEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.frameMD5(out), Array(try Harness.frameMD5(source(expect.source)).prefix(intact)))
     }
 
-    /// A capture cut while rtprecv reads it ends with the truncation warning, never SIGBUS: cut past
-    /// where the walk is (seen by fstat before the walk gets there), and cut to nothing under records
-    /// still held for frames in progress (the mapping's guard). rtprecv is held up in the middle by a
-    /// FIFO that nothing reads yet.
+    /// A capture cut while rtprecv reads it ends with the truncation warning, never SIGBUS, as pcap and
+    /// as pcapng: cut past where the walk is (seen by fstat before the walk gets there), and cut to
+    /// nothing under records still held for frames in progress (the mapping's guard) and under
+    /// packets walked ahead but not yet received, where the replay ends rather than count their
+    /// zeros as packets that are not RTP. rtprecv is held up in the middle by a FIFO that nothing
+    /// reads yet.
     func testCaptureShrinkingWhileReadEndsWithTheWarning() throws {
         let once = try Data(contentsOf: source("ffmpeg-1080p.pcap"))
-        var data = once
-        for _ in 1..<8 { data.append(once[24...]) }
-        for cut in [data.count / 2, 0] {
-            let capture = Harness.temporaryFile("shrinking-\(cut).pcap"), out = Harness.temporaryFile("shrinking-\(cut).h264")
-            let errors = Harness.temporaryFile("shrinking-\(cut).err")
-            try data.write(to: capture)
-            unlink(out.path)
-            XCTAssertEqual(mkfifo(out.path, 0o600), 0)
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
-            defer { for f in [capture, out, errors] { try? FileManager.default.removeItem(at: f) } }
-            let process = Process()
-            process.executableURL = Harness.binary
-            process.arguments = ["--pcap", capture.path, "--out", out.path]
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
-            let reader = try FileHandle(forReadingFrom: out)
-            _ = try reader.read(upToCount: 1)
-            Thread.sleep(forTimeInterval: 0.5)  // the pipe fills, and rtprecv waits in write(2)
-            XCTAssertEqual(truncate(capture.path, off_t(cut)), 0)
-            _ = try reader.readToEnd()
-            process.waitUntilExit()
-            let stderr = try String(contentsOf: errors, encoding: .utf8)
-            XCTAssertEqual(process.terminationReason, .exit, "cut to \(cut): signal \(process.terminationStatus)")
-            XCTAssertEqual(process.terminationStatus, 0, stderr)
-            XCTAssertTrue(stderr.contains("capture truncated at byte") && stderr.contains("shrank"), "cut to \(cut): \(stderr)")
+        var pcap = once
+        for _ in 1..<8 { pcap.append(once[24...]) }
+        var pcapng = PcapNGTests.Writer()
+        pcapng.section()
+        pcapng.interface()
+        let records = try TestPcap.records(of: source("ffmpeg-1080p.pcap"))
+        for _ in 0..<8 { for record in records { pcapng.enhanced(units: record.microseconds, record.frame) } }
+        for (format, data) in [("pcap", pcap), ("pcapng", pcapng.data)] {
+            for cut in [data.count / 2, 0] {
+                try assertShrinkingWhileRead(data, format: format, cut: cut)
+            }
         }
+    }
+
+    /// Replays `data` into a FIFO, and cuts the capture to `cut` bytes while rtprecv waits on it.
+    private func assertShrinkingWhileRead(_ data: Data, format: String, cut: Int) throws {
+        let capture = Harness.temporaryFile("shrinking-\(cut).\(format)"), out = Harness.temporaryFile("shrinking-\(cut).h264")
+        let errors = Harness.temporaryFile("shrinking-\(cut).err")
+        try data.write(to: capture)
+        unlink(out.path)
+        XCTAssertEqual(mkfifo(out.path, 0o600), 0)
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { for f in [capture, out, errors] { try? FileManager.default.removeItem(at: f) } }
+        let process = Process()
+        process.executableURL = Harness.binary
+        process.arguments = ["--pcap", capture.path, "--out", out.path]
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let reader = try FileHandle(forReadingFrom: out)
+        _ = try reader.read(upToCount: 1)
+        Thread.sleep(forTimeInterval: 0.5)  // the pipe fills, and rtprecv waits in write(2)
+        XCTAssertEqual(truncate(capture.path, off_t(cut)), 0)
+        _ = try reader.readToEnd()
+        process.waitUntilExit()
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        XCTAssertEqual(process.terminationReason, .exit, "\(format) cut to \(cut): signal \(process.terminationStatus)")
+        XCTAssertEqual(process.terminationStatus, 0, stderr)
+        XCTAssertTrue(stderr.contains("capture truncated at byte") && stderr.contains("shrank"), "\(format) cut to \(cut): \(stderr)")
+        XCTAssertFalse(stderr.contains("not RTP"), "\(format) cut to \(cut): \(stderr)")
     }
 
     func testNonCaptureFileExitsOneWithOneLineNamingIt() throws {
