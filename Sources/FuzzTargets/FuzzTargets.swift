@@ -242,7 +242,7 @@ func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
                 guard case .message(let m) = item else { return }
                 _ = client.receive(m)
                 for (name, value) in m.headers {
-                    _ = RTSPTransport(parsing: value)
+                    _ = try? RTSPTransport(parsing: value)
                     _ = RTSPSessionHeader(parsing: value)
                     _ = Challenge.parse(value)
                     _ = base.resolving(value)

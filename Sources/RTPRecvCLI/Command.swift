@@ -2,6 +2,11 @@ import SystemIO
 
 /// The whole tool: parses the arguments, runs, and maps every failure to a message and an exit status.
 public enum Command {
+    /// A run that ended as asked but received no RTP packet at all: nothing came, or nothing that
+    /// was RTP (a wrong port, a firewall, a camera that accepted PLAY and sends nothing), which
+    /// `Restart=on-failure` and scripts must notice.
+    public static let noRTPExitStatus: Int32 = 3
+
     public static func main(_ arguments: [String]) -> Int32 {
         Terminal.ignoreSIGPIPE()
         let options: Options

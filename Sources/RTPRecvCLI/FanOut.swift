@@ -61,6 +61,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     private func stop(_ key: Key, because why: String) {
         if let run = runs.removeValue(forKey: key) {
             order.removeAll { $0 == key }
+            stoppedRTPPackets += run.rtpPackets
             try? run.finish()
         }
         failed[key] = why
@@ -90,6 +91,9 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     }
 
     var datagrams: Int { datagramCount }
+    /// What every run, stopped ones too, took as RTP.
+    var rtpPackets: Int { runs.values.reduce(stoppedRTPPackets) { $0 + $1.rtpPackets } }
+    private var stoppedRTPPackets = 0
     func tick(now: Int64) throws { for key in order { try isolating(key) { try runs[key]!.tick(now: now) } } }
     func endFeedback(now: Int64) { for key in order { runs[key]!.endFeedback(now: now) } }
     func reopen() throws { for key in order { try isolating(key) { try runs[key]!.reopen() } } }

@@ -331,7 +331,9 @@ public enum Help {
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
     1 when the input cannot be read, the port cannot be bound, the output cannot be written or
-    publishing failed (without --reconnect),
+    publishing failed (without --reconnect), or an RTSP session was lost (without --reconnect),
+    3 when the run ended as asked but not one RTP packet came (a wrong port, a firewall, a camera
+    that answers PLAY and sends nothing; live, 5 s of nothing is warned about at once),
     64 on a usage error.
     """
 }

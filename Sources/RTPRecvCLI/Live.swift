@@ -112,6 +112,8 @@ struct Live {
         /// The RTSP connection went away: over TCP the media with it (the run ends, exit 1); over
         /// UDP the media goes on, and the connection is no longer polled.
         var connectionLost: String?
+        /// Why the RTSP session's media has stopped: its TCP connection lost, or the session ended.
+        var rtspEnded: String? { connectionLost.flatMap { rtsp?.transport == .tcp ? $0 : nil } ?? rtsp?.sessionEnded }
         var pollsConnection = rtsp != nil
         let metrics = try options.metrics.map { try MetricsEndpoint($0) }
         if let metrics, !options.quiet { Terminal.printError("metrics on http://\(metrics.listener.localEndpoint)/metrics\n") }
@@ -132,6 +134,14 @@ struct Live {
         // is set up again, backing off from 1 s to 30 s; the outputs go on.
         var reconnection = RTSPReconnection(silence: timeout ?? 10_000_000_000)
         var received = 0
+        /// What the run listens on (or the RTSP session set up), for messages about what does not come.
+        func listening() -> String {
+            rtsp?.mediaSetUp ?? "on udp " + zip(sockets, roles).prefix(4).map { "\($0.boundDescription) (\($1))" }.joined(separator: ", ")
+                + (sockets.count > 4 ? " and \(sockets.count - 4) more ports" : "")
+        }
+        // Nothing at all within 5 s of the start (a wrong port, a firewall, a server that sends nothing
+        // after PLAY) is said once, whatever --timeout says.
+        var mediaSeen = false, mediaWarned = false
 
         /// One batch from `socket`, into the receiver.
         func drain(_ socket: UDPReceiver) throws {
@@ -222,16 +232,15 @@ struct Live {
                     if !options.quiet { Terminal.printError("SIGHUP: the outputs reopen (--out at the next keyframe)\n") }
                 }
                 if options.reconnect, let current = rtsp,
-                   let why = connectionLost.flatMap({ current.transport == .tcp ? $0 : nil })
-                    ?? reconnection.silent(now: Terminal.monotonicNanoseconds(), lastPacket: lastPacket) {
+                   let why = rtspEnded ?? reconnection.silent(now: Terminal.monotonicNanoseconds(), lastPacket: lastPacket) {
                     guard try resume(current, after: why) else {
                         stopReason = StopSignal.received != 0 ? "stopped by \(StopSignal.name)" : "stopped after \(options.duration!) s"
                         break
                     }
                     continue
                 }
-                if let connectionLost, rtsp?.transport == .tcp {
-                    stopReason = "stopped: \(connectionLost)"
+                if let rtspEnded {
+                    stopReason = "stopped: \(rtspEnded)"
                     break
                 }
                 var now = Terminal.monotonicNanoseconds()
@@ -283,7 +292,13 @@ struct Live {
                     }
                 }
                 now = Terminal.monotonicNanoseconds()
+                if !mediaSeen && !mediaWarned && received == 0 && now - start >= 5_000_000_000 {
+                    mediaWarned = true
+                    progress.clear()
+                    if !options.quiet { Terminal.printError("warning: no media in 5 s \(listening())\n") }
+                }
                 if received > 0 {
+                    mediaSeen = true
                     lastPacket = now
                     silenceReported = false
                     reconnection.received(now: now)
@@ -331,8 +346,8 @@ struct Live {
         json.append(("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9)))
         try run.report(Report.Input(summary: summary, warning: nil, json: json))
         if let failure = run.failure { throw RunError(description: failure) }
-        if let connectionLost, rtsp?.transport == .tcp { throw RunError(description: connectionLost) }
-        return 0
+        if let rtspEnded { throw RunError(description: rtspEnded) }
+        return run.exitStatus(where: "came \(listening())", quiet: options.quiet)
     }
 
     /// The sockets of the run: the video port (from --port, the SDP, else 5004); with an SDP, each

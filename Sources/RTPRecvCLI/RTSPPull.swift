@@ -33,6 +33,12 @@ final class RTSPPull {
     private(set) var keepAlives = 0
     private(set) var interleavedFrames = 0
     private(set) var serverRequests = 0
+    /// Why the server's session is over, when a keep-alive was answered 454: its media has stopped.
+    private(set) var sessionEnded: String?
+    /// What SETUP set up, line by line: "video over UDP ports 50000-50001".
+    private var setUp: [String] = []
+    /// The URL and what was set up, for messages about what does (not) come.
+    var mediaSetUp: String { "from \(url) (" + setUp.joined(separator: ", ") + ")" }
 
     private var connection: TCPConnection!
     private var client: RTSPClient
@@ -148,14 +154,26 @@ final class RTSPPull {
                 asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
             }
             let reply = try request("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
-            guard let header = reply.header("Transport"), let given = RTSPTransport(parsing: header) else {
-                throw RunError(description: "\(control): SETUP's reply has no Transport header rtprecv can read")
+            let header = reply.header("Transport") ?? ""
+            let given: RTSPTransport
+            do {
+                guard let parsed = try RTSPTransport(parsing: header) else {
+                    throw RunError(description: "\(control): SETUP's reply has no RTP Transport header ('\(header)')")
+                }
+                given = parsed
+            } catch let invalid as RTSPTransport.Invalid {
+                throw RunError(description: "\(control): SETUP's reply: \(invalid)")
             }
             if transport == .multicast {
                 guard given.multicast, let group = given.destination, let ports = given.ports ?? given.clientPorts else {
                     throw RunError(description: "\(control): the server answered a multicast SETUP with '\(header)', not a group and ports")
                 }
-                pair = try RTSPPull.bindPair(options: options, group: group, port: ports.lowerBound)
+                // RTCP on the range's second port, else the one after RTP's.
+                guard ports.count > 1 || ports.lowerBound < UInt16.max else {
+                    throw RunError(description: "\(control): SETUP's reply: Transport port \(ports.lowerBound) leaves no port for RTCP")
+                }
+                pair = try RTSPPull.bindPair(options: options, group: group,
+                                             ports: (ports.lowerBound, ports.count > 1 ? ports.upperBound : ports.lowerBound + 1))
             }
             if transport == .udp && (given.isTCP || given.multicast) {
                 try? teardown()
@@ -172,12 +190,15 @@ final class RTSPPull {
                 sdp.media[index].port = port
                 if isVideo && videoRTCPChannel == nil { videoRTCPChannel = channels.upperBound }
                 rtcpDestination = rtcpDestination ?? connection.peer
+                setUp.append("\(line.media) over TCP channels \(channels.lowerBound)-\(channels.upperBound)")
             } else {
                 sockets += pair
                 roles += isVideo ? ["video RTP", "video RTCP"] : ["audio RTP", "audio RTCP"]
                 sdp.media[index].port = pair[0].localEndpoint.port
                 sdp.media[index].rtcpPort = pair[1].localEndpoint.port
                 sdp.media[index].rtcpMux = false
+                setUp.append("\(line.media) over UDP\(transport == .multicast ? " multicast" : "") "
+                             + "ports \(pair[0].localEndpoint.port) and \(pair[1].localEndpoint.port)")
                 if isVideo, rtcpDestination == nil, let server = given.serverPorts {
                     rtcpDestination = Endpoint(address: connection.peer.address, port: server.upperBound)
                 }
@@ -254,8 +275,10 @@ final class RTSPPull {
             case .message(let message):
                 if message.method != nil {
                     serverRequests += 1
-                } else if case .failure(let error) = client.receive(message), verbose {
-                    Terminal.printError("rtsp: keep-alive: \(error)\n")
+                } else if case .failure(let error) = client.receive(message) {
+                    // The session expired (a server restarted, or missed keep-alives): its media has stopped.
+                    if error.statusCode == 454 { sessionEnded = "the session ended: keep-alive \(error)" }
+                    if verbose { Terminal.printError("rtsp: keep-alive: \(error)\n") }
                 }
             }
         }
@@ -370,7 +393,7 @@ final class RTSPPull {
                 continue
             }
             if verbose { Terminal.printError("rtsp: < \(reply.statusCode) \(reply.reason)\n") }
-            switch client.receive(reply) {
+            switch client.receiveReply(reply) {
             case .retry(let again):
                 bytes = again
             case .redirect(let to):
@@ -443,15 +466,15 @@ final class RTSPPull {
     }
 
     /// A pair of UDP sockets on an even port and the next, for RTP and RTCP (RFC 3550 §11).
-    /// `group`: a multicast group and its `port`, which the server chose, joined; else a free pair.
-    private static func bindPair(options: Options, group: String? = nil, port fixed: UInt16? = nil) throws -> [UDPReceiver] {
+    /// `group`: a multicast group and its `ports`, which the server chose, joined; else a free pair.
+    private static func bindPair(options: Options, group: String? = nil, ports fixed: (rtp: UInt16, rtcp: UInt16)? = nil) throws -> [UDPReceiver] {
         var generator = SystemRandomNumberGenerator()
         var lastError: Error?
         for _ in 0..<(fixed == nil ? 32 : 1) {
-            let port = fixed ?? UInt16(50000 + 2 * Int(generator.next() % 5000))
+            let port = UInt16(50000 + 2 * Int(generator.next() % 5000))
             do {
                 var pair: [UDPReceiver] = []
-                for p in [port, port + 1] {
+                for p in fixed.map({ [$0.rtp, $0.rtcp] }) ?? [port, port + 1] {
                     var o = UDPReceiver.Options(bindAddress: group ?? options.bind, port: p, interface: options.interface,
                                                 receiveBufferBytes: options.receiveBufferBytes)
                     o.maxDatagramBytes = options.maxPacketBytes + 4096
@@ -462,7 +485,7 @@ final class RTSPPull {
                 lastError = error
             }
         }
-        throw RunError(description: (group.map { "cannot join \($0) on ports \(fixed!)-\(fixed! + 1): " } ?? "no free pair of UDP ports for RTP and RTCP: ")
+        throw RunError(description: (group.map { "cannot join \($0) on ports \(fixed!.rtp) and \(fixed!.rtcp): " } ?? "no free pair of UDP ports for RTP and RTCP: ")
                        + (lastError.map { "\($0)" } ?? ""))
     }
 }

@@ -24,11 +24,22 @@ protocol Recording: AnyObject {
     func endFeedback(now: Int64)
     /// SIGHUP: the outputs reopen at their paths.
     func reopen() throws
-    /// Datagrams taken in, and Annex-B bytes written.
+    /// Datagrams taken in, those of them that were RTP, and Annex-B bytes written.
     var datagrams: Int { get }
+    var rtpPackets: Int { get }
     var bytesWritten: Int { get }
     /// Every stream followed: for the metrics.
     func forEachStream(_ body: (FollowedStream) -> Void)
+}
+
+extension Recording {
+    /// The exit status of a run that ended as asked: 0, or `Command.noRTPExitStatus` when none of
+    /// its datagrams was RTP (said once, `where` naming the input).
+    func exitStatus(where input: String, quiet: Bool) -> Int32 {
+        guard rtpPackets == 0 else { return 0 }
+        if !quiet { Terminal.printError("warning: no RTP packet \(input)\n") }
+        return Command.noRTPExitStatus
+    }
 }
 
 /// A stream as the metrics see it.

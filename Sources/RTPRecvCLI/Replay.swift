@@ -109,6 +109,6 @@ struct Replay {
                                    + Report.json(tcp.statistics.fields))),
                    ("truncated", damage.map(JSON.string) ?? .null)]))
         if let failure = run.failure { throw RunError(description: failure) }
-        return 0
+        return run.exitStatus(where: "in \(capture.path) (\(datagramsRead) datagrams)", quiet: options.quiet)
     }
 }

@@ -231,6 +231,7 @@ extension Run: Recording {
     func endFeedback(now: Int64) { feedback?.finish(now: now) }
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }
+    var rtpPackets: Int { receiver.counters.rtpPackets }
     var bytesWritten: Int { sink.bytesWritten }
     func forEachStream(_ body: (FollowedStream) -> Void) {
         if let video = receiver.selected {

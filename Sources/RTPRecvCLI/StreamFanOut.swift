@@ -101,6 +101,9 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         return sdp.media.contains { $0.media == "audio" && $0.payloadTypes.contains(payloadType) }
     }
 
+    /// RTP of SSRCs over --max-streams was RTP too.
+    override var rtpPackets: Int { super.rtpPackets + streamsOverLimit }
+
     /// The runs following video, as many as there are streams.
     var videoStreams: Int { runs.values.filter { $0.followedVideo }.count }
 

@@ -43,10 +43,59 @@ final class RTSPTests: XCTestCase {
         XCTAssertTrue(multicast.multicast)
         XCTAssertEqual(multicast.destination, "232.1.1.1")
         XCTAssertEqual(multicast.ports, 5000...5001)
-        XCTAssertNil(RTSPTransport(parsing: "garbage"))
+        XCTAssertNil(try RTSPTransport(parsing: "garbage"))
         var asked = RTSPTransport(spec: "RTP/AVP")
         asked.clientPorts = 50000...50001
         XCTAssertEqual(asked.header, "RTP/AVP;unicast;client_port=50000-50001")
+    }
+
+    /// Hostile and broken Transport headers: empty parameters are skipped, ports outside 1…65535 and
+    /// channels outside 0…255 are errors naming the parameter, never a trap or a value used silently.
+    func testTransportWithEmptyOrAbsurdParametersNeverTraps() throws {
+        let empty = try XCTUnwrap(RTSPTransport(parsing: "RTP/AVP; ;unicast;;client_port=5000-5001; "))
+        XCTAssertEqual(empty.clientPorts, 5000...5001)
+        XCTAssertNil(try RTSPTransport(parsing: ""))
+        XCTAssertNil(try RTSPTransport(parsing: ";;;"))
+        XCTAssertEqual(try RTSPTransport(parsing: "RTP/AVP;multicast;port=65535")?.ports, 65535...65535)
+        XCTAssertEqual(try RTSPTransport(parsing: "RTP/AVP;unicast;client_port=5000-")?.clientPorts, 5000...5000)
+        for (header, parameter) in [("RTP/AVP;server_port=0-70000", "server_port=0-70000"), ("RTP/AVP;client_port=0", "client_port=0"),
+                                    ("RTP/AVP;client_port=6000-5000", "client_port=6000-5000"), ("RTP/AVP;port=99999999999999999999", "port=99999999999999999999"),
+                                    ("RTP/AVP/TCP;interleaved=300-301", "interleaved=300-301"), ("RTP/AVP/TCP;interleaved=-1", "interleaved=-1"),
+                                    ("RTP/AVP;multicast;ttl=1000", "ttl=1000")] {
+            XCTAssertThrowsError(try RTSPTransport(parsing: header), header) { error in
+                XCTAssertEqual((error as? RTSPTransport.Invalid)?.parameter, parameter)
+            }
+        }
+    }
+
+    /// 454 is no keep-alive method's refusal: to a keep-alive it is a failure (the session is gone),
+    /// to PLAY a failure; 405 and 501 to a keep-alive switch its method. A reply naming another
+    /// request's CSeq is a protocol error.
+    func testSessionNotFoundIsAFailureAndAWrongCSeqAnError() throws {
+        let url = try RTSPURL(parsing: "rtsp://cam/live")
+        func reply(_ status: Int, cseq: String?) -> RTSPMessage {
+            var m = RTSPMessage()
+            m.statusCode = status
+            m.reason = "Reason"
+            if let cseq { m.headers = [("CSeq", cseq)] }
+            return m
+        }
+        var client = RTSPClient(authorization: RTSPAuthorization(user: nil, password: nil, seed: 1))
+        _ = client.request("PLAY", url)
+        guard case .failure(let error) = client.receiveReply(reply(454, cseq: "1")) else { return XCTFail("454 to PLAY succeeded") }
+        XCTAssertEqual(error.statusCode, 454)
+        _ = client.request(client.keepAliveMethod, url)
+        guard case .failure(let expired) = client.receive(reply(454, cseq: "2")) else { return XCTFail("454 to a keep-alive succeeded") }
+        XCTAssertEqual(expired.statusCode, 454)
+        XCTAssertEqual(client.keepAliveMethod, "OPTIONS", "454 does not switch the keep-alive method")
+        _ = client.request(client.keepAliveMethod, url)
+        guard case .success = client.receive(reply(501, cseq: "3")) else { return XCTFail("501 to a keep-alive") }
+        XCTAssertEqual(client.keepAliveMethod, "GET_PARAMETER")
+        _ = client.request("SETUP", url)
+        guard case .failure(.protocolError(let text)) = client.receiveReply(reply(200, cseq: "9")) else { return XCTFail("a wrong CSeq") }
+        XCTAssertTrue(text.contains("CSeq '9'"), text)
+        _ = client.request("SETUP", url)
+        guard case .success = client.receiveReply(reply(200, cseq: nil)) else { return XCTFail("a reply without CSeq is taken") }
     }
 
     /// Replies as vendors write them (facts from the retina project's test data, fixtures our own):
@@ -54,8 +103,8 @@ final class RTSPTests: XCTestCase {
     /// space and a Digest challenge with neither qop nor algorithm (Longse), a session-level
     /// a=control:* before the media's (Reolink), a DESCRIBE without its Content-Type.
     func testVendorRepliesAsCamerasWriteThem() throws {
-        XCTAssertEqual(RTSPTransport(parsing: "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc= d6d6627")?.ssrc, 0x0D6D_6627)
-        XCTAssertEqual(RTSPTransport(parsing: "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc=A046")?.ssrc, 0xA046)
+        XCTAssertEqual(try RTSPTransport(parsing: "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc= d6d6627")?.ssrc, 0x0D6D_6627)
+        XCTAssertEqual(try RTSPTransport(parsing: "RTP/AVP/TCP;unicast;interleaved=0-1;ssrc=A046")?.ssrc, 0xA046)
         XCTAssertEqual(RTSPSessionHeader(parsing: "708886412;timeout=60")?.id, "708886412")
         var reader = RTSPStreamReader()
         let unauthorized = "RTSP/1.0 401 Unauthorized\r\nCSeq: 1 \r\nServer: Rtsp Server 1920*1080*20*2048\r\n"

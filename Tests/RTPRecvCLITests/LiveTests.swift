@@ -14,7 +14,7 @@ final class LiveTests: XCTestCase {
         init(_ arguments: [String], prefix: [String] = [], name: String) throws {
             out = Harness.temporaryFile(name + ".h264")
             errFile = Harness.temporaryFile(name + ".err")
-            FileManager.default.createFile(atPath: errFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
             if prefix.isEmpty {
                 process.executableURL = Harness.binary
                 process.arguments = ["--out", out.path] + arguments
@@ -184,7 +184,7 @@ final class LiveTests: XCTestCase {
     func testSourceFilterDropsOtherSenders() throws {
         let listener = try Listener(["--port", "0", "--source", "127.0.0.2"], name: "filtered")
         try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 10, source: Harness.temporaryFile("filtered-source.h264"))
-        XCTAssertEqual(listener.stop(), 0)
+        XCTAssertEqual(listener.stop(), 3, "every packet was filtered: no RTP came")
         XCTAssertEqual(try Data(contentsOf: listener.out).count, 0)
         XCTAssertTrue(listener.stderr.contains("from other senders dropped (--source)"), listener.stderr)
 
@@ -208,7 +208,7 @@ final class LiveTests: XCTestCase {
         let started = Date()
         let listener = try Listener(["--port", "0", "--duration", "0.5"], name: "duration")
         listener.process.waitUntilExit()
-        XCTAssertEqual(listener.process.terminationStatus, 0, listener.stderr)
+        XCTAssertEqual(listener.process.terminationStatus, 3, "nothing was sent: " + listener.stderr)
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertTrue(listener.stderr.contains("stopped after 0.5 s"), listener.stderr)
     }
@@ -216,8 +216,9 @@ final class LiveTests: XCTestCase {
     func testTimeoutSaysSoAndExitsWhenAsked() throws {
         let listener = try Listener(["--port", "0", "--timeout", "0.3", "--exit-on-timeout"], name: "timeout")
         listener.process.waitUntilExit()
-        XCTAssertEqual(listener.process.terminationStatus, 0, listener.stderr)
+        XCTAssertEqual(listener.process.terminationStatus, 3, "nothing was sent: " + listener.stderr)
         XCTAssertTrue(listener.stderr.contains("no packets for 0.3 s"), listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("warning: no RTP packet came on udp [::]:"), listener.stderr)
     }
 
     /// A link-local IPv6 group needs its interface: here named as the address's zone, over a veth

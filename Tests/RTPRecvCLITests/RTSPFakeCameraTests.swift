@@ -94,6 +94,53 @@ final class RTSPFakeCameraTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("453 Not Enough Bandwidth: the camera serves no more clients"), r.stderr)
     }
 
+    /// A broken or hostile server: each answer rtprecv cannot use ends the pull in one line that
+    /// names it, exit 1, never a trap; empty Transport parameters are only skipped.
+    func testHostileRepliesEndInOneLineNamingWhatWasWrong() throws {
+        _ = try pull(["empty-parameter"], ["--rtsp-transport", "udp"], name: "fake-empty")
+        for (quirk, extra, said) in [("absurd-ports", [], "Transport parameter 'server_port=0-70000': expected a port"),
+                                     ("absurd-channels", ["--rtsp-transport", "tcp"], "Transport parameter 'interleaved=300-301'"),
+                                     ("multicast-65535", ["--rtsp-transport", "multicast"], "Transport port 65535 leaves no port for RTCP"),
+                                     ("wrong-cseq", [], "the reply names CSeq"),
+                                     ("454-describe", [], "DESCRIBE: 454 Session Not Found"),
+                                     ("454-setup", [], "SETUP: 454 Session Not Found"),
+                                     ("454-play", [], "PLAY: 454 Session Not Found")] {
+            let c = try camera([quirk])
+            defer { c.terminate(); c.waitUntilExit() }
+            let r = try Harness.rtprecv(["rtsp://user:secret@127.0.0.1:\(port)/cam", "--out", "/dev/null", "--duration", "5"] + extra)
+            XCTAssertEqual(r.status, 1, "\(quirk): \(r.stderr)")
+            let errors = r.stderr.split(separator: "\n").filter { $0.contains("error") }
+            XCTAssertEqual(errors.count, 1, "\(quirk): \(r.stderr)")
+            XCTAssertTrue(errors.first?.contains(said) == true, "\(quirk): \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("secret"))
+        }
+    }
+
+    /// A keep-alive answered 454 (the session expired): without --reconnect the run ends, exit 1,
+    /// saying so; with it, a fresh session each time, and the run ends as asked.
+    func testAnExpiredSessionEndsTheRunOrIsSetUpAgain() throws {
+        let c = try camera(["454-keepalive", "short-timeout"])
+        defer { c.terminate(); c.waitUntilExit() }
+        let ended = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--out", "/dev/null", "--duration", "6"])
+        XCTAssertEqual(ended.status, 1, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("error: the session ended: keep-alive GET_PARAMETER: 454 Session Not Found"), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("stopped: the session ended"), ended.stderr)
+        let resumed = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--out", "/dev/null", "--duration", "6", "--reconnect"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("rtsp: reconnected over UDP"), resumed.stderr)
+    }
+
+    /// A server that answers PLAY and sends nothing: a warning naming what was set up within 5 s,
+    /// and the run ends with the exit status of a run that received no RTP (3).
+    func testAStallAfterPlayIsSaidAndExitsThree() throws {
+        let c = try camera(["stall-after-play"])
+        defer { c.terminate(); c.waitUntilExit() }
+        let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--out", "/dev/null", "--duration", "6.5", "--rtsp-transport", "udp"])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("warning: no media in 5 s from rtsp://127.0.0.1:\(port)/cam (video over UDP ports"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("warning: no RTP packet came from rtsp://"), r.stderr)
+    }
+
     /// Digest with SHA-256 and qop=auth offered beside MD5 (RFC 7616 §3.7): SHA-256 is answered.
     func testDigestSHA256IsPreferred() throws {
         let (_, stats) = try pull(["digest-sha256"], ["--rtsp-transport", "tcp"], name: "fake-sha256")

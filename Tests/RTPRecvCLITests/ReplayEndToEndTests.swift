@@ -200,7 +200,7 @@ final class ReplayEndToEndTests: XCTestCase {
         try data.write(to: capture)
         unlink(out.path)
         XCTAssertEqual(mkfifo(out.path, 0o600), 0)
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         defer { for f in [capture, out, errors] { try? FileManager.default.removeItem(at: f) } }
         let process = Process()
         process.executableURL = Harness.binary
@@ -230,10 +230,23 @@ final class ReplayEndToEndTests: XCTestCase {
 
     func testEmptyFileExitsOneSayingSo() throws {
         let empty = Harness.temporaryFile("empty.pcap")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         let result = try Harness.rtprecv(["--pcap", empty.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("empty"), result.stderr)
+    }
+
+    /// A capture whose datagrams are no RTP (here: DNS-like junk and an RTCP receiver report) ends
+    /// with the exit status of a run that received no RTP, 3, saying so.
+    func testACaptureWithoutRTPExitsThree() throws {
+        let rr: [UInt8] = [0x80, 201, 0, 1, 0x12, 0x34, 0x56, 0x78]
+        let records = [(UInt64(1_000_000_000), TestPcap.udpFrame(Array("not rtp at all".utf8), ethernet: true)),
+                       (UInt64(1_100_000_000), TestPcap.udpFrame(rr, ethernet: true))]
+        let capture = Harness.temporaryFile("no-rtp.pcap")
+        try TestPcap.data(linkType: 1, records: records).write(to: capture)
+        let result = try Harness.rtprecv(["--pcap", capture.path, "--out", Harness.temporaryFile("no-rtp.h264").path])
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains("warning: no RTP packet in \(capture.path) (2 datagrams)"), result.stderr)
     }
 
     func testAbsurdRecordLengthKeepsWhatCameBefore() throws {

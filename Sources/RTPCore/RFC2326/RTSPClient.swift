@@ -53,6 +53,15 @@ public struct RTSPClient: Sendable {
     /// The method of the request a response answers.
     public func method(answeredBy message: RTSPMessage) -> String? { message.cseq.flatMap { pending[$0]?.method } }
 
+    /// What `message` means as the reply to the request sent last, which the driver waits for: a
+    /// CSeq of another request is a protocol error (a reply without one is taken, as cameras send).
+    public mutating func receiveReply(_ message: RTSPMessage) -> Outcome {
+        if let header = message.header("CSeq"), message.cseq != cseq {
+            return .failure(.protocolError("the reply names CSeq '\(header)'; the request was CSeq \(cseq)"))
+        }
+        return receive(message)
+    }
+
     /// What `message`, a response, means for the request it answers.
     public mutating func receive(_ message: RTSPMessage) -> Outcome {
         let request = message.cseq.flatMap { pending.removeValue(forKey: $0) }
@@ -83,8 +92,9 @@ public struct RTSPClient: Sendable {
                 return .failure(.authentication(error))
             }
             return .retry(encode(request))
-        case 405, 454, 501 where request?.method == keepAliveMethod && request?.method != "SETUP":
-            // The keep-alive method is not allowed: the other one from now on.
+        case 405 where request?.method == keepAliveMethod, 501 where request?.method == keepAliveMethod:
+            // The keep-alive method is not allowed: the other one from now on. (454 is no such answer:
+            // the session is gone, which the driver hears as a failure.)
             keepAliveMethod = keepAliveMethod == "OPTIONS" ? "GET_PARAMETER" : "OPTIONS"
             return .success(message)
         default:
@@ -110,6 +120,7 @@ public enum RTSPError: Error, CustomStringConvertible, Sendable {
             case 401: return what + "401 Unauthorized: the server rejected the credentials"
             case 404: return what + "404 Not Found: the server has no stream at that path"
             case 453: return what + "453 Not Enough Bandwidth: the camera serves no more clients (close another viewer)"
+            case 454: return what + "454 Session Not Found: the server no longer knows the session"
             case 461: return what + "461 Unsupported Transport"
             default: return what + "\(code) \(reason)"
             }

@@ -21,40 +21,57 @@ public struct RTSPTransport: Equatable, Sendable {
 
     public var isTCP: Bool { spec.uppercased().hasSuffix("/TCP") }
 
-    /// The first transport of a header (servers answer with one; a client may offer several).
-    public init?(parsing header: String) {
+    /// A parameter whose value cannot be used: a port outside 1…65535, a channel outside 0…255.
+    public struct Invalid: Error, CustomStringConvertible, Sendable {
+        public var parameter: String
+        public var expected: String
+        public var description: String { "Transport parameter '\(parameter)': expected \(expected)" }
+    }
+
+    /// The first transport of a header (servers answer with one; a client may offer several); nil
+    /// when it is not RTP. Empty parameters are skipped; unknown ones ignored.
+    public init?(parsing header: String) throws(Invalid) {
         guard let first = header.split(separator: ",").first else { return nil }
-        let parts = first.split(separator: ";").map { $0.trimmingWhitespace() }
+        let parts = first.split(separator: ";").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
         guard let spec = parts.first, spec.uppercased().hasPrefix("RTP/") else { return nil }
         self.spec = String(spec)
         for part in parts.dropFirst() {
-            let pair = part.split(separator: "=", maxSplits: 1)
-            let name = pair[0].lowercased()
+            let name = part.prefix { $0 != "=" }.lowercased()
             // Cameras pad values with spaces ("ssrc= d6d6627") and quote some.
-            let value = pair.count > 1 ? String(pair[1].trimmingWhitespace()).trimmingCharacters("\"") : ""
+            let value = String(part.drop { $0 != "=" }.dropFirst().trimmingWhitespace()).trimmingCharacters("\"")
+            func portRange() throws(Invalid) -> ClosedRange<UInt16> {
+                guard let range = RTSPTransport.range(value, within: 1...65535) else { throw Invalid(parameter: String(part), expected: "a port or ports from 1 to 65535") }
+                return UInt16(range.lowerBound)...UInt16(range.upperBound)
+            }
             switch name {
             case "multicast": multicast = true
             case "unicast": multicast = false
             case "destination": destination = value.isEmpty ? nil : value
             case "source": source = value.isEmpty ? nil : value
-            case "client_port": clientPorts = RTSPTransport.range(value)
-            case "server_port": serverPorts = RTSPTransport.range(value)
-            case "port": ports = RTSPTransport.range(value)
-            case "interleaved": interleaved = RTSPTransport.range(value)
-            case "ttl": ttl = Int(value)
-            // Hexadecimal, eight digits or fewer (some cameras send fewer, or a leading 0x).
+            case "client_port": clientPorts = try portRange()
+            case "server_port": serverPorts = try portRange()
+            case "port": ports = try portRange()
+            case "interleaved":
+                guard let range = RTSPTransport.range(value, within: 0...255) else { throw Invalid(parameter: String(part), expected: "a channel or channels from 0 to 255") }
+                interleaved = UInt8(range.lowerBound)...UInt8(range.upperBound)
+            case "ttl":
+                guard let t = Int(value), (0...255).contains(t) else { throw Invalid(parameter: String(part), expected: "a TTL from 0 to 255") }
+                ttl = t
+            // Hexadecimal, eight digits or fewer (some cameras send fewer, or a leading 0x); junk is
+            // left out, as SETUP's SSRC is only a hint.
             case "ssrc": ssrc = UInt32(value.lowercased().hasPrefix("0x") ? String(value.dropFirst(2)) : value, radix: 16)
             default: break
             }
         }
     }
 
-    /// "a-b" or "a" (then a single value).
-    static func range<T: FixedWidthInteger>(_ text: String) -> ClosedRange<T>? {
-        let ends = text.split(separator: "-", maxSplits: 1).map { T(Substring($0).trimmingWhitespace()) }
-        guard let low = ends.first ?? nil else { return nil }
-        let high = ends.count > 1 ? ends[1] ?? low : low
-        return low <= high ? low...high : nil
+    /// "a-b", or "a" or "a-" (then a single value), each within `bounds`, a ≤ b.
+    static func range(_ text: String, within bounds: ClosedRange<Int>) -> ClosedRange<Int>? {
+        let ends = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
+        guard let low = Int(ends[0]), bounds.contains(low) else { return nil }
+        guard ends.count > 1, !ends[1].isEmpty else { return low...low }
+        guard let high = Int(ends[1]), bounds.contains(high), low <= high else { return nil }
+        return low...high
     }
 
     /// As a request's header: what the client asks for.

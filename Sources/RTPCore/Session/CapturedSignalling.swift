@@ -26,7 +26,7 @@ public struct CapturedSignalling: Sendable {
             return
         }
         if let cseq = m.cseq, let index = setups.removeValue(forKey: cseq),
-           let header = m.header("Transport"), let transport = RTSPTransport(parsing: header), var description = sessionDescription {
+           let header = m.header("Transport"), let transport = try? RTSPTransport(parsing: header), var description = sessionDescription {
             // The client's port (UDP), or the interleaved channel's (TCP, where no port selects).
             if let ports = transport.clientPorts ?? transport.ports, description.media[index].port == 0 {
                 description.media[index].port = ports.lowerBound

@@ -54,6 +54,9 @@ public final class Receiver {
         /// RTX packets (RFC 4588) unwrapped into their stream, and those of no stream followed.
         public var retransmissions = 0
         public var retransmissionsUnmatched = 0
+
+        /// Datagrams that parsed as RTP, on the session's ports.
+        public var rtpPackets: Int { datagrams - otherPort - rtcp - invalidRTP.values.reduce(0, +) }
     }
 
     public let configuration: Configuration
