@@ -17,7 +17,7 @@ final class FloodTests: XCTestCase {
         process.executableURL = Harness.binary
         process.arguments = arguments
         let errors = Harness.temporaryFile("peak-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errors) }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)

@@ -30,7 +30,7 @@ enum Harness {
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
         // stderr goes to a file, stdout through a pipe read to its end: neither can fill up and stall.
         let errFile = temporaryFile("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errFile) }
         let out = Pipe()
         let err = try FileHandle(forWritingTo: errFile)
@@ -90,7 +90,7 @@ enum Harness {
     static func record(_ name: String, filter: String, _ body: () throws -> Void) throws -> URL {
         try XCTSkipUnless(getuid() == 0, "tcpdump on lo needs root")
         let file = temporaryFile(name + ".pcap"), errors = temporaryFile(name + ".tcpdump")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let tcpdump = Process()
         tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-B", "16384", "-s", "0", "-w", file.path, filter]

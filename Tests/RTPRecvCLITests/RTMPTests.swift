@@ -240,7 +240,7 @@ final class RTMPTests: XCTestCase {
         let server = try Server(name: "lost")
         let out = Harness.temporaryFile("rtmp-lost.h264")
         let process = Process(), errors = Harness.temporaryFile("rtmp-lost.err")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = Harness.binary
         process.arguments = ["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path,
                              "--rtmp", "rtmp://127.0.0.1:\(server.port)/live/lost", "--out", out.path]

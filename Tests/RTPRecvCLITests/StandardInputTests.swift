@@ -8,7 +8,7 @@ final class StandardInputTests: XCTestCase {
     /// rtprecv reading standard input from a pipe this test writes to.
     private func start(_ arguments: [String], name: String) throws -> (process: Process, input: Pipe, err: URL) {
         let process = Process(), input = Pipe(), err = Harness.temporaryFile(name + ".err")
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.executableURL = Harness.binary
         process.arguments = ["--pcap", "-"] + arguments
         process.standardInput = input
@@ -76,14 +76,14 @@ final class StandardInputTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let port = 20000 + Int(getpid() % 20000)
         let tcpdump = Process(), pipe = Pipe(), tcpdumpErr = Harness.temporaryFile("tcpdump.err")
-        FileManager.default.createFile(atPath: tcpdumpErr.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: tcpdumpErr.path, contents: nil)
         tcpdump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         tcpdump.arguments = ["tcpdump", "-i", "lo", "--immediate-mode", "-U", "-w", "-", "udp and dst port \(port)"]
         tcpdump.standardOutput = pipe
         tcpdump.standardError = try FileHandle(forWritingTo: tcpdumpErr)
         try tcpdump.run()
         let out = Harness.temporaryFile("tcpdump-out.h264"), err = Harness.temporaryFile("tcpdump-rtprecv.err")
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let rtprecv = Process()
         rtprecv.executableURL = Harness.binary
         rtprecv.arguments = ["--pcap", "-", "--out", out.path]
