@@ -24,6 +24,8 @@ public struct Options {
     /// --port A-B: every port from A to B (A is `port`); implies --all-streams.
     public var portRange: ClosedRange<UInt16>?
     public static let maxPortRange = 1024
+    /// The longest --duration or --timeout: over three years, and far from overflowing nanoseconds.
+    public static let maxSeconds = 100_000_000.0
     public var bind: String?
     public var interface: String?
     public var sourceFilter: String?
@@ -138,8 +140,9 @@ public struct Options {
             }
             func seconds() throws(UsageError) -> Double {
                 let text = try value()
-                guard let parsed = Double(text), parsed > 0, parsed.isFinite else {
-                    throw UsageError(description: "invalid value '\(text)' for '\(name)': expected seconds greater than 0")
+                guard let parsed = Double(text), parsed > 0, parsed <= Options.maxSeconds else {
+                    throw UsageError(description: "invalid value '\(text)' for '\(name)': expected seconds greater than 0 "
+                                     + "and at most \(Int(Options.maxSeconds))")
                 }
                 return parsed
             }
@@ -253,7 +256,7 @@ public struct Options {
                 let text = try value()
                 // A port alone is on loopback: nothing is served beyond the host unless asked.
                 metrics = try Options.addressAndPort(text.contains(":") ? text : "127.0.0.1:" + text, flag: name,
-                                                     example: "127.0.0.1:9464, [::1]:9464 or 9464")
+                                                     example: "127.0.0.1:9464, [::1]:9464 or 9464", given: text)
             case "--realtime": realtime = true
             case "--no-realtime": realtime = false
             case "-q", "--quiet": quiet = true
@@ -405,10 +408,10 @@ public struct Options {
 
     public var isLive: Bool { pcap == nil }
 
-    /// "ADDR:PORT" or "[v6]:PORT".
-    static func addressAndPort(_ text: String, flag: String, example: String) throws(UsageError) -> (address: String, port: UInt16) {
+    /// "ADDR:PORT" or "[v6]:PORT"; `given`, what the user wrote, when `text` was made from it.
+    static func addressAndPort(_ text: String, flag: String, example: String, given: String? = nil) throws(UsageError) -> (address: String, port: UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {
-            throw UsageError(description: "invalid value '\(text)' for '\(flag)': expected ADDR:PORT, such as \(example)")
+            throw UsageError(description: "invalid value '\(given ?? text)' for '\(flag)': expected ADDR:PORT, such as \(example)")
         }
         var address = String(text[..<colon])
         if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }

@@ -128,6 +128,25 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertTrue(sdp.warnings.isEmpty, "\(sdp.warnings)")
     }
 
+    /// A clock rate every clock divides by (0 divided by zero in the frame gates) or multiplies by (a
+    /// huge one overflowed): outside 1 Hz…10 MHz it is an error naming the line; so is a channel
+    /// count outside 1…255.
+    func testClockRatesOutsideOneHertzToTenMegahertzAreErrorsNamingTheLine() throws {
+        for (rtpmap, said) in [("H264/0", "clock rate '0'"), ("H264/10000001", "clock rate '10000001'"), ("H264/-90000", "clock rate '-90000'"),
+                               ("H264/99999999999999999999", "clock rate '99999999999999999999'"), ("H264/", "clock rate ''"),
+                               ("opus/48000/0", "channel count '0'"), ("L16/44100/65536", "channel count '65536'")] {
+            let text = "v=0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 \(rtpmap)\n"
+            XCTAssertThrowsError(try SessionDescription(parsing: text), rtpmap) { error in
+                let description = "\(error)"
+                XCTAssertTrue(description.contains("line 3") && description.contains(said), description)
+            }
+        }
+        let edges = try SessionDescription(parsing: "v=0\nm=audio 5004 RTP/AVP 96 97\na=rtpmap:96 L16/1/2\na=rtpmap:97 X/10000000\n")
+        XCTAssertEqual(edges.media[0].formats[96]?.clockRate, 1)
+        XCTAssertEqual(edges.media[0].formats[96]?.channels, 2)
+        XCTAssertEqual(edges.media[0].formats[97]?.clockRate, 10_000_000)
+    }
+
     func testAudioOnlySessionHasNoVideo() throws {
         let sdp = try SessionDescription(parsing: "m=audio 5000 RTP/AVP 0\n")
         XCTAssertNil(sdp.video)

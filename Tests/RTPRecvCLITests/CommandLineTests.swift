@@ -33,6 +33,22 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// Numbers out of range are usage errors, never a trap in a conversion later (1e10 seconds once
+    /// trapped in the conversion to nanoseconds).
+    func testEveryNumericOptionIsRangeChecked() throws {
+        let cases: [[String]] = [["--duration", "1e10"], ["--timeout", "inf"], ["--duration", "nan"], ["--timeout", "-1"],
+                                 ["--frames", "0"], ["--frames", "99999999999999999999"], ["--rcvbuf", "1"], ["--reorder-packets", "0"],
+                                 ["--latency-ms", "-5"], ["--max-frame-bytes", "1e9"], ["--max-packet-bytes", "1000000"],
+                                 ["--max-streams", "0"], ["--threads", "65"], ["--interleave-ms", "60001"], ["--segment-seconds", "0"],
+                                 ["--rtmp-queue-ms", "1"], ["--payload-type", "128"], ["--audio-port", "0"], ["--ssrc", "0x1ffffffff"],
+                                 ["--scale", "0x0"], ["--rtcp-to", "127.0.0.1:70000"], ["--metrics", "99999"], ["--port", "5004-70000"]]
+        for extra in cases {
+            let result = try Harness.rtprecv(["--port", "5004"] + extra)
+            XCTAssertEqual(result.status, 64, "\(extra): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("Error: invalid value '\(extra[1])' for '\(extra[0])'"), "\(extra): \(result.stderr)")
+        }
+    }
+
     func testHexSSRCIsAccepted() throws {
         let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
                                           "--ssrc", "0xdeadbeef", "-q"])

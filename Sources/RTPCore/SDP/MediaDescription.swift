@@ -19,6 +19,10 @@ public struct MediaDescription: Sendable {
         }
 
         public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
+
+        /// The clock rates and channel counts an rtpmap may give.
+        public static let clockRates = 1...10_000_000
+        public static let channelCounts = 1...255
     }
 
     /// "video", "audio", "application"...
@@ -96,8 +100,23 @@ public struct MediaDescription: Sendable {
             let encoding = parts[1].trimmingWhitespace().split(separator: "/", omittingEmptySubsequences: false)
             var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
             format.encodingName = String(encoding[0])
-            format.clockRate = encoding.count > 1 ? Int(encoding[1]) ?? 90000 : 90000
-            format.channels = encoding.count > 2 ? Int(encoding[2]) : nil
+            // Every clock and duration divides by the rate, or multiplies by it: 1 Hz to 10 MHz.
+            format.clockRate = 90000
+            if encoding.count > 1 {
+                guard let rate = Int(encoding[1]), Format.clockRates.contains(rate) else {
+                    throw SessionDescription.ParseError(line: line, message: "clock rate '\(encoding[1])' in 'a=\(value)' is not "
+                                                        + "from \(Format.clockRates.lowerBound) to \(Format.clockRates.upperBound) Hz")
+                }
+                format.clockRate = rate
+            }
+            format.channels = nil
+            if encoding.count > 2 {
+                guard let channels = Int(encoding[2]), Format.channelCounts.contains(channels) else {
+                    throw SessionDescription.ParseError(line: line, message: "channel count '\(encoding[2])' in 'a=\(value)' is not "
+                                                        + "from \(Format.channelCounts.lowerBound) to \(Format.channelCounts.upperBound)")
+                }
+                format.channels = channels
+            }
             formats[pt] = format
         } else if value.hasPrefix("fmtp:") {
             // a=fmtp:<payload type> <key>=<value>; <key>=<value>...
