@@ -82,10 +82,12 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         let audio = isAudio(payloadType)
         guard audio ? options.audio != nil || options.wav != nil : payloadType >= 96 else {
             datagramsNotTaken += 1
+            rtpNotTaken += 1
             return
         }
         guard order.count < options.maxStreams else {
             streamsOverLimit += 1
+            rtpNotTaken += 1
             return
         }
         let streamOptions = Self.options(options, sdp: sdp, ssrc: ssrc, payloadType: payloadType, source: source,
@@ -101,8 +103,9 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         return sdp.media.contains { $0.media == "audio" && $0.payloadTypes.contains(payloadType) }
     }
 
-    /// RTP of SSRCs over --max-streams was RTP too.
-    override var rtpPackets: Int { super.rtpPackets + streamsOverLimit }
+    /// RTP that no run took (an audio stream not asked for, an SSRC over --max-streams) was RTP too.
+    override var rtpPackets: Int { super.rtpPackets + rtpNotTaken }
+    private var rtpNotTaken = 0
 
     /// The runs following video, as many as there are streams.
     var videoStreams: Int { runs.values.filter { $0.followedVideo }.count }
