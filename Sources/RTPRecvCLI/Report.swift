@@ -86,6 +86,10 @@ struct Report {
                 lines.append("  sync       by sender reports from \(format(sync.after)) s after its first packet; that moved it "
                              + "\(sync.correction) ms against the arrival of its packets")
             }
+            if let clock = receiver.clock.streams[s.ssrc], clock.rejectedReports > 0 || clock.clockSteps > 0 {
+                lines.append("  sync       \(clock.rejectedReports) sender reports not followed (implausible), "
+                             + "\(clock.clockSteps) steps of the sender's clock followed")
+            }
             if let audio = s.audio {
                 lines.append("  frames     " + Report.audioFrames(s.frames))
                 var line = "  audio      \(audio.track.description)"
@@ -317,6 +321,8 @@ struct Report {
             ("bye", .bool(s.goodbye)),
             ("sr_synchronized_after_s", synchronization(s).map { .double($0.after) } ?? .null),
             ("sr_correction_ms", synchronization(s).map { .int(Int($0.correction)) } ?? .null),
+            ("sr_rejected", .int(receiver.clock.streams[s.ssrc]?.rejectedReports ?? 0)),
+            ("sr_clock_steps", .int(receiver.clock.streams[s.ssrc]?.clockSteps ?? 0)),
         ] + s.counters.map { ($0.name, .int($0.value)) }
         if let audio = s.audio {
             fields.append(("codec", .string(audio.track.codec.name)))

@@ -56,6 +56,90 @@ final class MediaClockTests: XCTestCase {
         XCTAssertEqual(clock.shift, 0)
     }
 
+    /// A video stream of 25 fps from t = 10 s, and a report every `every` frames; `report(n)` gives
+    /// the report's NTP seconds for frame n (nil: none), its RTP time that of frame n.
+    private func run(_ clock: MediaClock, frames: Int, every: Int = 50, report: (Int) -> UInt64?) -> [Int64] {
+        var times: [Int64] = []
+        for n in 0..<frames {
+            let arrival = Int64(10_000_000_000) + Int64(n) * 40_000_000
+            if n > 0, n % every == 0, let ntp = report(n) {
+                clock.senderReport(ssrc: 7, ntp: ntp, rtp: UInt32(n * 3600), arrival: arrival)
+            }
+            times.append(clock.time(ssrc: 7, ticks: Int64(n * 3600), clockRate: 90000, arrival: arrival))
+        }
+        return times
+    }
+
+    /// Sender reports whose NTP times alternate between 0 and 2^64-1 (once a trap, as the shift
+    /// grew by about 4e18 a report): after the first, none is followed, nothing moves, every one is counted.
+    func testReportsAlternatingBetweenExtremesMoveNothing() {
+        let clock = MediaClock()
+        let times = run(clock, frames: 2000) { n in n == 50 ? self.ntp(2) : (n / 50) % 2 == 0 ? 0 : UInt64.max }
+        XCTAssertEqual(clock.shift, 0)
+        XCTAssertEqual(clock.streams[7]?.rejectedReports, 38)
+        for (n, t) in times.enumerated() { XCTAssertEqual(t, 10_000_000_000 + Int64(n) * 40_000_000, "frame \(n)") }
+    }
+
+    /// One report whose NTP time jumps an hour (a camera's clock stepped, or a hostile one) moves
+    /// nothing; the next that agrees with it is a stepped clock, followed from where the stream is.
+    func testASteppedSenderClockIsFollowedFromWhereTheStreamIs() {
+        let clock = MediaClock()
+        var outcomes: [MediaClock.ReportOutcome] = []
+        var times: [Int64] = []
+        for n in 0..<1000 {
+            let arrival = Int64(10_000_000_000) + Int64(n) * 40_000_000
+            if n > 0, n % 125 == 0 {
+                let seconds = Double(n) * 0.04 + (n >= 500 ? 3600 : 0)
+                outcomes.append(clock.senderReport(ssrc: 7, ntp: ntp(seconds), rtp: UInt32(n * 3600), arrival: arrival))
+            }
+            times.append(clock.time(ssrc: 7, ticks: Int64(n * 3600), clockRate: 90000, arrival: arrival))
+        }
+        XCTAssertEqual(outcomes.count, 7)
+        XCTAssertEqual(Array(outcomes[0..<3]), [.accepted, .accepted, .accepted])
+        XCTAssertEqual(outcomes[3], .rejected(.inconsistentWithRTP))
+        guard case .stepped(let step) = outcomes[4] else { return XCTFail("\(outcomes)") }
+        XCTAssertEqual(step, 3_600_000_000_000, accuracy: 1_000_000)
+        XCTAssertEqual(Array(outcomes[5...]), [.accepted, .accepted], "the new clock is followed")
+        for (n, t) in times.enumerated() { XCTAssertEqual(t, 10_000_000_000 + Int64(n) * 40_000_000, accuracy: 1_000, "frame \(n)") }
+        XCTAssertEqual(clock.streams[7]?.clockSteps, 1)
+        XCTAssertEqual(clock.shift, 0)
+    }
+
+    /// A report's RTP time far from the media's, NTP that runs ahead of arrival, and reports more
+    /// often than once a second: none moves anything.
+    func testImplausibleAndTooFrequentReportsMoveNothing() {
+        let clock = MediaClock()
+        _ = clock.time(ssrc: 7, ticks: 0, clockRate: 90000, arrival: 10_000_000_000)
+        XCTAssertEqual(clock.senderReport(ssrc: 7, ntp: ntp(0), rtp: 0, arrival: 10_000_000_000), .accepted)
+        _ = clock.time(ssrc: 7, ticks: 180_000, clockRate: 90000, arrival: 12_000_000_000)
+        XCTAssertEqual(clock.senderReport(ssrc: 7, ntp: ntp(2), rtp: 180_000, arrival: 10_500_000_000), .tooSoon)
+        XCTAssertEqual(clock.senderReport(ssrc: 7, ntp: ntp(2), rtp: 180_000 + 900_000, arrival: 12_000_000_000),
+                       .rejected(.farFromMedia))
+        _ = clock.time(ssrc: 7, ticks: 190_000, clockRate: 90000, arrival: 12_100_000_000)
+        XCTAssertEqual(clock.senderReport(ssrc: 7, ntp: ntp(2.1), rtp: 190_000, arrival: 12_100_000_000), .accepted)
+        XCTAssertEqual(clock.time(ssrc: 7, ticks: 190_000, clockRate: 90000, arrival: 12_100_000_000), 12_111_111_111)
+        // NTP and RTP agree with each other, 2 s on, yet 20 s arrived in between.
+        _ = clock.time(ssrc: 7, ticks: 370_000, clockRate: 90000, arrival: 32_100_000_000)
+        XCTAssertEqual(clock.senderReport(ssrc: 7, ntp: ntp(4.1), rtp: 370_000, arrival: 32_100_000_000),
+                       .rejected(.inconsistentWithArrival))
+        XCTAssertEqual(clock.streams[7]?.rejectedReports, 2)
+    }
+
+    /// Ten thousand random reports (any NTP, any RTP, any arrival) between packets with extreme
+    /// timestamps: no trap, and the stream's times never move backwards across frames in order.
+    func testRandomReportsAndTimestampsNeverTrap() {
+        var generator = SystemRandomNumberGenerator()
+        let clock = MediaClock()
+        for n in 0..<10_000 {
+            let arrival = Int64.random(in: Int64.min...Int64.max, using: &generator)
+            clock.senderReport(ssrc: UInt32(n % 3), ntp: UInt64.random(in: 0...UInt64.max, using: &generator),
+                               rtp: UInt32.random(in: 0...UInt32.max, using: &generator), arrival: arrival)
+            _ = clock.time(ssrc: UInt32(n % 3), ticks: Int64.random(in: Int64.min...Int64.max, using: &generator),
+                           clockRate: [1, 8000, 90000, 10_000_000, Int.max][n % 5], arrival: arrival)
+        }
+        XCTAssertGreaterThanOrEqual(clock.shift, 0)
+    }
+
     func testATimestampJumpContinuesTheTimeline() {
         let clock = MediaClock()
         _ = clock.time(ssrc: 1, ticks: 0, clockRate: 90000, arrival: 0)

@@ -7,6 +7,10 @@ public enum StreamNotice: Sendable, Equatable {
     case mtapSizeCountsPrefix
     /// Units arrive more interleaved than the SDP's sprop-interleaving-depth says.
     case interleavingDepthGrown(declared: Int, needed: Int)
+    /// A sender report the session clock did not follow (said once a reason; each is counted).
+    case senderReportRejected(MediaClock.RejectedReport)
+    /// The sender's NTP clock moved (stepped, or it is not the session's): the stream follows it from where it is.
+    case senderClockStepped(nanoseconds: Int64)
 
     public var description: String {
         switch self {
@@ -19,6 +23,12 @@ public enum StreamNotice: Sendable, Equatable {
             return "NAL units arrive more interleaved than sprop-interleaving-depth \(declared) allows "
                 + "(\(needed) VCL units ahead of one in transmission that follow it in decoding); the de-interleaving "
                 + "buffer waits for more"
+        case .senderReportRejected(let why):
+            return "a sender report was not followed: \(why.rawValue) (each such report is counted)"
+        case .senderClockStepped(let step):
+            let seconds = Double(step / 1_000_000) / 1000
+            return "its sender's NTP clock moved by \(seconds) s against its RTP time (stepped, or not the session's): "
+                + "the stream follows the new clock from where it is"
         }
     }
 }

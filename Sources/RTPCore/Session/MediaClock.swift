@@ -9,6 +9,14 @@
 /// right at once, and no time given out is ever taken back. Receivers that re-anchor a stream on
 /// the report instead move its times backwards. A stream whose report comes before its first
 /// packet starts on the report's mapping and moves nothing.
+///
+/// Reports come from anyone who can reach the RTCP port, so each is checked before it moves
+/// anything (`ReportOutcome`): its RTP time must be near the stream's, its NTP time must advance as
+/// its RTP time does since the stream's last report (`maxReportCorrection`) and as the arrival times
+/// do (`maxArrivalDisagreement`); more than one report a second moves nothing. A sender whose clock
+/// was really stepped sends rejected reports that agree with one another: on the second, the stream
+/// follows its new clock from where it is (`ReportOutcome.stepped`). Every sum saturates, so no time
+/// given out overflows, whatever the reports say.
 public final class MediaClock {
     public struct Stream: Sendable {
         public let clockRate: Int
@@ -18,21 +26,62 @@ public final class MediaClock {
         var lastTicks: Int64
         /// Times were given out, which a report may then not take back.
         var timesGiven = false
+        /// Session time minus NTP time for this stream: the session's, until its sender's clock stepped.
+        var ntpOffset: Int64?
+        /// The last report that moved the mapping: its extended RTP ticks, NTP time and arrival.
+        var lastReport: (ticks: Int64, ntp: Int64, arrival: Int64)?
+        /// The last rejected report, while rejected ones follow one another: a second that agrees
+        /// with it is a stepped clock.
+        var rejected: (ticks: Int64, ntp: Int64, arrival: Int64)?
         /// When (on the packet clock) a sender report first set the mapping, and how far it moved the stream against the
         /// others from where arrival had put it, in nanoseconds.
         public internal(set) var synchronizedAt: Int64?
         public internal(set) var correction: Int64 = 0
         public internal(set) var timestampJumps = 0
+        /// Reports that moved nothing, as implausible; and the sender's clock steps followed.
+        public internal(set) var rejectedReports = 0
+        public internal(set) var clockSteps = 0
 
         func time(_ ticks: Int64) -> Int64 {
-            let delta = ticks - anchorTicks
-            let rate = Int64(clockRate)
-            return anchorTime + delta / rate * 1_000_000_000 + delta % rate * 1_000_000_000 / rate
+            anchorTime.addingSaturated(nanoseconds(ticks.subtractingSaturated(anchorTicks)))
         }
+
+        /// `ticks` of this stream's clock in nanoseconds, saturating.
+        func nanoseconds(_ ticks: Int64) -> Int64 {
+            let rate = Int64(clockRate)
+            return (ticks / rate).multipliedSaturated(by: 1_000_000_000).addingSaturated(ticks % rate * 1_000_000_000 / rate)
+        }
+    }
+
+    /// What a sender report did.
+    public enum ReportOutcome: Equatable, Sendable {
+        /// It set the stream's mapping (or waits for the stream's first packet to).
+        case accepted
+        /// It came within a second of the last that moved the mapping: it moved nothing.
+        case tooSoon
+        case rejected(RejectedReport)
+        /// The sender's clock was stepped by this many nanoseconds: the stream follows the new one.
+        case stepped(Int64)
+    }
+
+    /// Why a report moved nothing.
+    public enum RejectedReport: String, Equatable, Sendable {
+        case farFromMedia = "its RTP time is more than 5 s from the stream's"
+        case inconsistentWithRTP = "its NTP time does not advance as its RTP time does"
+        case inconsistentWithArrival = "its NTP time does not advance as the packets' arrival does"
     }
 
     /// A step in a stream's timestamps beyond this is a new timeline (a sender restart), bridged.
     public var maxTimestampJump: Int64 = 5_000_000_000
+    /// How far a report may move a stream: its first (which puts it beside the others, by up to
+    /// the sender's capture and network delays), and later ones (drift between RTP and NTP clocks).
+    public var maxFirstCorrection: Int64 = 5_000_000_000
+    public var maxReportCorrection: Int64 = 500_000_000
+    /// How far NTP time may advance from arrival time between two reports: 1 s, and 10% more of
+    /// the time between them (network and capture delays).
+    public var maxArrivalDisagreement: Int64 = 1_000_000_000
+    /// Reports closer together than this (on the packet clock) move nothing.
+    public var minReportInterval: Int64 = 1_000_000_000
     public private(set) var streams: [UInt32: Stream] = [:]
     /// Added to every stream's time; only ever grows.
     public private(set) var shift: Int64 = 0
@@ -48,18 +97,19 @@ public final class MediaClock {
     public func time(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64) -> Int64 {
         guard var stream = streams[ssrc] else {
             guard streams.count < MediaClock.maxStreams else { return arrival }
-            streams[ssrc] = Stream(clockRate: max(1, clockRate), anchorTicks: ticks, anchorTime: arrival - shift,
+            let rate = min(max(1, clockRate), MediaDescription.Format.clockRates.upperBound)
+            streams[ssrc] = Stream(clockRate: rate, anchorTicks: ticks, anchorTime: arrival.subtractingSaturated(shift),
                                    lastTicks: ticks)
             if let report = pending.removeValue(forKey: ssrc) {
                 senderReport(ssrc: ssrc, ntp: report.ntp, rtp: report.rtp, arrival: report.arrival)
             }
             streams[ssrc]!.timesGiven = true
-            return streams[ssrc]!.time(ticks) + shift
+            return streams[ssrc]!.time(ticks).addingSaturated(shift)
         }
-        let step = (ticks - stream.lastTicks) * 1_000_000_000 / Int64(stream.clockRate)
-        if abs(step) > maxTimestampJump {
+        let step = stream.nanoseconds(ticks.subtractingSaturated(stream.lastTicks))
+        if step.magnitude > maxTimestampJump.magnitude {
             // Continue a frame's worth (20 ms) after the last time given out.
-            stream.anchorTime = stream.time(stream.lastTicks) + 20_000_000
+            stream.anchorTime = stream.time(stream.lastTicks).addingSaturated(20_000_000)
             stream.anchorTicks = ticks
             stream.lastTicks = ticks
             stream.timestampJumps += 1
@@ -67,29 +117,91 @@ public final class MediaClock {
             stream.lastTicks = max(stream.lastTicks, ticks)
         }
         streams[ssrc] = stream
-        return stream.time(ticks) + shift
+        return stream.time(ticks).addingSaturated(shift)
     }
 
     /// A sender report of `ssrc`: NTP time `ntp` is RTP time `rtp`.
-    public func senderReport(ssrc: UInt32, ntp: UInt64, rtp: UInt32, arrival: Int64) {
+    @discardableResult
+    public func senderReport(ssrc: UInt32, ntp: UInt64, rtp: UInt32, arrival: Int64) -> ReportOutcome {
         guard var stream = streams[ssrc] else {
             if pending.count < MediaClock.maxStreams || pending[ssrc] != nil { pending[ssrc] = (ntp, rtp, arrival) }
-            return
+            return .accepted
         }
-        let reportTicks = stream.lastTicks + timestampDistance(rtp, UInt32(truncatingIfNeeded: stream.lastTicks))
-        let ntpTime = MediaClock.nanoseconds(ntp: ntp)
-        if ntpOffset == nil { ntpOffset = stream.time(reportTicks) - ntpTime }
-        let before = stream.time(stream.lastTicks)
-        stream.anchorTicks = reportTicks
-        stream.anchorTime = ntpTime + ntpOffset!
-        let moved = stream.time(stream.lastTicks) - before
-        // Earlier than times it already gave out: the others move later instead.
-        if moved < 0 && stream.timesGiven { shift -= moved }
-        if stream.synchronizedAt == nil {
-            stream.synchronizedAt = arrival
-            stream.correction = moved
+        let report = (ticks: stream.lastTicks + timestampDistance(rtp, UInt32(truncatingIfNeeded: stream.lastTicks)),
+                      ntp: MediaClock.nanoseconds(ntp: ntp), arrival: arrival)
+        if let last = stream.lastReport, arrival.subtractingSaturated(last.arrival) < minReportInterval { return .tooSoon }
+        let outcome = check(report, of: stream)
+        switch outcome {
+        case .accepted:
+            stream.rejected = nil
+            follow(report, &stream)
+        case .rejected:
+            stream.rejectedReports += 1
+            if let previous = stream.rejected, agree(previous, report, stream) {
+                // Two in a row that agree with each other: the sender's clock was stepped. The
+                // stream goes on from where it is, on its new clock.
+                let step = movement(by: report, of: stream)
+                stream.ntpOffset = stream.time(report.ticks).subtractingSaturated(report.ntp)
+                stream.rejected = nil
+                stream.clockSteps += 1
+                follow(report, &stream)
+                streams[ssrc] = stream
+                return .stepped(step)
+            }
+            stream.rejected = report
+        case .tooSoon, .stepped:
+            break
         }
         streams[ssrc] = stream
+        return outcome
+    }
+
+    /// Whether `report` may move `stream`.
+    private func check(_ report: (ticks: Int64, ntp: Int64, arrival: Int64), of stream: Stream) -> ReportOutcome {
+        guard stream.nanoseconds(report.ticks.subtractingSaturated(stream.lastTicks)).magnitude <= maxTimestampJump.magnitude else {
+            return .rejected(.farFromMedia)
+        }
+        guard movement(by: report, of: stream).magnitude <= (stream.lastReport == nil ? maxFirstCorrection : maxReportCorrection).magnitude else {
+            return .rejected(.inconsistentWithRTP)
+        }
+        if let last = stream.lastReport, !advancesWithArrival(from: last, to: report) { return .rejected(.inconsistentWithArrival) }
+        return .accepted
+    }
+
+    /// How far `report` would move `stream` (0 for the session's first report, which sets the offset).
+    private func movement(by report: (ticks: Int64, ntp: Int64, arrival: Int64), of stream: Stream) -> Int64 {
+        guard let offset = stream.ntpOffset ?? ntpOffset else { return 0 }
+        return report.ntp.addingSaturated(offset).subtractingSaturated(stream.time(report.ticks))
+    }
+
+    /// Whether NTP time advanced from `a` to `b` as the arrival times did.
+    private func advancesWithArrival(from a: (ticks: Int64, ntp: Int64, arrival: Int64), to b: (ticks: Int64, ntp: Int64, arrival: Int64)) -> Bool {
+        let arrived = b.arrival.subtractingSaturated(a.arrival)
+        let disagreement = b.ntp.subtractingSaturated(a.ntp).subtractingSaturated(arrived)
+        return disagreement.magnitude <= maxArrivalDisagreement.addingSaturated(arrived / 10).magnitude
+    }
+
+    /// Whether two rejected reports agree with each other: the same clock, stepped.
+    private func agree(_ a: (ticks: Int64, ntp: Int64, arrival: Int64), _ b: (ticks: Int64, ntp: Int64, arrival: Int64),
+                       _ stream: Stream) -> Bool {
+        let byRTP = b.ntp.subtractingSaturated(a.ntp).subtractingSaturated(stream.nanoseconds(b.ticks.subtractingSaturated(a.ticks)))
+        return byRTP.magnitude <= maxReportCorrection.magnitude && advancesWithArrival(from: a, to: b)
+    }
+
+    /// Sets `stream`'s mapping from `report`, moving the other streams later if it would move earlier.
+    private func follow(_ report: (ticks: Int64, ntp: Int64, arrival: Int64), _ stream: inout Stream) {
+        if ntpOffset == nil { ntpOffset = stream.time(report.ticks).subtractingSaturated(report.ntp) }
+        let before = stream.time(stream.lastTicks)
+        stream.anchorTicks = report.ticks
+        stream.anchorTime = report.ntp.addingSaturated(stream.ntpOffset ?? ntpOffset!)
+        let moved = stream.time(stream.lastTicks).subtractingSaturated(before)
+        // Earlier than times it already gave out: the others move later instead.
+        if moved < 0 && stream.timesGiven { shift = shift.subtractingSaturated(moved) }
+        if stream.synchronizedAt == nil {
+            stream.synchronizedAt = report.arrival
+            stream.correction = moved
+        }
+        stream.lastReport = report
     }
 
     /// NTP (seconds since 1900 and a 32-bit fraction) in nanoseconds.
@@ -97,4 +209,3 @@ public final class MediaClock {
         Int64(ntp >> 32) * 1_000_000_000 + Int64(((ntp & 0xFFFF_FFFF) * 1_000_000_000) >> 32)
     }
 }
-

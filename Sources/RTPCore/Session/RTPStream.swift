@@ -62,12 +62,22 @@ public final class RTPStream<Format: PayloadFormat> {
         statistics.destination = destination
     }
 
-    /// A sender report from this stream's source (RFC 3550 §6.4.1): NTP time beside RTP time.
-    public func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64) {
+    /// A sender report from this stream's source (RFC 3550 §6.4.1): NTP time beside RTP time, and
+    /// what the session clock made of it: a report it rejected is said once a reason, a step of the
+    /// sender's clock each time.
+    public func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64, outcome: MediaClock.ReportOutcome = .accepted) {
         statistics.senderReports += 1
         statistics.lastSenderReport = report
         statistics.lastSenderReportArrival = arrival
         if statistics.firstSenderReportArrival == nil { statistics.firstSenderReportArrival = arrival }
+        switch outcome {
+        case .rejected(let why) where !statistics.notices.contains(.senderReportRejected(why)):
+            notice(.senderReportRejected(why))
+        case .stepped(let step):
+            notice(.senderClockStepped(nanoseconds: step))
+        default:
+            break
+        }
     }
 
     public func noteCNAME(_ cname: String) {
@@ -300,7 +310,7 @@ public typealias AudioStream = RTPStream<AudioPayloadFormat>
 
 /// What RTCP from a stream's sender updates.
 protocol RTCPReceiving: AnyObject {
-    func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64)
+    func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64, outcome: MediaClock.ReportOutcome)
     func noteCNAME(_ cname: String)
     func noteGoodbye()
 }

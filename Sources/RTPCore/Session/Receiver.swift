@@ -239,9 +239,9 @@ public final class Receiver {
                 switch packet {
                 case .senderReport(let report):
                     if report.ssrc == selected?.ssrc || selected == nil { senderReportSource = source }
-                    clock.senderReport(ssrc: report.ssrc, ntp: report.ntpTimestamp, rtp: report.rtpTimestamp, arrival: arrival)
+                    let outcome = clock.senderReport(ssrc: report.ssrc, ntp: report.ntpTimestamp, rtp: report.rtpTimestamp, arrival: arrival)
                     if let stream = stream(ssrc: report.ssrc) {
-                        stream.noteSenderReport(report, arrival: arrival)
+                        stream.noteSenderReport(report, arrival: arrival, outcome: outcome)
                     } else if unclaimedReports.count < 4 * configuration.maxStreams || unclaimedReports[report.ssrc] != nil {
                         unclaimedReports[report.ssrc] = (report, arrival)
                     }
@@ -479,8 +479,8 @@ public final class Receiver {
 private final class CandidateTwins: RTCPReceiving {
     let streams: [VideoStream]
     init(streams: [VideoStream]) { self.streams = streams }
-    func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64) {
-        for s in streams { s.noteSenderReport(report, arrival: arrival) }
+    func noteSenderReport(_ report: RTCPPacket.SenderReport, arrival: Int64, outcome: MediaClock.ReportOutcome) {
+        for s in streams { s.noteSenderReport(report, arrival: arrival, outcome: outcome) }
     }
     func noteCNAME(_ cname: String) { for s in streams { s.noteCNAME(cname) } }
     func noteGoodbye() { for s in streams { s.noteGoodbye() } }
