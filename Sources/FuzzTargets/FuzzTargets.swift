@@ -207,16 +207,11 @@ func fuzzSRTP(_ bytes: UnsafeRawBufferPointer) {
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
     configuration.maxStreams = 4
     let receiver = Receiver(configuration: configuration, sink: NullSink())
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-    defer { buffer.deallocate() }
     var arrival: Int64 = 0
     datagrams(UnsafeRawBufferPointer(rebasing: bytes.dropFirst())) { datagram in
-        let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<datagram.count])
-        packet.copyMemory(from: datagram)
-        guard let length = decryptor.unprotect(packet) else { return }
+        guard let plain = decryptor.unprotect(datagram) else { return }
         arrival += 1_000_000
-        try? receiver.receive(datagram: UnsafeRawBufferPointer(rebasing: packet[0..<length]), source: nil, destination: nil,
-                              arrival: arrival)
+        try? receiver.receive(datagram: plain, source: nil, destination: nil, arrival: arrival)
     }
     try? receiver.finish()
 }

@@ -1,12 +1,11 @@
 import PcapInput
 import RTPCore
 
-/// Opens a capture for reading, with a one-line error naming the file. `writable`: its records are
-/// changed in place (decrypted), so it is read into buffers rather than mapped.
-func openCapture(_ path: String, writable: Bool = false) throws -> CaptureFile {
+/// Opens a capture for reading, with a one-line error naming the file.
+func openCapture(_ path: String) throws -> CaptureFile {
     let capture: CaptureFile
     do {
-        capture = try CaptureFile(path: path, mapped: !writable)
+        capture = try CaptureFile(path: path)
     } catch let error as CaptureFile.OpenError {
         throw RunError(description: error.description)
     }

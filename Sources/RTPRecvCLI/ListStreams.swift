@@ -18,7 +18,7 @@ struct ListStreams {
             sessionLine = "session from the capture's signalling (\(found.origin)): " + lines.joined(separator: "; ")
         }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
-        let capture = try openCapture(options.pcap!, writable: security != nil)
+        let capture = try openCapture(options.pcap!)
         var survey = StreamSurvey(media: sdp?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)

@@ -16,9 +16,7 @@ struct Replay {
             if !options.quiet { Terminal.printError("session description from the capture: \(found.origin)\n") }
         }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
-        // SRTP is decrypted in place: in read buffers, as a read-only mapping cannot be written.
-        let encrypted = sessions?.contains { $0.sdp.media.contains { $0.isSecure || !$0.crypto.isEmpty } } ?? false
-        let capture = try openCapture(options.pcap!, writable: security != nil || encrypted)
+        let capture = try openCapture(options.pcap!)
         // Each kind of run has a replay of its own (generic, specialized): the packet loop then calls
         // the run directly, not through the protocol.
         if let sessions {

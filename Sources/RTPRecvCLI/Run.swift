@@ -20,12 +20,13 @@ final class Run {
     var feedback: RTCPFeedback?
 
     /// `sdp`: the options' SDP, loaded (`Run.loadSDP`). `borrowsPayloads`: the input keeps packets in
-    /// memory while the receiver refers to them.
+    /// memory while the receiver refers to them (not SRTP's, which are plain only in the decryptor's
+    /// buffer, until the next packet).
     init(options: Options, sdp: SessionDescription?, security: SRTPDecryptor?, borrowsPayloads: Bool = false) throws {
         self.options = options
         self.security = security
         var configuration = options.receiverConfiguration
-        configuration.stream.borrowsPayloads = borrowsPayloads
+        configuration.stream.borrowsPayloads = borrowsPayloads && security == nil
         self.sdp = sdp
         if let sdp {
             configuration.parameterSets = sdp.parameterSets
@@ -231,7 +232,8 @@ extension Run: Recording {
     func endFeedback(now: Int64) { feedback?.finish(now: now) }
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }
-    var rtpPackets: Int { receiver.counters.rtpPackets }
+    /// SRTP packets that could not be decrypted came too.
+    var rtpPackets: Int { receiver.counters.rtpPackets + (security?.counters.values.reduce(0) { $0 + $1.failed } ?? 0) }
     var bytesWritten: Int { sink.bytesWritten }
     func forEachStream(_ body: (FollowedStream) -> Void) {
         if let video = receiver.selected {

@@ -24,12 +24,11 @@ enum Security {
         }
     }
 
-    /// `datagram`'s plain bytes, decrypted in place (the input's own buffers, which are writable), or nil
-    /// when it is dropped.
+    /// `datagram`'s plain bytes (in the decryptor's buffer until the next datagram), or nil when it
+    /// is dropped.
     @inline(__always)
     static func unprotect(_ datagram: UnsafeRawBufferPointer, with decryptor: SRTPDecryptor?) -> UnsafeRawBufferPointer? {
         guard let decryptor else { return datagram }
-        guard let length = decryptor.unprotect(UnsafeMutableRawBufferPointer(mutating: datagram)) else { return nil }
-        return UnsafeRawBufferPointer(rebasing: datagram[0..<length])
+        return decryptor.unprotect(datagram)
     }
 }

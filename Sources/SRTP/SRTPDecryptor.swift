@@ -18,8 +18,9 @@ public enum SRTPFailure: String, CaseIterable, Sendable {
     case malformed
 }
 
-/// The security layer (RFC 3711): SRTP and SRTCP datagrams authenticated and decrypted in place, in the
-/// buffers they already live in, before the RTP parser sees them. A capture of a call holds both
+/// The security layer (RFC 3711): SRTP and SRTCP datagrams authenticated and decrypted into a buffer
+/// of its own (libsrtp works in place; the input's buffers may be read-only, a capture's mapping, or
+/// another's), before the RTP parser sees them. A capture of a call holds both
 /// directions with different keys, so each key is tried on a new SSRC, and the one that authenticates
 /// is kept for it. Datagrams that are not RTP version 2 (STUN, DTLS) pass through untouched.
 public final class SRTPDecryptor {
@@ -43,8 +44,9 @@ public final class SRTPDecryptor {
     /// The context that authenticated each SSRC.
     private var bound: [UInt32: Int] = [:]
     private let inCapture: Bool
-    /// The datagram as it came, to try the next key on: a failed AEAD attempt may leave it altered.
-    private let original: UnsafeMutableRawBufferPointer
+    /// Where a datagram is decrypted, a copy of it for each key tried (a failed AEAD attempt may
+    /// leave it altered); the plain packet is a view into it until the next call.
+    private let working: UnsafeMutableRawBufferPointer
     /// Counted SSRCs are bounded, as the receiver's streams are.
     private let maxSSRCs: Int
 
@@ -58,32 +60,34 @@ public final class SRTPDecryptor {
         self.contexts = contexts
         self.inCapture = inCapture
         self.maxSSRCs = maxSSRCs
-        original = .allocate(byteCount: maxPacketBytes, alignment: 16)
+        working = .allocate(byteCount: maxPacketBytes, alignment: 16)
     }
 
-    deinit { original.deallocate() }
+    deinit { working.deallocate() }
 
-    /// The plain packet's length, at the start of `datagram`, or nil when it is dropped (and counted).
-    public func unprotect(_ datagram: UnsafeMutableRawBufferPointer) -> Int? {
-        guard datagram.count >= 8, datagram[0] >> 6 == 2 else { return datagram.count }
+    /// The plain packet, in the decryptor's buffer until the next call; `datagram` itself when it is
+    /// not RTP or RTCP (STUN, DTLS); nil when it is dropped (and counted).
+    public func unprotect(_ datagram: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard datagram.count >= 8, datagram[0] >> 6 == 2 else { return datagram }
         // RFC 5761 §4: RTCP packet types 192–223 sit where RTP has the marker bit and payload type.
         let control = (192...223).contains(datagram[1])
         let at = control ? 4 : 8
         guard datagram.count >= at + 4 else { return fail(nil, .malformed) }
         let ssrc = UInt32(datagram[at]) << 24 | UInt32(datagram[at + 1]) << 16 | UInt32(datagram[at + 2]) << 8 | UInt32(datagram[at + 3])
+        guard datagram.count <= working.count else { return fail(ssrc, .malformed) }
+        let packet = UnsafeMutableRawBufferPointer(rebasing: working[0..<datagram.count])
         if let index = bound[ssrc] {
-            switch contexts[index].unprotect(datagram, control: control) {
+            packet.copyMemory(from: datagram)
+            switch contexts[index].unprotect(packet, control: control) {
             case .plain(let length): return succeed(ssrc, control: control, length: length)
             case .failed(let reason): return fail(ssrc, reason)
             }
         }
         guard !contexts.isEmpty else { return fail(ssrc, .noKey) }
-        guard datagram.count <= original.count else { return fail(ssrc, .malformed) }
-        if contexts.count > 1 { original.copyMemory(from: UnsafeRawBufferPointer(datagram)) }
         var reason = SRTPFailure.authentication
         for (index, context) in contexts.enumerated() {
-            if index > 0 { datagram.copyMemory(from: UnsafeRawBufferPointer(rebasing: original[0..<datagram.count])) }
-            switch context.unprotect(datagram, control: control) {
+            packet.copyMemory(from: datagram)
+            switch context.unprotect(packet, control: control) {
             case .plain(let length):
                 bound[ssrc] = index
                 return succeed(ssrc, control: control, length: length)
@@ -97,14 +101,14 @@ public final class SRTPDecryptor {
     /// The key that authenticated `ssrc`, if one did.
     public func key(of ssrc: UInt32) -> SRTPMasterKey? { bound[ssrc].map { contexts[$0].key } }
 
-    private func succeed(_ ssrc: UInt32, control: Bool, length: Int) -> Int {
+    private func succeed(_ ssrc: UInt32, control: Bool, length: Int) -> UnsafeRawBufferPointer {
         if counters[ssrc] != nil || counters.count < maxSSRCs {
             if control { counters[ssrc, default: Counters()].decryptedControl += 1 } else { counters[ssrc, default: Counters()].decrypted += 1 }
         }
-        return length
+        return UnsafeRawBufferPointer(rebasing: working[0..<min(max(0, length), working.count)])
     }
 
-    private func fail(_ ssrc: UInt32?, _ reason: SRTPFailure) -> Int? {
+    private func fail(_ ssrc: UInt32?, _ reason: SRTPFailure) -> UnsafeRawBufferPointer? {
         var reason = reason
         if inCapture {
             if reason == .replay { reason = .duplicate }
