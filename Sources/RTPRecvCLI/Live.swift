@@ -97,8 +97,8 @@ struct Live {
             return try talkBack(run, from: socket(at: line.expectedRTCPPort) ?? socket(at: line.port))
         }
         single?.feedback = try singleTalkBack()
-        StopSignal.install()
-        HangupSignal.install()
+        try StopSignal.install()
+        try HangupSignal.install()
         var hangupsSeen = HangupSignal.count
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
         let status = LiveStatus()

@@ -75,7 +75,7 @@ final class RTMPPublisher: @unchecked Sendable {
     private var finishing = false
     private var shared = Statistics()
     private var failureText: String?
-    private var thread = pthread_t()
+    private var sender: WorkerThread?
     private var connection: RTMPConnection?
 
     // The producer's side: whole video frames dropped up to a keyframe once the queue was full.
@@ -100,12 +100,11 @@ final class RTMPPublisher: @unchecked Sendable {
             }
             if !quiet { Terminal.printError("warning: cannot publish to \(displayURL): \(reason); retrying (--reconnect)\n") }
         }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { context in
-            let publisher = Unmanaged<RTMPPublisher>.fromOpaque(context!).takeRetainedValue()
-            publisher.send()
-            return nil
-        }, context)
+        // The thread holds the publisher until it has sent everything.
+        guard let sender = WorkerThread({ self.send() }) else {
+            throw RunError(description: "cannot publish to \(displayURL): no thread for the sender (\(SystemError("pthread_create", "")))")
+        }
+        self.sender = sender
     }
 
     deinit {
@@ -139,7 +138,7 @@ final class RTMPPublisher: @unchecked Sendable {
             finishing = true
             pthread_cond_broadcast(changed)
         }
-        pthread_join(thread, nil)
+        sender?.join()
     }
 
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {

@@ -43,7 +43,7 @@ struct Replay {
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
         // Ctrl-C stops the replay as it stops live reception: what came before is written and counted.
         // (From a pipe, `tcpdump ... | rtprecv --pcap -`, the writer's end of the input ends it too.)
-        StopSignal.install()
+        try StopSignal.install()
 
         /// Hands a packet to the run; false once it takes no more, or Ctrl-C came.
         @inline(__always) func deliver(_ p: CapturedPacket, offset: Int64) throws -> Bool {

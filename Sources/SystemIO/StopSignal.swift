@@ -5,7 +5,7 @@ import Glibc
 
 /// SIGINT and SIGTERM ask for a clean stop; a second one ends the process at once.
 public enum StopSignal {
-    public static func install() {
+    public static func install() throws {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in
             if receivedStopSignal != 0 { _exit(128 + signal) }
@@ -14,8 +14,8 @@ public enum StopSignal {
         // No SA_RESTART: a blocked recvmmsg(2) returns EINTR, so the loop notices at once.
         action.sa_flags = 0
         sigemptyset(&action.sa_mask)
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
+        guard sigaction(SIGINT, &action, nil) == 0 else { throw SystemError("sigaction", "SIGINT") }
+        guard sigaction(SIGTERM, &action, nil) == 0 else { throw SystemError("sigaction", "SIGTERM") }
     }
 
     /// The signal number received, or 0.

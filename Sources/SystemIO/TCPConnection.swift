@@ -32,14 +32,12 @@ public final class TCPConnection {
         var current: UnsafeMutablePointer<addrinfo>? = first
         while let info = current {
             current = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard fd >= 0 else { continue }
-            let flags = fcntl(fd, F_GETFL)
-            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
             var result = connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen)
-            if result < 0 && errno == EINPROGRESS {
-                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                result = poll(&p, 1, timeoutMilliseconds) == 1 ? 0 : -1
+            // A signal during connect(2) leaves it going on, as EINPROGRESS does.
+            if result < 0 && (errno == EINPROGRESS || errno == EINTR) {
+                result = Self.wait(fd, for: POLLOUT, milliseconds: timeoutMilliseconds) ? 0 : -1
                 if result < 0 { errno = ETIMEDOUT }
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
@@ -52,7 +50,7 @@ public final class TCPConnection {
             withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: Int(info.pointee.ai_addrlen))) }
             if result == 0, let endpoint = SocketAddress.endpoint(&storage) {
                 var one: Int32 = 1
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))  // best effort: only latency
                 descriptor = fd
                 peer = endpoint
                 return
@@ -72,6 +70,22 @@ public final class TCPConnection {
 
     deinit { close(descriptor) }
 
+    /// Whether `fd` became ready for `events` within `milliseconds`, a signal's interruption waited
+    /// through (the time left, not the whole time again).
+    private static func wait(_ fd: Int32, for events: Int32, milliseconds: Int32) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let deadline = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000 + Int64(milliseconds)
+        while true {
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let left = max(0, deadline - (Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000))
+            var p = pollfd(fd: fd, events: Int16(events), revents: 0)
+            let ready = poll(&p, 1, Int32(clamping: left))
+            if ready > 0 { return true }
+            if ready == 0 || errno != EINTR || left == 0 { return false }
+        }
+    }
+
     /// Writes all of `bytes`, waiting up to `timeoutMilliseconds` for room.
     public func write(_ bytes: [UInt8], timeoutMilliseconds: Int32 = 5000) throws {
         var offset = 0
@@ -79,23 +93,22 @@ public final class TCPConnection {
             let n = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if n > 0 { offset += n; continue }
             guard n < 0, errno == EAGAIN || errno == EINTR else { throw SystemError("send", name) }
-            var p = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-            if poll(&p, 1, timeoutMilliseconds) == 0 { throw ConnectionError( "\(name): the connection accepts nothing more (timed out writing)") }
+            if errno == EAGAIN && !Self.wait(descriptor, for: POLLOUT, milliseconds: timeoutMilliseconds) {
+                throw ConnectionError("\(name): the connection accepts nothing more (timed out writing)")
+            }
         }
     }
 
     /// Reads what has come into `buffer`, waiting up to `timeoutMilliseconds` (0: not at all).
     /// Returns the count; 0 when nothing came; throws when the server closed the connection.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) throws -> Int {
-        if timeoutMilliseconds > 0 {
-            var p = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, timeoutMilliseconds)
-            if ready == 0 || (ready < 0 && errno == EINTR) { return 0 }
+        if timeoutMilliseconds > 0 && !Self.wait(descriptor, for: POLLIN, milliseconds: timeoutMilliseconds) { return 0 }
+        while true {
+            let n = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if n > 0 { return n }
+            if n == 0 { throw ConnectionError("\(name) closed the connection") }
+            if errno == EAGAIN { return 0 }
+            if errno != EINTR { throw SystemError("recv", name) }
         }
-        let n = recv(descriptor, buffer.baseAddress, buffer.count, 0)
-        if n > 0 { return n }
-        if n == 0 { throw ConnectionError( "\(name) closed the connection") }
-        if errno == EAGAIN || errno == EINTR { return 0 }
-        throw SystemError("recv", name)
     }
 }

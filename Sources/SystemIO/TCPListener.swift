@@ -15,7 +15,7 @@ public final class TCPListener {
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", "TCP \(text):\(port)") }
         var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))  // best effort: a restart may wait for TIME_WAIT
         var (storage, length) = SocketAddress.storage(address, port: port)
         let bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         guard bound == 0, listen(fd, 16) == 0 else {
@@ -40,8 +40,12 @@ public final class TCPListener {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(descriptor, $0, &length) }
         }
         guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // Non-blocking, or not at all: a slow client must never stall the loop in a read or write.
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else {
+            close(fd)
+            return nil
+        }
         let endpoint = SocketAddress.endpoint(&peer) ?? localEndpoint
         return TCPConnection(accepted: fd, peer: endpoint)
     }
