@@ -12,6 +12,7 @@ public enum Command {
         let options: Options
         do {
             options = try Options(arguments: arguments)
+            if options.mode == .run { try OutputCollisions.check(options) }
         } catch {
             Terminal.printError("""
                 Error: \(error)

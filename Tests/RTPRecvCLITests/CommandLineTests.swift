@@ -49,6 +49,32 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// An output that is the input (by path, through a symbolic link, or a hard link) or two outputs
+    /// that are one file are refused before anything is opened: the capture is left whole.
+    func testAnOutputThatIsTheInputOrAnotherOutputIsRefused() throws {
+        let directory = try Harness.emptyDirectory("collisions")
+        let capture = directory.appendingPathComponent("copy.pcap").path
+        let original = try Data(contentsOf: Harness.captures.appendingPathComponent("gst-stapa-fua.pcap"))
+        try original.write(to: URL(fileURLWithPath: capture))
+        XCTAssertEqual(symlink(capture, directory.appendingPathComponent("link.pcap").path), 0)
+        XCTAssertEqual(link(capture, directory.appendingPathComponent("hard.pcap").path), 0)
+        let out = directory.appendingPathComponent("x.h264").path
+        for (arguments, said) in [(["--pcap", capture, "--out", capture], "would overwrite the input"),
+                                  (["--pcap", directory.appendingPathComponent("link.pcap").path, "--frames-json", capture], "would overwrite the input"),
+                                  (["--pcap", capture, "--stats-json", directory.appendingPathComponent("hard.pcap").path], "would overwrite the input"),
+                                  (["--pcap", capture, "--out", out, "--flv", directory.path + "/./x.h264"], "are one file"),
+                                  (["--pcap", capture, "--out", directory.path + "/r/{ssrc}.h264", "--frames-json", directory.path + "/r/{ssrc}.h264"],
+                                   "are one file")] {
+            let result = try Harness.rtprecv(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("Error: ") && result.stderr.contains(said), "\(arguments): \(result.stderr)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: capture)), original, "the capture is untouched")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        let shared = try Harness.rtprecv(["--pcap", capture, "--out", "/dev/null", "--flv", "/dev/null", "-q"])
+        XCTAssertEqual(shared.status, 0, "outputs may share a device: \(shared.stderr)")
+    }
+
     func testHexSSRCIsAccepted() throws {
         let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
                                           "--ssrc", "0xdeadbeef", "-q"])
