@@ -9,7 +9,7 @@ final class AudioFileOutput {
     private let quiet: Bool
     /// The track of the first frame: the file holds that codec only.
     private(set) var track: AudioTrack?
-    private var wav: WAVHeader?
+    private var wav: WAVHeaderKeeper?
     private(set) var framesWritten = 0
     private(set) var bytesWritten = 0
     /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
@@ -59,27 +59,24 @@ final class AudioFileOutput {
         try file.write(frame.bytes)
         bytesWritten += frame.bytes.count
         framesWritten += 1
+        try wav?.wrote(frame.bytes.count, to: file)
     }
 
     private func start(_ track: AudioTrack) throws {
         switch track.codec {
         case .pcmu, .pcma:
-            let header = WAVHeader(format: track.codec == .pcmu ? .mulaw : .alaw, channels: max(1, track.channels),
-                                   sampleRate: track.sampleRate, bitsPerSample: 8)
-            wav = header
-            let bytes = header.bytes(dataBytes: nil)
-            try bytes.withUnsafeBytes { try file.write($0) }
+            wav = try WAVHeaderKeeper(WAVHeader(format: track.codec == .pcmu ? .mulaw : .alaw, channels: max(1, track.channels),
+                                                sampleRate: track.sampleRate, bitsPerSample: 8), file: file)
         default:
             break
         }
     }
 
+    /// Live, between packets: a WAV's header caught up with what was written.
+    func tick() throws { try wav?.tick(file) }
+
     func finish() throws {
-        if let wav, file.isSeekable {
-            let dataBytes = bytesWritten
-            if dataBytes & 1 == 1 { try file.write([0], at: wav.size + dataBytes) }  // RIFF pads chunks to even sizes
-            try file.write(wav.bytes(dataBytes: dataBytes), at: 0)
-        }
+        try wav?.finish(file)
         try file.close()
     }
 }

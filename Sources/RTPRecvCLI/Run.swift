@@ -227,6 +227,8 @@ extension Run: Recording {
     func tick(now: Int64) throws {
         try receiver.tick(now: now)
         feedback?.tick(now: now)
+        try sink.audio?.tick()
+        try sink.wav?.tick()
     }
 
     func endFeedback(now: Int64) { feedback?.finish(now: now) }

@@ -1,6 +1,9 @@
+import SystemIO
+
 /// The RIFF/WAVE header (Microsoft RIFF, "WAVE" form): `fmt ` (WAVEFORMATEX), `fact` for the
 /// non-PCM formats, then `data`. Sizes unknown while the file is written are 0xFFFFFFFF, which
-/// readers take as "to the end"; a seekable file gets the true ones at the end.
+/// readers take as "to the end", and the `fact` sample count 0, which they ignore (0xFFFFFFFF there
+/// claims 149 hours of G.711); a seekable file gets the true ones as it grows (`WAVHeaderKeeper`).
 struct WAVHeader {
     enum FormatTag: UInt16 {
         case pcm = 1
@@ -37,10 +40,50 @@ struct WAVHeader {
             u16(0)  // cbSize
             out += Array("fact".utf8)
             u32(4)
-            u32(dataBytes.map { $0 / max(1, blockAlign) } ?? unknown)
+            u32(dataBytes.map { $0 / max(1, blockAlign) } ?? 0)
         }
         out += Array("data".utf8)
         u32(dataBytes ?? unknown)
         return out
+    }
+}
+
+/// Keeps a WAV's header true on disk while its samples are written: patched, when the file can
+/// seek, at most once a second while the data grows (as it is written, and on the live loop's
+/// ticks once it stops), and at the end; so a run killed at any point leaves a WAV of its length
+/// to within a second.
+struct WAVHeaderKeeper {
+    let header: WAVHeader
+    private(set) var dataBytes = 0
+    private var patchedBytes = 0
+    private var patchedAt: Int64
+
+    /// Writes `header`, sizes unknown, at the start of `file`.
+    init(_ header: WAVHeader, file: OutputFile) throws {
+        self.header = header
+        patchedAt = Terminal.monotonicNanoseconds()
+        try header.bytes(dataBytes: nil).withUnsafeBytes { try file.write($0) }
+    }
+
+    /// `count` more bytes of samples were written.
+    mutating func wrote(_ count: Int, to file: OutputFile) throws {
+        dataBytes += count
+        try tick(file)
+    }
+
+    /// Patches the header if the data grew since it was, and a second has passed.
+    mutating func tick(_ file: OutputFile) throws {
+        guard dataBytes != patchedBytes, file.isSeekable else { return }
+        let now = Terminal.monotonicNanoseconds()
+        guard now - patchedAt >= 1_000_000_000 else { return }
+        (patchedAt, patchedBytes) = (now, dataBytes)
+        try file.write(header.bytes(dataBytes: dataBytes), at: 0)
+    }
+
+    /// The true sizes, with RIFF's pad byte after an odd-sized data chunk.
+    func finish(_ file: OutputFile) throws {
+        guard file.isSeekable else { return }
+        if dataBytes & 1 == 1 { try file.write([0], at: header.size + dataBytes) }
+        try file.write(header.bytes(dataBytes: dataBytes), at: 0)
     }
 }

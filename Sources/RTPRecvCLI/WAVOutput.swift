@@ -11,7 +11,7 @@ final class WAVOutput {
     private let quiet: Bool
     private var decoder: AudioDecoder?
     private(set) var track: AudioTrack?
-    private var header: WAVHeader?
+    private var header: WAVHeaderKeeper?
     private(set) var samplesWritten = 0
     private(set) var framesDecoded = 0
     /// Frames of a second codec, or of one that would not open.
@@ -54,11 +54,11 @@ final class WAVOutput {
         if case .aac = track.codec, frameDuration > 0 { gap = (measured + frameDuration / 2) / frameDuration * frameDuration }
         switch track.codec {
         case .pcmu, .pcma, .aac:
-            guard let header, gap > 0 else { return }
-            let count = Int(gap * Int64(header.sampleRate) / Int64(max(1, track.clockRate))) * header.channels
+            guard let format = header?.header, gap > 0 else { return }
+            let count = Int(gap * Int64(format.sampleRate) / Int64(max(1, track.clockRate))) * format.channels
             if silence.count < count { silence = Array(repeating: 0, count: count) }
-            try silence.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: header.sampleRate,
-                                                          channels: header.channels) }
+            try silence.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
+                                                          channels: format.channels) }
             gapsFilled += 1
             silenceMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
         default:
@@ -68,17 +68,20 @@ final class WAVOutput {
 
     private func put(_ samples: UnsafeBufferPointer<Int16>, rate: Int, channels: Int) throws {
         if header == nil {
-            header = WAVHeader(format: .pcm, channels: channels, sampleRate: rate, bitsPerSample: 16)
-            try header!.bytes(dataBytes: nil).withUnsafeBytes { try file.write($0) }
+            header = try WAVHeaderKeeper(WAVHeader(format: .pcm, channels: channels, sampleRate: rate, bitsPerSample: 16), file: file)
         }
         // WAV is little-endian, as every machine this runs on.
         try file.write(UnsafeRawBufferPointer(samples))
         samplesWritten += samples.count
+        try header!.wrote(samples.count * 2, to: file)
     }
+
+    /// Live, between packets: the header caught up with what was written.
+    func tick() throws { try header?.tick(file) }
 
     func finish() throws {
         try decoder?.flush { samples, rate, channels in try put(samples, rate: rate, channels: channels) }
-        if let header, file.isSeekable { try file.write(header.bytes(dataBytes: samplesWritten * 2), at: 0) }
+        try header?.finish(file)
         try file.close()
     }
 }

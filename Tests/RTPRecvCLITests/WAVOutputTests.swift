@@ -77,6 +77,29 @@ final class WAVOutputTests: XCTestCase {
         }
     }
 
+    /// A run killed (SIGKILL) mid-stream leaves WAVs of their length to within a second, as ffprobe
+    /// reads them: the header is patched as the data grows (G.711's fact count of 0xFFFFFFFF once
+    /// claimed 149 hours).
+    func testAKilledRunLeavesWAVsOfTheirLength() throws {
+        let port = UInt16(46000 + Int(getpid() % 1000))
+        let decoded = Harness.temporaryFile("killed.wav"), frames = Harness.temporaryFile("killed-g711.wav")
+        let process = Process()
+        process.executableURL = Harness.binary
+        process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--wav", decoded.path, "--audio", frames.path, "-q"]
+        try process.run()
+        usleep(300_000)
+        let sender = try CaptureSender.start(base: port, count: 1, capture: "gst-h264-pcmu.pcap")
+        sender.waitUntilExit()
+        Thread.sleep(forTimeInterval: 1.5)  // at least one patch after the last samples
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        for file in [decoded, frames] {
+            let probe = try Harness.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file.path])
+            let seconds = Double(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            XCTAssertEqual(seconds, 4.0, accuracy: 0.2, "\(file.lastPathComponent): \(probe.stderr)")
+        }
+    }
+
     func testG722FromASIPPhoneDecodesAt16kHz() throws {
         let url = Harness.realCaptures.appendingPathComponent("videosnarf_cisco7985.pcap")
         try XCTSkipUnless(FileManager.default.fileExists(atPath: url.path), "needs ../shared/captures-real")
