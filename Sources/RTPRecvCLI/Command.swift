@@ -1,3 +1,4 @@
+import RTPCore
 import SystemIO
 
 /// The whole tool: parses the arguments, runs, and maps every failure to a message and an exit status.
@@ -7,8 +8,39 @@ public enum Command {
     /// `Restart=on-failure` and scripts must notice.
     public static let noRTPExitStatus: Int32 = 3
 
+    /// Passwords and keys, from the arguments as typed (before they parse: an error may echo them)
+    /// and the environment, are masked in everything shown. A URL's password and query values are
+    /// masked by their shape.
+    static func keepSecrets(_ arguments: [String]) {
+        let secretOptions = ["--password", "--srtp-key", "--srtp-keying-material", "--rtmp"]
+        for (i, argument) in arguments.enumerated() {
+            var value: String?
+            if let option = secretOptions.first(where: { argument.hasPrefix($0 + "=") }) {
+                value = String(argument.dropFirst(option.count + 1))
+            } else if secretOptions.contains(argument), i + 1 < arguments.count {
+                value = arguments[i + 1]
+            }
+            guard let value else { continue }
+            if argument.hasPrefix("--rtmp") {
+                RTMPURL.secretParts(of: value).forEach(Terminal.keepSecret)
+                continue
+            }
+            Terminal.keepSecret(value)
+            // A key's base64 alone, as it may appear apart from its suite or parameters.
+            for part in value.split(whereSeparator: { ":| ".contains($0) }) where part.count >= 16 && SRTPSuite(name: part) == nil {
+                Terminal.keepSecret(String(part))
+            }
+        }
+        if let password = Terminal.environment("RTSP_PASSWORD") { Terminal.keepSecret(password) }
+        for argument in arguments where argument.contains("@") {
+            let trimmed = argument.trimmingPrefix(while: \.isWhitespace)
+            if let password = (try? RTSPURL(parsing: String(trimmed)))?.password { Terminal.keepSecret(password) }
+        }
+    }
+
     public static func main(_ arguments: [String]) -> Int32 {
         Terminal.ignoreSIGPIPE()
+        keepSecrets(arguments)
         let options: Options
         do {
             options = try Options(arguments: arguments)

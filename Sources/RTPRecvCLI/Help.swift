@@ -278,7 +278,9 @@ public enum Help {
 
     SRTP (RFC 3711; decrypted with libsrtp2 before anything is parsed):
       --srtp-key SUITE:BASE64 Master key and salt, base64 as SDES's inline: gives them. A bare
-                              BASE64 is AES_CM_128_HMAC_SHA1_80. Suites: AES_CM_128_HMAC_SHA1_80,
+                              BASE64 is AES_CM_128_HMAC_SHA1_80; an a=crypto value pasted whole
+                              ('1 SUITE inline:KEY|2^31|1:1') or its key parameters alone
+                              ('KEY|2^31|1:1') are taken, MKI and all. Suites: AES_CM_128_HMAC_SHA1_80,
                               AES_CM_128_HMAC_SHA1_32, AES_256_CM_HMAC_SHA1_80/_32, AEAD_AES_128_GCM,
                               AEAD_AES_256_GCM. Give it once per key: a call's two directions
                               have their own, and each key is tried on a new SSRC until one

@@ -42,7 +42,7 @@ struct ListStreams {
         if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
         if let sessionLine { lines.append(sessionLine) }
         let out = try OutputFile(path: "-")
-        try out.write(lines.joined(separator: "\n") + "\n")
+        try out.write(Terminal.masked(lines.joined(separator: "\n") + "\n"))
         if let truncated { Terminal.printError("warning: \(capture.path): \(truncated)\n") }
         return 0
     }

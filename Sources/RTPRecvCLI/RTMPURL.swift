@@ -42,7 +42,7 @@ enum RTMPURL {
     }
 
     /// The stream key, the password and the query: what `masked` hides.
-    private static func secretParts(of url: String) -> [String] {
+    static func secretParts(of url: String) -> [String] {
         guard let separator = url.firstRange(of: "://") else { return [url] }
         var rest = url[separator.upperBound...]
         var secrets: [String] = []

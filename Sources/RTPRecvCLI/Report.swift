@@ -1,5 +1,6 @@
 import RTPCore
 import SRTP
+import SystemIO
 
 /// The statistics printed at exit, as text for people and as JSON for programs.
 struct Report {
@@ -433,9 +434,10 @@ indirect enum JSON {
         }
     }
 
+    /// `s` as a JSON string, masked as every message is (`Terminal.masked`).
     static func quote(_ s: String) -> String {
         var out = "\""
-        for scalar in s.unicodeScalars {
+        for scalar in Terminal.masked(s).unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"

@@ -18,6 +18,23 @@ final class RTSPTests: XCTestCase {
         XCTAssertThrowsError(try RTSPURL(parsing: "rtsp://cam:99999/x"))
     }
 
+    /// Passwords and query values in every shape a user types a URL, and known secrets anywhere;
+    /// what is not a credential is left alone.
+    func testCredentialsAreMaskedInEveryShape() throws {
+        for (text, shown) in [("rtsp://admin:pw@cam/x", "rtsp://admin:***@cam/x"), ("error: ' rtsp://admin:pw@cam/x'", "error: ' rtsp://admin:***@cam/x'"),
+                              ("rtsp:/admin:pw@cam/x", "rtsp:/admin:***@cam/x"), ("rtsp:admin:pw@cam", "rtsp:admin:***@cam"),
+                              ("rtsp://admin:p/w@cam/x", "rtsp://admin:***@cam/x"), ("rtsp://admin@cam/x", "rtsp://admin@cam/x"),
+                              ("rtsp://cam/x?user=admin&password=pw&channel=1", "rtsp://cam/x?user=***&password=***&channel=1"),
+                              ("(rtsp://cam/?token=abc)", "(rtsp://cam/?token=***)"), ("12 frames, 3 lost: ok?", "12 frames, 3 lost: ok?"),
+                              ("CNAME user@host", "CNAME user@host")] {
+            XCTAssertEqual(CredentialMask.masked(text), shown, text)
+        }
+        XCTAssertEqual(CredentialMask.masked("key hunter22 in a message", secrets: ["hunter22", "ab"]), "key *** in a message")
+        let url = try RTSPURL(parsing: "rtsp://u:p@cam/live?user=u&password=p")
+        XCTAssertEqual(url.uri, "rtsp://cam:554/live?user=u&password=p", "the request names the real query")
+        XCTAssertEqual(url.description, "rtsp://cam:554/live?user=***&password=***")
+    }
+
     func testControlURLsResolveAsServersMeanThem() throws {
         let base = try RTSPURL(parsing: "rtsp://u:p@cam:554/live/ch0")
         XCTAssertEqual(base.resolving("trackID=1").description, "rtsp://cam:554/live/ch0/trackID=1")

@@ -42,7 +42,7 @@ public struct RTSPClient: Sendable {
         cseq += 1
         pending[cseq] = r
         if pending.count > 64, let oldest = pending.keys.min() { pending[oldest] = nil }
-        let uri = r.url.description
+        let uri = r.url.uri
         var text = "\(r.method) \(uri) RTSP/1.0\r\nCSeq: \(cseq)\r\nUser-Agent: \(RTSPClient.userAgent)\r\n"
         if let session { text += "Session: \(session.id)\r\n" }
         if let value = authorization.header(method: r.method, uri: uri) { text += "Authorization: \(value)\r\n" }

@@ -57,11 +57,14 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Scheme, host, port and path: what requests name. Never the credentials.
-    public var description: String {
+    /// Scheme, host, port and path with its query: what requests name. Never the credentials.
+    public var uri: String {
         let h = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(h):\(port)\(path)"
     }
+
+    /// `uri` as it may be shown: query values masked too (some cameras take ?user=…&password=…).
+    public var description: String { CredentialMask.maskedWord(uri) }
 
     /// The URL an `a=control` (RFC 2326 C.1.1) or a relative Content-Base names against this one
     /// as base: absolute as it is, `*` the base itself, a path from "/" on this host, else the
@@ -93,16 +96,8 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
         return resolved
     }
 
-    /// `text` with any password in a URL in it replaced by "***".
-    public static func masked(_ text: String) -> String {
-        guard let schemeEnd = text.firstRange(of: "://") else { return text }
-        let rest = text[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
-        let userinfo = rest[..<at]
-        let user = userinfo.split(separator: ":", maxSplits: 1).first ?? ""
-        return String(text[..<schemeEnd.upperBound]) + user + (userinfo.contains(":") ? ":***" : "") + String(rest[at...])
-    }
+    /// `text` with any password or query value in a URL in it replaced by "***".
+    public static func masked(_ text: String) -> String { CredentialMask.masked(text) }
 
     static func percentDecoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []

@@ -42,4 +42,12 @@ public enum SRTPSuite: String, CaseIterable, Sendable {
     public var isAEAD: Bool { self == .aeadAES128GCM || self == .aeadAES256GCM }
 
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// Why `name` names no suite, echoing it only when it is shaped like a suite's name (capitals,
+    /// digits and underscores): anything else may be key material pasted in the wrong place.
+    public static func unknown(_ name: some StringProtocol) -> String {
+        let suiteShaped = !name.isEmpty && name.count <= 32 && name.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }
+        return (suiteShaped ? "unknown SRTP suite '\(name)'" : "what comes before ':' is no SRTP suite (not shown: it may be key material)")
+            + " (known: \(names))"
+    }
 }

@@ -27,22 +27,8 @@ public struct CryptoAttribute: Sendable {
             guard params.hasPrefix("inline:") else {
                 throw Invalid(description: "line \(line): a=crypto key method is not inline:")
             }
-            let parts = params.dropFirst("inline:".count).split(separator: "|", omittingEmptySubsequences: false)
-            guard let bytes = Base64.decode(parts[0]) else {
-                throw Invalid(description: "line \(line): a=crypto key is not base64")
-            }
-            var mki: [UInt8]?
-            // The lifetime has no colon; an MKI is value:length, its value written in decimal.
-            if let field = parts.dropFirst().first(where: { $0.contains(":") }) {
-                let pair = field.split(separator: ":")
-                guard pair.count == 2, let value = UInt64(pair[0]), let length = Int(pair[1]), (1...8).contains(length),
-                      length == 8 || value >> (8 * UInt64(length)) == 0 else {
-                    throw Invalid(description: "line \(line): a=crypto MKI '\(field)' is not value:length (1 to 8 bytes)")
-                }
-                mki = (0..<length).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
-            }
             do {
-                keys.append(try SRTPMasterKey(suite: suite, keyAndSalt: bytes, mki: mki, origin: "SDP line \(line)"))
+                keys.append(try SRTPMasterKey(keyParameters: params, suite: suite, origin: "SDP line \(line)"))
             } catch {
                 throw Invalid(description: error.description)
             }

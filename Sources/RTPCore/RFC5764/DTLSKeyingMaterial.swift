@@ -17,7 +17,7 @@ public struct DTLSKeyingMaterial: Sendable {
         if let colon = text.firstIndex(of: ":"), Self.hexBytes(text[..<colon]) == nil {
             let name = text[..<colon]
             guard let named = SRTPSuite(name: name) else {
-                throw SRTPMasterKey.Invalid(description: "\(origin): unknown SRTP suite '\(name)' (known: \(SRTPSuite.names))")
+                throw SRTPMasterKey.Invalid(description: "\(origin): \(SRTPSuite.unknown(name))")
             }
             suite = named
             hex = text[text.index(after: colon)...]
