@@ -4,12 +4,29 @@ import SystemIO
 /// `--metrics ADDR:PORT`: a small HTTP/1.1 responder on the live event loop. GET /metrics gives
 /// the Prometheus exposition, GET /healthz 200 while every port is receiving (else 503 naming the
 /// silent ones). One request per connection, read up to `maxRequestBytes`, at most `maxClients`
-/// at once, each given up after 5 s; anything else is answered 400, 404 or 405.
+/// at once; anything else is answered 400, 404, 405 or 431. Nothing here ever blocks the loop, and
+/// clients that hold a place without asking (slowloris) or without reading cannot keep a scrape
+/// out: a request is read as soon as its connection is accepted, a client that has not sent its
+/// whole request within `headerDeadline`, or taken its answer within `answerDeadline`, is dropped,
+/// and a new connection takes the place of the oldest when all are taken. An answer goes out as
+/// the socket takes it, between packets.
 final class MetricsEndpoint {
     let listener: TCPListener
     let maxClients = 8
     let maxRequestBytes = 8192
-    private var clients: [(connection: TCPConnection, request: [UInt8], since: Int64)] = []
+    let headerDeadline: Int64 = 2_000_000_000
+    let answerDeadline: Int64 = 5_000_000_000
+
+    private struct Client {
+        let connection: TCPConnection
+        let since: Int64
+        var request: [UInt8] = []
+        /// The answer, once the request is whole, and how much of it has gone out.
+        var answer: [UInt8]?
+        var sent = 0
+    }
+
+    private var clients: [Client] = []
     private(set) var requestsServed = 0
     /// Changes whenever `descriptors` does, for the loop to remake its poll set.
     private(set) var generation = 0
@@ -28,19 +45,28 @@ final class MetricsEndpoint {
     func ready(_ descriptor: Int32, now: Int64, page: (String) -> (Int, String, String, String)) {
         if descriptor == listener.descriptor {
             while let connection = listener.accept() {
-                guard clients.count < maxClients else { continue }  // closed as it goes out of scope
-                clients.append((connection, [], now))
+                if clients.count >= maxClients { drop(0) }
+                clients.append(Client(connection: connection, since: now))
                 generation += 1
+                // A scraper's request has mostly come with its connection.
+                receive(clients.count - 1, page: page)
             }
             return
         }
         guard let i = clients.firstIndex(where: { $0.connection.descriptor == descriptor }) else { return }
+        receive(i, page: page)
+    }
+
+    /// Reads what client `i` sent, and answers once its request is whole.
+    private func receive(_ i: Int, page: (String) -> (Int, String, String, String)) {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = (try? buffer.withUnsafeMutableBytes { try clients[i].connection.read(into: $0, timeoutMilliseconds: 0) }) ?? -1
         guard n > 0 else {
             if n < 0 { drop(i) }
             return
         }
+        // Once answered, what else comes is read and left, so that it does not keep the poll awake.
+        guard clients[i].answer == nil else { return }
         clients[i].request += buffer[0..<n]
         let request = clients[i].request
         guard request.count <= maxRequestBytes else {
@@ -58,17 +84,33 @@ final class MetricsEndpoint {
         }
     }
 
-    /// Gives up on clients that have not sent a whole request within 5 s.
+    /// Sends what answers the socket takes, and gives up on clients past their deadlines: a whole
+    /// request within `headerDeadline`, the answer taken within `answerDeadline`.
     func tick(now: Int64) {
-        while let i = clients.firstIndex(where: { now - $0.since > 5_000_000_000 }) { drop(i) }
+        var i = clients.count - 1
+        while i >= 0 {
+            if clients[i].answer != nil { send(i) }
+            if i < clients.count,
+               now - clients[i].since > (clients[i].answer == nil ? headerDeadline : answerDeadline) { drop(i) }
+            i -= 1
+        }
     }
 
     private func respond(_ i: Int, _ code: Int, _ reason: String, _ type: String, _ body: String, extra: String = "") {
         let bytes = Array(body.utf8)
         let head = "HTTP/1.1 \(code) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\n\(extra)Connection: close\r\n\r\n"
-        try? clients[i].connection.write(Array(head.utf8) + bytes, timeoutMilliseconds: 1000)
+        clients[i].answer = Array(head.utf8) + bytes
         requestsServed += 1
-        drop(i)
+        send(i)
+    }
+
+    /// As much of client `i`'s answer as its socket takes now; the client is done once all has gone.
+    private func send(_ i: Int) {
+        guard let answer = clients[i].answer else { return }
+        let sent = answer.withUnsafeBytes { try? clients[i].connection.writeSome(UnsafeRawBufferPointer(rebasing: $0[clients[i].sent...])) }
+        guard let sent else { return drop(i) }
+        clients[i].sent += sent
+        if clients[i].sent == answer.count { drop(i) }
     }
 
     private func drop(_ i: Int) {

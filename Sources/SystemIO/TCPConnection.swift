@@ -99,6 +99,18 @@ public final class TCPConnection {
         }
     }
 
+    /// Writes what the socket takes of `bytes` now, without waiting: the count (0 when it takes
+    /// nothing); throws when the connection is gone.
+    public func writeSome(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        while true {
+            let n = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            if n >= 0 { return n }
+            if errno == EAGAIN { return 0 }
+            if errno != EINTR { throw SystemError("send", name) }
+        }
+    }
+
     /// Reads what has come into `buffer`, waiting up to `timeoutMilliseconds` (0: not at all).
     /// Returns the count; 0 when nothing came; throws when the server closed the connection.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) throws -> Int {

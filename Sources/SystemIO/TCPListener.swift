@@ -18,7 +18,8 @@ public final class TCPListener {
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))  // best effort: a restart may wait for TIME_WAIT
         var (storage, length) = SocketAddress.storage(address, port: port)
         let bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 16) == 0 else {
+        // A backlog deep enough that a flood of connections does not push a real one into SYN retries.
+        guard bound == 0, listen(fd, 256) == 0 else {
             let error = SystemError("bind", "cannot listen on TCP \(text):\(port)")
             close(fd)
             throw error

@@ -142,4 +142,75 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(second.status, 1)
         XCTAssertTrue(second.stderr.contains("--metrics 127.0.0.1:\(metricsPort)"), second.stderr)
     }
+
+    /// `python3 -c hostileClients PORT SECONDS`: 100 connections that send a request's header a byte
+    /// every 0.3 s and reconnect when dropped (slowloris), one that sends 1 MB of header, and ten
+    /// that ask for /metrics and never read the answer, for SECONDS.
+    private static let hostileClients = """
+    import socket, sys, threading, time
+    port, seconds = int(sys.argv[1]), float(sys.argv[2])
+    end = time.time() + seconds
+    def slow():
+        while time.time() < end:
+            try:
+                s = socket.create_connection(("127.0.0.1", port))
+                for c in b"GET /metrics HTTP/1.1\\r\\nX-Slow: " + b"a" * 1000:
+                    if time.time() >= end: break
+                    s.send(bytes([c])); time.sleep(0.3)
+            except OSError:
+                time.sleep(0.05)
+    def huge():
+        try:
+            s = socket.create_connection(("127.0.0.1", port)); s.sendall(b"GET /metrics HTTP/1.1\\r\\nX: " + b"a" * (1 << 20))
+        except OSError:
+            pass
+    def deaf():
+        try:
+            s = socket.create_connection(("127.0.0.1", port)); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+            s.sendall(b"GET /metrics HTTP/1.1\\r\\n\\r\\n"); time.sleep(seconds)
+        except OSError:
+            pass
+    threads = [threading.Thread(target=slow) for _ in range(100)] + [threading.Thread(target=huge)] + [threading.Thread(target=deaf) for _ in range(10)]
+    for t in threads: t.daemon = True; t.start()
+    time.sleep(seconds)
+    """
+
+    /// Slowloris (100 connections), a 1 MB header and clients that never read their answer, against
+    /// a live run: every scrape is answered within 1 s, every frame of the real stream is written,
+    /// and memory stays flat.
+    func testHostileClientsNeverKeepAScrapeOutNorStallTheStream() throws {
+        let source = Harness.temporaryFile("hostile-http-source.h264")
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)"], name: "hostile-http")
+        let attack = Process()
+        attack.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        attack.arguments = ["python3", "-c", Self.hostileClients, "\(metricsPort)", "12"]
+        try attack.run()
+        defer { attack.terminate() }
+        Thread.sleep(forTimeInterval: 1)
+        let sending = Process()
+        sending.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sending.arguments = ["gst-launch-1.0", "-q", "videotestsrc", "is-live=true", "num-buffers=240", "!",
+                             "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency", "key-int-max=30", "!",
+                             "h264parse", "!", "video/x-h264,stream-format=byte-stream,alignment=au", "!", "tee", "name=t",
+                             "t.", "!", "queue", "!", "filesink", "location=\(source.path)", "t.", "!", "queue", "!",
+                             "rtph264pay", "pt=96", "config-interval=-1", "!", "udpsink", "host=127.0.0.1", "port=\(listener.port)"]
+        try sending.run()
+        var memory: [Int] = []
+        for _ in 0..<8 {
+            let started = Date()
+            let scrape = try Harness.run("curl", ["-s", "--max-time", "1", "-o", "/dev/null", "-w", "%{http_code}",
+                                                  "http://127.0.0.1:\(metricsPort)/metrics"])
+            XCTAssertEqual(String(decoding: scrape.stdout, as: UTF8.self), "200", "a scrape among hostile clients")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
+            let status = (try? String(contentsOfFile: "/proc/\(listener.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            memory.append(status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") }
+                .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        sending.waitUntilExit()
+        usleep(300_000)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertEqual(try Harness.frameMD5(listener.out), try Harness.frameMD5(source), "every frame of the real stream")
+        XCTAssertLessThan(memory.max()! - memory[1], 2048, "RssAnon in kB over the run: \(memory)")
+    }
 }
