@@ -26,8 +26,9 @@ public enum Command {
                 continue
             }
             Terminal.keepSecret(value)
-            // A key's base64 alone, as it may appear apart from its suite or parameters.
-            for part in value.split(whereSeparator: { ":| ".contains($0) }) where part.count >= 16 && SRTPSuite(name: part) == nil {
+            // A key's base64 alone, as it may appear apart from its suite or parameters; a suite's
+            // name, known or not, is shown (an error names it).
+            for part in value.split(whereSeparator: { ":| ".contains($0) }) where part.count >= 16 && !looksLikeSuiteName(part) {
                 Terminal.keepSecret(String(part))
             }
         }
@@ -36,6 +37,12 @@ public enum Command {
             let trimmed = argument.trimmingPrefix(while: \.isWhitespace)
             if let password = (try? RTSPURL(parsing: String(trimmed)))?.password { Terminal.keepSecret(password) }
         }
+    }
+
+    /// `AES_CM_128_HMAC_SHA1_80` and its misspellings: capitals, digits and underscores, which no
+    /// random base64 key of 16 or more characters is.
+    private static func looksLikeSuiteName(_ part: Substring) -> Bool {
+        part.contains("_") && part.allSatisfy { $0 == "_" || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
     }
 
     public static func main(_ arguments: [String]) -> Int32 {
