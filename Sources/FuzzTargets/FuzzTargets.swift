@@ -235,9 +235,10 @@ func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
         do {
             try reader.drain { item in
                 guard case .message(let m) = item else { return }
-                _ = client.receive(m)
+                // Half the replies as the answer to the request sent last (CSeq checked), half as any.
+                _ = m.body.count & 1 == 0 ? client.receiveReply(m) : client.receive(m)
                 for (name, value) in m.headers {
-                    _ = try? RTSPTransport(parsing: value)
+                    if let transport = try? RTSPTransport(parsing: value) { _ = transport.multicastPorts }
                     _ = RTSPSessionHeader(parsing: value)
                     _ = Challenge.parse(value)
                     _ = base.resolving(value)
@@ -263,6 +264,10 @@ func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
     tcp.finish { _, _ in }
 }
 
+/// Every target, for scripts/fuzz and the regression tests.
+public let fuzzTargetNames = ["rtp", "interleaved", "sdp", "bits", "pcap", "flv", "y4m", "audio", "srtp", "rtsp", "h265", "hevcbits",
+                              "session", "rtcp", "http", "options"]
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     runFuzzTarget(String(cString: getenv("RTPRECV_FUZZ_TARGET") ?? strdup("rtp")),
@@ -285,6 +290,10 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "rtsp": fuzzRTSP(bytes)
     case "h265": fuzzReceiver(bytes, interleaved: false, h265: true)
     case "hevcbits": fuzzHEVCBits(bytes)
-    default: fatalError("RTPRECV_FUZZ_TARGET must be rtp, interleaved, sdp, bits, pcap, flv, y4m, audio, srtp, rtsp, h265 or hevcbits")
+    case "session": fuzzSession(bytes)
+    case "rtcp": fuzzRTCP(bytes)
+    case "http": fuzzHTTP(bytes)
+    case "options": fuzzOptions(bytes)
+    default: fatalError("RTPRECV_FUZZ_TARGET must be one of: \(fuzzTargetNames.joined(separator: ", "))")
     }
 }

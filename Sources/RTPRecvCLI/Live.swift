@@ -107,8 +107,8 @@ struct Live {
         var silenceReported = false
         var filtered = 0
         var stopReason = "stopped"
-        let duration = options.duration.map { Int64($0 * 1e9) }
-        let timeout = options.timeout.map { Int64($0 * 1e9) }
+        let duration = options.durationNanoseconds
+        let timeout = options.timeoutNanoseconds
         /// The RTSP connection went away: over TCP the media with it (the run ends, exit 1); over
         /// UDP the media goes on, and the connection is no longer polled.
         var connectionLost: String?

@@ -408,6 +408,10 @@ public struct Options {
 
     public var isLive: Bool { pcap == nil }
 
+    /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.
+    public var durationNanoseconds: Int64? { duration.map { Int64($0 * 1e9) } }
+    public var timeoutNanoseconds: Int64? { timeout.map { Int64($0 * 1e9) } }
+
     /// "ADDR:PORT" or "[v6]:PORT"; `given`, what the user wrote, when `text` was made from it.
     static func addressAndPort(_ text: String, flag: String, example: String, given: String? = nil) throws(UsageError) -> (address: String, port: UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {

@@ -168,12 +168,10 @@ final class RTSPPull {
                 guard given.multicast, let group = given.destination, let ports = given.ports ?? given.clientPorts else {
                     throw RunError(description: "\(control): the server answered a multicast SETUP with '\(header)', not a group and ports")
                 }
-                // RTCP on the range's second port, else the one after RTP's.
-                guard ports.count > 1 || ports.lowerBound < UInt16.max else {
+                guard let pairOfPorts = given.multicastPorts else {
                     throw RunError(description: "\(control): SETUP's reply: Transport port \(ports.lowerBound) leaves no port for RTCP")
                 }
-                pair = try RTSPPull.bindPair(options: options, group: group,
-                                             ports: (ports.lowerBound, ports.count > 1 ? ports.upperBound : ports.lowerBound + 1))
+                pair = try RTSPPull.bindPair(options: options, group: group, ports: pairOfPorts)
             }
             if transport == .udp && (given.isTCP || given.multicast) {
                 try? teardown()

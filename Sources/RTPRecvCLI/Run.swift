@@ -29,17 +29,9 @@ final class Run {
         configuration.stream.borrowsPayloads = borrowsPayloads && security == nil
         self.sdp = sdp
         if let sdp {
-            configuration.parameterSets = sdp.parameterSets
-            configuration.payloadType = configuration.payloadType ?? sdp.payloadType
+            configuration.take(sdp)
             // Port 0 (an RTSP DESCRIBE's lines) selects nothing.
             if !options.isLive, sdp.port != 0 { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
-            configuration.video.clockRate = sdp.clockRate
-            configuration.video.interleaving = sdp.interleaving
-            configuration.h265 = sdp.h265 ?? H265FormatParameters()
-            configuration.videoCodecs = sdp.videoCodecs
-            configuration.audio.media = sdp.media.filter { $0.media == "audio" }
-            configuration.rtcpPorts = sdp.media.compactMap(\.rtcpPort)
-            for line in sdp.media { configuration.retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a } }
             if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdpName) }
         }
         if let rtx = options.rtxPayloadType { configuration.retransmission[rtx] = configuration.payloadType ?? 96 }

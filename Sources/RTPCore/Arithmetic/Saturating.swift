@@ -23,3 +23,11 @@ extension FixedWidthInteger {
         return (self < 0) == (other < 0) ? .max : .min
     }
 }
+
+/// `ticks` of a `rate` Hz clock in units of which `unitsPerSecond` make a second (1000:
+/// milliseconds), saturating: timestamps a hostile sender steps by 2^31 each packet grow past
+/// what a product in nanoseconds, or milliseconds, holds.
+@inlinable
+public func duration(_ ticks: Int64, rate: Int, unitsPerSecond: Int64) -> Int64 {
+    ticks.multipliedSaturated(by: unitsPerSecond) / Int64(max(1, rate))
+}

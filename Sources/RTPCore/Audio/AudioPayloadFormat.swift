@@ -65,7 +65,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         var audio = AudioStreamStatistics(track: track)
         audio.invalid = invalid
         audio.gaps = gaps
-        audio.gapMilliseconds = gapTicks * 1000 / Int64(max(1, clockRate))
+        audio.gapMilliseconds = duration(gapTicks, rate: clockRate, unitsPerSecond: 1000)
         audio.timestampJumps = timestampJumps
         s.audio = audio
     }
@@ -77,17 +77,17 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         self.track = track
         var gap: Int64 = 0
         if let expected {
-            let step = timestamp - expected
-            if abs(step) > Int64(clockRate) * 5 {
+            let step = timestamp.subtractingSaturated(expected)
+            if step.magnitude > UInt64(clockRate) * 5 {
                 timestampJumps += 1
             } else if step * 2 >= duration {
                 // Less than half a frame is the sender's rounding (FFmpeg's Opus steps 952-968), not a loss.
                 gap = step
                 gaps += 1
-                gapTicks += step
+                gapTicks = gapTicks.addingSaturated(step)
             }
         }
-        expected = timestamp + duration
+        expected = timestamp.addingSaturated(duration)
         let record = self.record(timestamp: timestamp, status: .written, bytes: bytes.count,
                                  first: firstSequenceNumber, last: lastSequenceNumber)
         tally.count(record)
@@ -114,7 +114,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
                                  lastSequenceNumber: UInt16(truncatingIfNeeded: last),
                                  packets: Int(last - first + 1), bytes: bytes, isKeyframe: true, status: status,
                                  referencesIntact: true,
-                                 presentationMilliseconds: (timestamp - firstPTS!) * 1000 / Int64(max(1, clockRate)))
+                                 presentationMilliseconds: duration(timestamp.subtractingSaturated(firstPTS!), rate: clockRate, unitsPerSecond: 1000))
         record.isAudio = true
         return record
     }

@@ -87,7 +87,7 @@ public final class FrameGate {
         var record = FrameRecord(
             ssrc: ssrc, timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
             damage: au.damage, referencesIntact: referencesIntact,
-            presentationMilliseconds: (pts - origin) * 1000 / Int64(configuration.clockRate))
+            presentationMilliseconds: duration(pts.subtractingSaturated(origin), rate: configuration.clockRate, unitsPerSecond: 1000))
 
         func drop(_ reason: FrameRecord.Reason) throws {
             record.status = .dropped

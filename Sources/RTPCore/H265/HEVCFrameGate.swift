@@ -68,7 +68,7 @@ public final class HEVCFrameGate {
         var record = FrameRecord(
             ssrc: ssrc, timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
             damage: au.damage, referencesIntact: referencesIntact,
-            presentationMilliseconds: (pts - origin) * 1000 / Int64(configuration.clockRate))
+            presentationMilliseconds: duration(pts.subtractingSaturated(origin), rate: configuration.clockRate, unitsPerSecond: 1000))
 
         func drop(_ reason: FrameRecord.Reason, harmless: Bool = false) throws {
             record.status = .dropped

@@ -84,13 +84,14 @@ public struct PresentationClock: Sendable {
         retimed += 1
         let step = frameDuration(rate: rate, arrival: arrival)
         let poc = picture.flatMap { pictureOrderCount($0) }
+        // Saturating: a crafted SPS's frame rate (1/2^32 Hz) times a picture order count overflowed.
         if isIDR {
-            idrTime = latestTime + step
+            idrTime = latestTime.addingSaturated(step)
             lastTime = idrTime!
         } else if let poc, let idrTime {
-            lastTime = idrTime + poc * step / 2
+            lastTime = idrTime.addingSaturated(poc.multipliedSaturated(by: step) / 2)
         } else {
-            lastTime += step
+            lastTime = lastTime.addingSaturated(step)
         }
         latestTime = max(latestTime, lastTime)
         return lastTime
@@ -98,9 +99,9 @@ public struct PresentationClock: Sendable {
 
     private func frameDuration(rate: (numerator: Int, denominator: Int)?, arrival: Int64) -> Int64 {
         if let rate, rate.numerator > 0 {
-            return max(1, Int64(clockRate) * Int64(rate.denominator) / Int64(rate.numerator))
+            return max(1, Int64(clockRate).multipliedSaturated(by: Int64(rate.denominator)) / Int64(rate.numerator))
         }
-        return max(1, (arrival &- lastArrival) / 1000 * Int64(clockRate) / 1_000_000)
+        return max(1, ((arrival &- lastArrival) / 1000).multipliedSaturated(by: Int64(clockRate)) / 1_000_000)
     }
 
     /// TopFieldOrderCnt for pic_order_cnt_type 0 (§8.2.1.1), from the last IDR; counted only while

@@ -21,6 +21,14 @@ public struct RTSPTransport: Equatable, Sendable {
 
     public var isTCP: Bool { spec.uppercased().hasSuffix("/TCP") }
 
+    /// A multicast reply's RTP and RTCP ports: the range's two, or its one and the next; nil when
+    /// none is given, or one alone leaves no port for RTCP (65535).
+    public var multicastPorts: (rtp: UInt16, rtcp: UInt16)? {
+        guard let ports = ports ?? clientPorts else { return nil }
+        if ports.count > 1 { return (ports.lowerBound, ports.upperBound) }
+        return ports.lowerBound < UInt16.max ? (ports.lowerBound, ports.lowerBound + 1) : nil
+    }
+
     /// A parameter whose value cannot be used: a port outside 1…65535, a channel outside 0…255.
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var parameter: String

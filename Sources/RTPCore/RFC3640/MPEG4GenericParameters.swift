@@ -34,7 +34,9 @@ public struct MPEG4GenericParameters: Sendable, Equatable {
     public init(_ format: MediaDescription.Format) throws {
         func number(_ key: String) throws -> Int? {
             guard let text = format.parameter(key) else { return nil }
-            guard let value = Int(text), (0...32).contains(value) || key == "constantduration" else {
+            // Field lengths in bits; a constant duration in ticks (AAC's 1024 or 960 samples; 2^24 leaves
+            // room, and keeps every AU's time, index times duration, far from overflowing).
+            guard let value = Int(text), (key == "constantduration" ? 1...(1 << 24) : 0...32).contains(value) else {
                 throw Invalid.badNumber(key, text)
             }
             return value

@@ -85,7 +85,8 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
                     return
                 }
                 if !first {
-                    time += Int64(index + 1) * frameDuration
+                    // index < 2^32 and duration ≤ 2^24 (MPEG4GenericParameters): the product fits; the sum saturates.
+                    time = time.addingSaturated((Int64(index) + 1) * frameDuration)
                     if index > 0 { interleaved = true }
                 }
                 var auTime = time
@@ -163,7 +164,7 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
             fragmentSize = header.size
         }
         if interleaved {
-            let packetSpan = Int((headers[headers.count - 1].timestamp - headers[0].timestamp) / max(1, frameDuration)) + 1
+            let packetSpan = Int((headers[headers.count - 1].timestamp.subtractingSaturated(headers[0].timestamp) / max(1, frameDuration)).addingSaturated(1))
             span = min(max(span, packetSpan), MPEG4GenericPayload.maxWaitingAUs)
         }
         try releaseWaiting(into: output, all: false)

@@ -59,10 +59,13 @@ public struct ReceptionInterval: Sendable {
         var lsr: UInt32 = 0, dlsr: UInt32 = 0
         if let lastSR {
             lsr = UInt32(truncatingIfNeeded: lastSR.ntp >> 16)
-            dlsr = UInt32(clamping: max(0, now - lastSR.arrival) * 65536 / 1_000_000_000)
+            // Arrival times come from a capture's records too: any two may be far apart.
+            let since = max(0, now.subtractingSaturated(lastSR.arrival))
+            dlsr = UInt32(clamping: since.multipliedSaturated(by: 65536) / 1_000_000_000)
         }
+        let jitterUnits = jitter.isFinite ? UInt32(min(max(jitter, 0), Double(UInt32.max))) : UInt32.max
         return ReceptionReport(ssrc: ssrc, fractionLost: fraction, cumulativeLost: Int32(clamping: min(max(lost, -0x80_0000), 0x7F_FFFF)),
                                extendedHighestSequenceNumber: UInt32(truncatingIfNeeded: highestExtended),
-                               jitter: UInt32(clamping: Int64(jitter)), lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
+                               jitter: jitterUnits, lastSenderReport: lsr, delaySinceLastSenderReport: dlsr)
     }
 }

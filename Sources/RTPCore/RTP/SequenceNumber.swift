@@ -12,8 +12,11 @@ public func timestampDistance(_ a: UInt32, _ b: UInt32) -> Int64 {
     Int64(Int32(bitPattern: a &- b))
 }
 
-/// Extends 32-bit RTP timestamps to 64 bits, once per packet, relative to the last one seen.
+/// Extends 32-bit RTP timestamps to 64 bits, once per packet, relative to the last one seen; within
+/// ±2^62 (a million years at 90 kHz), so that a hostile sender stepping 2^31 a packet cannot bring
+/// a sum or difference of them, or one plus a frame's duration, past Int64's range.
 public struct TimestampExtender {
+    public static let limit: Int64 = 1 << 62
     private var last: Int64?
 
     public init() {}
@@ -23,7 +26,7 @@ public struct TimestampExtender {
             self.last = Int64(timestamp)
             return Int64(timestamp)
         }
-        let extended = last + timestampDistance(timestamp, UInt32(truncatingIfNeeded: last))
+        let extended = min(max(last + timestampDistance(timestamp, UInt32(truncatingIfNeeded: last)), -Self.limit), Self.limit)
         self.last = extended
         return extended
     }

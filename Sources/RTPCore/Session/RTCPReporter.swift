@@ -140,7 +140,7 @@ public final class RTCPReporter {
 
     /// NTP time (seconds since 1900, 32.32 fixed point) of `now`.
     func ntp(_ now: Int64) -> UInt64 {
-        let unix = now &+ configuration.wallclockOffset
+        let unix = max(0, now &+ configuration.wallclockOffset)
         let seconds = UInt64(unix / 1_000_000_000) &+ 2_208_988_800
         let fraction = UInt64(unix % 1_000_000_000) << 32 / 1_000_000_000
         return seconds << 32 | fraction

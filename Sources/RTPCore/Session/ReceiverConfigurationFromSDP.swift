@@ -1,0 +1,16 @@
+extension Receiver.Configuration {
+    /// What a session description says about the streams to receive: the video's parameter sets,
+    /// payload type (unless one was chosen), clock rate, codecs and DON parameters; the audio lines;
+    /// the RTCP ports; the RTX payload types.
+    public mutating func take(_ sdp: SessionDescription) {
+        parameterSets = sdp.parameterSets
+        payloadType = payloadType ?? sdp.payloadType
+        video.clockRate = sdp.clockRate
+        video.interleaving = sdp.interleaving
+        h265 = sdp.h265 ?? H265FormatParameters()
+        videoCodecs = sdp.videoCodecs
+        audio.media = sdp.media.filter { $0.media == "audio" }
+        rtcpPorts = sdp.media.compactMap(\.rtcpPort)
+        for line in sdp.media { retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a } }
+    }
+}
