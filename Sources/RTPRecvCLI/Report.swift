@@ -55,6 +55,7 @@ struct Report {
                          + (s.source.map { ", \($0) -> \(s.destination?.description ?? "?")" } ?? ""))
             lines.append("  packets    \(s.packets) (\(s.bytes) payload bytes), \(s.lost) lost, \(s.duplicates) duplicate, "
                          + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
+            if s.paddingOnly > 0 { lines.append("  padding    \(s.paddingOnly) packets of padding only (bandwidth probes)") }
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
                 // Ciphertext sets the forbidden bit in half its packets; no sender sets it.

@@ -99,6 +99,21 @@ final class ReplayEndToEndTests: XCTestCase {
         try assertIdentical("gst-reorder6.pcap", to: "gst-stapa-fua.h264")
     }
 
+    /// WebRTC's bandwidth probes, packets of padding only between frames and inside them: received
+    /// packets of the sequence, never lost nor invalid, and the frames are the source's.
+    func testPaddingOnlyProbesAreReceivedWithNoMediaAndNoLoss() throws {
+        try assertIdentical("gst-padding-probes.pcap", to: "gst-stapa-fua.h264")
+        let json = Harness.temporaryFile("probes.json")
+        _ = try replay("gst-padding-probes.pcap", ["--stats-json", json.path, "-q"])
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as! [String: Any]
+        let stream = (stats["streams"] as! [[String: Any]])[0]
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: source("gst-padding-probes.expect.json"))) as! [String: Any]
+        XCTAssertEqual(stream["padding_only"] as? Int, expected["padding_only"] as? Int)
+        XCTAssertEqual(stream["packets"] as? Int, stats["records"] as? Int)
+        XCTAssertEqual(stream["lost"] as? Int, 0)
+        XCTAssertEqual((stream["invalid"] as? [String: Any])?.count, 0, "\(stream["invalid"] ?? "")")
+    }
+
     func testDuplicatesAreDropped() throws {
         try assertIdentical("gst-duplicates.pcap", to: "gst-stapa-fua.h264")
     }

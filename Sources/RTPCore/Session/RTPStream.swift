@@ -36,6 +36,8 @@ public final class RTPStream<Format: PayloadFormat> {
     private var recoveredSequenceNumbers: [UInt16] = []
     private let reorder: ReorderBuffer
     private var lastDelivered: Int64?
+    /// Packets lost before a padding-only packet, told to the format with the next packet of media.
+    private var lossNotYetTold = 0
     private var highestArrived: Int64 = -1
 
     /// The packet that opened a possible new sequence, held until the next one confirms it.
@@ -126,7 +128,10 @@ public final class RTPStream<Format: PayloadFormat> {
         statistics.packets += 1
         statistics.bytes += payload.count
         lastArrival = arrival
-        guard format.accepts(payload) else { return }
+        // Padding alone (a bandwidth probe) is a packet of the sequence with no media in it.
+        let paddingOnly = payload.isEmpty && packet.padding
+        if paddingOnly { statistics.paddingOnly += 1 }
+        guard paddingOnly || format.accepts(payload) else { return }
 
         let extended: Int64
         if source == nil {
@@ -224,8 +229,13 @@ public final class RTPStream<Format: PayloadFormat> {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
-        try format.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+        guard !payload.isEmpty else {
+            lossNotYetTold += lostBefore
+            return
+        }
+        try format.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore + lossNotYetTold,
                            arrival: arrival, borrowing: borrowing, sequenceNumber: extended)
+        lossNotYetTold = 0
     }
 
     // MARK: Restart and end
@@ -237,6 +247,7 @@ public final class RTPStream<Format: PayloadFormat> {
         reorder.reset()
         format.restart()
         lastDelivered = nil
+        lossNotYetTold = 0
         highestArrived = -1
         statistics.restarts += 1
     }

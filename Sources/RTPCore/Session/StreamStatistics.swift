@@ -11,6 +11,9 @@ public struct StreamStatistics: Sendable {
     public var bytes = 0
     public var invalidPayload: [VideoPayloadInvalid: Int] = [:]
     public var duplicates = 0
+    /// Packets that carried only padding (RFC 3550 §5.1), as WebRTC senders probe bandwidth with:
+    /// received, in sequence, with no media.
+    public var paddingOnly = 0
     public var reordered = 0
     /// Arrived after its gap had been declared lost.
     public var late = 0
@@ -111,6 +114,7 @@ public struct StreamStatistics: Sendable {
          Counter(name: "payload_bytes", help: "RTP payload bytes received", value: bytes),
          Counter(name: "lost", help: "packets lost (RFC 3550 A.3, late arrivals taken back)", value: lost),
          Counter(name: "duplicates", help: "packets received twice", value: duplicates),
+         Counter(name: "padding_only", help: "packets that carried only padding (bandwidth probes)", value: paddingOnly),
          Counter(name: "reordered", help: "packets that came after a later one", value: reordered),
          Counter(name: "late", help: "packets that came after their gap was given up on", value: late),
          Counter(name: "restarts", help: "times the source restarted its sequence", value: restarts),
