@@ -141,7 +141,7 @@ public enum Help {
 
     STREAM SELECTION (default: the first stream that proves to carry H.264 or H.265):
       --ssrc N                Only this SSRC (decimal or 0x-hex).
-      --payload-type N        Only this RTP payload type (default: from --sdp, else any 96-127).
+      --payload-type N        Only this RTP payload type (default: from --sdp, else any of 35-127).
       --codec h264|h265       The codec of payload types the SDP does not name (an SDP's
                               a=rtpmap H264/90000 or H265/90000 decides; without either, each
                               stream is tried as both until one proves itself).

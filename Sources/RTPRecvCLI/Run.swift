@@ -151,8 +151,13 @@ final class Run {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "
                                     + "encrypted (SRTP?): most of its payloads are no video at all; give the key with --srtp-key\n")
             }
+            // Of the streams that could have been video: not those --ssrc or --payload-type left out.
+            let mightHaveBeenVideo = receiver.otherStreams.values.filter {
+                !StaticPayloadType.isStaticRange($0.payloadType) && (options.ssrc ?? $0.ssrc) == $0.ssrc
+                    && (options.payloadType ?? $0.payloadType) == $0.payloadType
+            }
             if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
-               let other = receiver.otherStreams.values.filter({ $0.payloadType >= 96 }).max(by: { $0.packets < $1.packets }) {
+               let other = mightHaveBeenVideo.max(by: { $0.packets < $1.packets }) {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not H.264 or H.265; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
                                     + "config: pass it with --sdp FILE\n")

@@ -80,7 +80,7 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         }
         let payloadType = datagram[1] & 0x7F
         let audio = isAudio(payloadType)
-        guard audio ? options.audio != nil || options.wav != nil : payloadType >= 96 else {
+        guard audio ? options.audio != nil || options.wav != nil : !StaticPayloadType.isStaticRange(payloadType) else {
             datagramsNotTaken += 1
             rtpNotTaken += 1
             return

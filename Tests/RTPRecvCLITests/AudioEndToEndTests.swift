@@ -99,6 +99,40 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertFalse(with.stderr.contains("needs the SDP"), with.stderr)
     }
 
+    /// Comfort noise (RFC 3389, static type 13) whose level byte reads as an H.264 slice header, and
+    /// slice-like bytes on static audio types: listed by their RFC 3551 names, never tried as video.
+    func testStaticPayloadTypesAreNeverTakenForVideo() throws {
+        var records: [(nanoseconds: UInt64, frame: [UInt8])] = []
+        for i in 0..<60 {
+            let pt: UInt8 = i % 3 == 0 ? 13 : i % 3 == 1 ? 0 : 8
+            // 0x41: a non-IDR slice's NAL header; 0x65: an IDR's.
+            let payload: [UInt8] = [i % 2 == 0 ? 0x41 : 0x65, 0x9A] + (0..<30).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ i) }
+            let rtp = TestPcap.rtp(payload, payloadType: pt, marker: true, sequence: UInt16(i / 3), timestamp: UInt32(i / 3 * 160),
+                                   ssrc: 0x5151_0000 | UInt32(pt))
+            records.append((UInt64(i) * 20_000_000, TestPcap.udpFrame(rtp, ethernet: true)))
+        }
+        let pcap = Harness.temporaryFile("static-types.pcap")
+        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        let list = String(decoding: try Harness.rtprecv(["--pcap", pcap.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(list.contains("CN/8000"), list)
+        XCTAssertFalse(list.contains("H264") || list.contains("H265"), list)
+        let out = Harness.temporaryFile("static-types.h264")
+        let run = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path])
+        XCTAssertTrue(run.stderr.contains("no H.264 or H.265 stream found"), run.stderr)
+        XCTAssertEqual((try? Data(contentsOf: out))?.count ?? 0, 0, run.stderr)
+    }
+
+    /// Without the SDP, the AAC stream beside the video earns a hint; once --payload-type leaves it
+    /// out, it is not called "not H.264 or H.265".
+    func testAStreamLeftOutByChoiceIsNotCalledNotVideo() throws {
+        let out = Harness.temporaryFile("left-out.h264")
+        let all = try Harness.rtprecv(["--pcap", capture("ffmpeg-h264-aac.pcap").path, "--out", out.path])
+        XCTAssertTrue(all.stderr.contains("is not H.264 or H.265"), all.stderr)
+        let chosen = try Harness.rtprecv(["--pcap", capture("ffmpeg-h264-aac.pcap").path, "--out", out.path, "--payload-type", "96"])
+        XCTAssertEqual(chosen.status, 0, chosen.stderr)
+        XCTAssertFalse(chosen.stderr.contains("is not H.264 or H.265"), chosen.stderr)
+    }
+
     func testListNamesEveryTrackAndWhatIsNotTaken() throws {
         func list(_ pcap: String, sdp: String? = nil) throws -> String {
             var args = ["--pcap", capture(pcap).path, "--list"]

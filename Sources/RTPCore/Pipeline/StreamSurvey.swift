@@ -74,6 +74,7 @@ public struct StreamSurvey {
                 case nil: return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
                 }
             }
+            if StaticPayloadType.isStaticRange(key.payloadType) { return .unknown }
             if sps != nil || (slices >= 3 && invalidH264 * 10 <= packets) { return .h264 }
             if hevcSPS != nil || (hevcSlices >= 3 && invalidH265 * 10 <= packets) { return .h265 }
             return .unknown

@@ -332,8 +332,9 @@ public final class Receiver {
     private func accepts(_ packet: RTPPacket) -> Bool {
         if let ssrc = configuration.ssrc, packet.ssrc != ssrc { return false }
         if let pt = configuration.payloadType { return packet.payloadType == pt }
-        // H.264 has no static payload type (RFC 3551 §6): it is always dynamic.
-        return packet.payloadType >= 96
+        // H.264 and H.265 have no static payload type (RFC 3551 §6): any type outside the static
+        // range may carry them, 35 to 95 included (WebRTC stacks use those when 96 to 127 run out).
+        return !StaticPayloadType.isStaticRange(packet.payloadType)
     }
 
     private func noteOther(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?) {
