@@ -36,9 +36,9 @@ public enum Help {
       audio line rtprecv takes, PLAY, keep-alives at half the session's timeout (GET_PARAMETER when
       the server lists it, else OPTIONS), and TEARDOWN when it stops, on Ctrl-C too. The server's
       SDP stands in for --sdp; what the session worked around is named in the summary.
-      --rtsp-transport MODE   auto (default): UDP first, then TCP in a fresh session when the
-                              server refuses UDP (461), answers with another transport, or sends
-                              nothing within 2 s of PLAY; udp; tcp (interleaved in the RTSP
+      --rtsp-transport MODE   auto (default): UDP first, then TCP: in the same session when the
+                              server refuses UDP (461), in a fresh one when it answers with
+                              another transport or sends nothing within 2 s of PLAY; udp; tcp (interleaved in the RTSP
                               connection, RFC 2326 §10.12, RTCP back in its channel); or
                               multicast (the group and ports the server names, joined).
       --user NAME             The login (else the URL's). Basic and Digest (MD5, MD5-sess,

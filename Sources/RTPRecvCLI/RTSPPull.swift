@@ -4,8 +4,9 @@ import SystemIO
 /// `rtprecv rtsp://…`: runs `RTSPClient` over the control connection. OPTIONS, DESCRIBE and a
 /// SETUP for each media line rtprecv takes, then PLAY, before the live loop starts; keep-alives
 /// and interleaved media while it runs; TEARDOWN as it ends. With `--rtsp-transport auto` it asks
-/// for UDP first and moves to TCP, in a fresh session, when the server refuses UDP (461), answers
-/// with another transport, or sends nothing within 2 s of PLAY.
+/// for UDP first and moves to TCP: in the same session when the server refuses UDP (461) at the
+/// first SETUP, in a fresh one when that fails too, when the server answers with another
+/// transport, or when nothing comes within 2 s of PLAY.
 final class RTSPPull {
     enum Transport: String {
         case udp, tcp, multicast
@@ -21,7 +22,8 @@ final class RTSPPull {
     /// What the server's session description says, with each taken media line's port set to where
     /// its packets arrive: the client port (UDP), or a stand-in per channel (TCP).
     private(set) var sdp: SessionDescription!
-    let transport: Transport
+    /// What the session runs over; UDP refused at the first SETUP becomes TCP in the same session.
+    private(set) var transport: Transport
     /// UDP: the RTP and RTCP sockets, bound before SETUP named them, and what each is for.
     private(set) var sockets: [UDPReceiver] = []
     private(set) var roles: [String] = []
@@ -87,8 +89,8 @@ final class RTSPPull {
         throw RunError(description: "\(url): no transport worked")
     }
 
-    private init(url requested: RTSPURL, transport: Transport, options: Options) throws {
-        self.transport = transport
+    private init(url requested: RTSPURL, transport initial: Transport, options: Options) throws {
+        transport = initial
         verbose = options.verbose
         self.url = requested
         var url = requested
@@ -141,19 +143,21 @@ final class RTSPPull {
             let line = sdp.media[index]
             let control = line.control.map { base.resolving($0) } ?? base
             if line.control?.lowercased().hasPrefix("rtsp://") == true { note("absolute a=control") }
-            var asked = RTSPTransport(spec: line.proto.uppercased().contains("AVPF") ? "RTP/AVPF" : "RTP/AVP")
-            var pair: [UDPReceiver] = []
-            if transport == .tcp {
-                asked.spec += "/TCP"
-                asked.interleaved = UInt8(2 * n)...UInt8(2 * n + 1)
-            } else if transport == .multicast {
-                // The server names the group and its ports; the sockets are bound once it has.
-                asked.multicast = true
-            } else {
-                pair = try RTSPPull.bindPair(options: options)
-                asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
+            var (asked, pair) = try RTSPPull.transportToAsk(for: line, index: n, transport: transport, options: options)
+            let reply: RTSPMessage
+            do {
+                reply = try request("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
+            } catch let refused as Fallback where n == 0 && options.rtspTransport == .auto {
+                // As FFmpeg does: TCP in the same session; a fresh one only if this SETUP fails too.
+                transport = .tcp
+                (asked, pair) = try RTSPPull.transportToAsk(for: line, index: n, transport: transport, options: options)
+                do {
+                    reply = try request("SETUP", control, headers: [("Transport", asked.header)])
+                } catch {
+                    throw Fallback(reason: "\(refused.reason), and SETUP over TCP in the same session failed (\(error))")
+                }
+                note("TCP after UDP in the same session: \(refused.reason)")
             }
-            let reply = try request("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
             let header = reply.header("Transport") ?? ""
             let given: RTSPTransport
             do {
@@ -221,6 +225,27 @@ final class RTSPPull {
                 try? teardown()
                 throw Fallback(reason: "no RTP over UDP within 2 s of PLAY")
             }
+        }
+    }
+
+    /// The Transport header a SETUP of `line` (the `index`th set up) asks for, and for UDP the
+    /// pair of sockets it names.
+    private static func transportToAsk(for line: MediaDescription, index: Int, transport: Transport,
+                                       options: Options) throws -> (RTSPTransport, [UDPReceiver]) {
+        var asked = RTSPTransport(spec: line.proto.uppercased().contains("AVPF") ? "RTP/AVPF" : "RTP/AVP")
+        switch transport {
+        case .tcp:
+            asked.spec += "/TCP"
+            asked.interleaved = UInt8(2 * index)...UInt8(2 * index + 1)
+            return (asked, [])
+        case .multicast:
+            // The server names the group and its ports; the sockets are bound once it has.
+            asked.multicast = true
+            return (asked, [])
+        case .udp:
+            let pair = try RTSPPull.bindPair(options: options)
+            asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
+            return (asked, pair)
         }
     }
 

@@ -35,13 +35,16 @@ final class RTSPEndToEndTests: XCTestCase {
         try assertSourceFrames(out)
     }
 
-    /// The server refuses UDP (461): the default `auto` moves to TCP, interleaved, with Digest.
+    /// The server refuses UDP (461): the default `auto` moves to TCP, interleaved, with Digest, in the
+    /// same session (a fresh one, on a fresh gst-rtsp-server, is answered 503), as FFmpeg does.
     func testDigestAndTheMoveToTCPWhenUDPIsRefused() throws {
         let s = try server(["--protocols", "tcp", "--auth", "digest", "--user", "viewer", "--password", "s3cr%t"])
         defer { s.terminate(); s.waitUntilExit() }
         let (r, out, stats) = try pull("rtsp://viewer:s3cr%25t@127.0.0.1:\(port)/test", ["-v"], name: "rtsp-tcp")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("461"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("TCP after UDP in the same session"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("trying TCP"), "no second connection: \(r.stderr)")
         XCTAssertTrue(r.stderr.contains("over TCP (interleaved)"), r.stderr)
         XCTAssertTrue(stats.contains("\"transport\":\"tcp\""), stats)
         XCTAssertFalse(r.stderr.contains("s3cr") || stats.contains("s3cr"), "no password in any output")
