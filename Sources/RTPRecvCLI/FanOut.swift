@@ -24,7 +24,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
         self.noun = noun
     }
 
-    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64, rtcpOnly: Bool) throws {
         preconditionFailure("a fan-out routes datagrams by its own key")
     }
 

@@ -22,11 +22,12 @@ struct ListStreams {
         var survey = StreamSurvey(media: sdp?.media ?? [])
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)
+        var channelRoles = InterleavedChannelRoles()
         let truncated = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp) { p in
             if let port = options.port, p.channel == nil, p.destination.port != port { return true }
             let plain = Security.unprotect(p.bytes, with: security)
             survey.add(datagram: plain ?? p.bytes, source: p.source, destination: p.destination, time: p.time,
-                       encrypted: plain == nil)
+                       encrypted: plain == nil, rtcpOnly: p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false)
             return true
         }
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
@@ -39,7 +40,9 @@ struct ListStreams {
                          + Self.describe(e, keys: security?.keys.count ?? 0))
         }
         if survey.order.isEmpty { lines.append("(no RTP streams)") }
-        if survey.rtcp > 0 { lines.append("and \(survey.rtcp) RTCP packets") }
+        if survey.rtcp > 0 {
+            lines.append("and \(survey.rtcp) RTCP packets" + (survey.malformedRTCP > 0 ? " (\(survey.malformedRTCP) malformed)" : ""))
+        }
         if let sessionLine { lines.append(sessionLine) }
         let out = try OutputFile(path: "-")
         try out.write(Terminal.masked(lines.joined(separator: "\n") + "\n"))

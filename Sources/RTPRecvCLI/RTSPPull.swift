@@ -267,7 +267,9 @@ final class RTSPPull {
         guard let port = channelPorts[channel] else { return }
         interleavedFrames += 1
         let source = connection.peer
-        try run.receive(datagram: payload, source: source, destination: Endpoint(address: source.address, port: port), arrival: now)
+        // The stand-in ports of RTCP channels are odd.
+        try run.receive(datagram: payload, source: source, destination: Endpoint(address: source.address, port: port), arrival: now,
+                        rtcpOnly: port & 1 == 1)
     }
 
     /// Reads what the connection has into the reader, waiting up to `timeoutMilliseconds`; the count.

@@ -4,7 +4,8 @@ import SystemIO
 /// What a replay or a live run drives: the one run that follows the stream rtprecv selects, or,
 /// with `--all-streams`, one run per stream.
 protocol Recording: AnyObject {
-    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws
+    /// `rtcpOnly`: it came where only RTCP goes (an interleaved RTCP channel).
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64, rtcpOnly: Bool) throws
     /// Whether output in progress refers to bytes in `memory` (a capture's buffers).
     func refers(to memory: UnsafeRawBufferPointer) -> Bool
     func stopReferring(to memory: UnsafeRawBufferPointer)
@@ -50,4 +51,10 @@ struct FollowedStream {
     var lastArrival: Int64
     /// The video stream's Annex-B bytes written and segments begun; nil for audio.
     var written: (bytes: Int, segments: Int)?
+}
+
+extension Recording {
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+        try receive(datagram: datagram, source: source, destination: destination, arrival: arrival, rtcpOnly: false)
+    }
 }

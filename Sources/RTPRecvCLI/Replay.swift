@@ -38,6 +38,7 @@ struct Replay {
         if let mapped = capture.mappedBytes { run.gatherWrites(within: mapped) }
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)
+        var channelRoles = InterleavedChannelRoles()
         var datagramsRead = 0
         var damage: String?
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
@@ -49,7 +50,9 @@ struct Replay {
         @inline(__always) func deliver(_ p: CapturedPacket, offset: Int64) throws -> Bool {
             datagramsRead += 1
             // Over TCP the port is the connection's, not a media line's: no port selects.
-            try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time)
+            let rtcpOnly = p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false
+            try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time,
+                            rtcpOnly: rtcpOnly)
             if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
                 let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
                 progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")

@@ -55,9 +55,10 @@ final class Run {
 
     /// Hands `datagram` to the receiver, decrypted first when the run is SRTP.
     @inline(__always)
-    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+    func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64,
+                 rtcpOnly: Bool) throws {
         guard let plain = Security.unprotect(datagram, with: security) else { return }
-        try receiver.receive(datagram: plain, source: source, destination: destination, arrival: arrival)
+        try receiver.receive(datagram: plain, source: source, destination: destination, arrival: arrival, rtcpOnly: rtcpOnly)
     }
 
     /// `needsMedia`: an SDP with neither a video nor an audio line is an error.

@@ -68,13 +68,16 @@ final class SessionFanOut: FanOut<SessionFanOut.Key> {
         return ports
     }
 
-    override func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+    override func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64,
+                          rtcpOnly: Bool) throws {
         datagramCount += 1
         guard let port = destination?.port, let key = byPort[port], let run = runs[key] else {
             datagramsNotTaken += 1
             return
         }
-        try isolating(key) { try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
+        try isolating(key) {
+            try run.receive(datagram: datagram, source: source, destination: destination, arrival: arrival, rtcpOnly: rtcpOnly)
+        }
     }
 
     /// Each session's report; the statistics JSON, unless each session writes its own, is an

@@ -54,10 +54,15 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         return o
     }
 
-    override func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws {
+    override func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64,
+                          rtcpOnly: Bool) throws {
         datagramCount += 1
         // A capture replayed with --port LOW-HIGH: only datagrams to those ports (live, the sockets are them).
         if let range = options.portRange, !options.isLive, let port = destination?.port, !range.contains(port) {
+            datagramsNotTaken += 1
+            return
+        }
+        if rtcpOnly && !RTCP.isPacket(datagram) {
             datagramsNotTaken += 1
             return
         }

@@ -117,6 +117,36 @@ final class RTSPCaptureTests: XCTestCase {
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
     }
 
+    /// Garbage on an interleaved RTCP channel (one whose first frame was RTCP), shaped as G.711 RTP:
+    /// malformed RTCP, never a stream of its own; the video on channel 0 is the source's.
+    func testGarbageOnAnRTCPChannelIsMalformedRTCPNotAStream() throws {
+        let records = try TestPcap.records(of: Harness.captures.appendingPathComponent("gst-stapa-fua.pcap"))
+        func framed(_ channel: UInt8, _ bytes: [UInt8]) -> [UInt8] { [0x24, channel, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes }
+        let senderReport: [UInt8] = [0x80, 200, 0, 6, 0xCA, 0xE4, 0x8E, 0x1D] + [UInt8](repeating: 1, count: 20)
+        var stream = framed(1, senderReport)
+        for (i, r) in records.enumerated() {
+            stream += framed(0, Array(r.frame.dropFirst(14 + 20 + 8)))
+            if i % 20 == 10 {
+                stream += framed(1, TestPcap.rtp([UInt8](repeating: 0xD5, count: 160), payloadType: 0, marker: false,
+                                                 sequence: UInt16(i), timestamp: UInt32(i * 160), ssrc: 0x0BAD_0711))
+            }
+        }
+        let start = records.first!.microseconds * 1000
+        var segments: [(nanoseconds: UInt64, frame: [UInt8])] = []
+        for (n, offset) in stride(from: 0, to: stream.count, by: 1400).enumerated() {
+            let end = min(stream.count, offset + 1400)
+            segments.append((start + UInt64(n) * 1_000_000, TestPcap.tcpFrame(Array(stream[offset..<end]), sequence: 1000 + UInt32(offset))))
+        }
+        let file = Harness.temporaryFile("rtcp-channel-garbage.pcap")
+        try TestPcap.data(linkType: 1, records: segments).write(to: file)
+        let list = String(decoding: try Harness.rtprecv(["--pcap", file.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertFalse(list.contains("0x0bad0711") || list.contains("PCMU"), list)
+        XCTAssertTrue(list.contains("RTCP packets (\(records.count / 20 + (records.count % 20 > 10 ? 1 : 0)) malformed)"), list)
+        let (r, out) = try replay(file, name: "rtcp-channel-garbage")
+        XCTAssertFalse(r.stderr.contains("0x0bad0711"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("gst-stapa-fua.h264")))
+    }
+
     /// RFC 4571 framing (`--tcp-framing rfc4571`): a capture's RTP, each packet after its 16-bit
     /// length, in TCP segments cut anywhere (some the same again, one early), replays to every frame.
     func testRFC4571FramingInTCP() throws {

@@ -90,6 +90,8 @@ public struct StreamSurvey {
     public private(set) var order: [Key] = []
     public private(set) var invalidRTP = 0
     public private(set) var rtcp = 0
+    /// What came on an interleaved RTCP channel and was not RTCP.
+    public private(set) var malformedRTCP = 0
     public static let maxStreams = 4096
     /// The SDP's media lines, for the formats of dynamic payload types.
     private let media: [MediaDescription]
@@ -98,11 +100,13 @@ public struct StreamSurvey {
         self.media = media
     }
 
-    /// `encrypted`: an SRTP packet no key decrypted; its header alone is read.
+    /// `encrypted`: an SRTP packet no key decrypted; its header alone is read. `rtcpOnly`: it came
+    /// on an interleaved RTCP channel.
     public mutating func add(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, time: Int64,
-                             encrypted: Bool = false) {
-        if RTCP.isPacket(datagram) {
+                             encrypted: Bool = false, rtcpOnly: Bool = false) {
+        if rtcpOnly || RTCP.isPacket(datagram) {
             rtcp += 1
+            if !RTCP.isPacket(datagram) { malformedRTCP += 1 }
             return
         }
         guard let packet = try? RTPPacket(parsing: datagram) else {

@@ -119,16 +119,17 @@ public final class Receiver {
         for stream in candidates.values { stream.stopReferring(to: memory) }
     }
 
-    /// `datagram` is a UDP payload, `arrival` nanoseconds on the packet clock.
+    /// `datagram` is a UDP payload, `arrival` nanoseconds on the packet clock. `rtcpOnly`: it came
+    /// where only RTCP goes (an interleaved RTCP channel), so what is not RTCP is malformed RTCP.
     public func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
-                        arrival: Int64) throws {
+                        arrival: Int64, rtcpOnly: Bool = false) throws {
         counters.datagrams += 1
         if let port = configuration.destinationPort, let destination, destination.port != port,
            !sessionPorts.contains(destination.port) {
             counters.otherPort += 1
             return
         }
-        if RTCP.isPacket(datagram) {
+        if rtcpOnly || RTCP.isPacket(datagram) {
             receiveRTCP(datagram, source: source, arrival: arrival)
             return
         }
