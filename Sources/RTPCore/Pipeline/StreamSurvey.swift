@@ -51,6 +51,8 @@ public struct StreamSurvey {
         /// gives every value, a codec's first byte few.
         public fileprivate(set) var encryptedPackets = 0
         fileprivate var firstBytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        /// Payloads whose first byte has the top bit set: H.264's and H.265's forbidden bit.
+        fileprivate var forbiddenBits = 0
         fileprivate var lastTimestamp: UInt32?
         /// The forward steps between successive packets' timestamps, summed, and their number.
         fileprivate var stepTotal: Int64 = 0
@@ -67,6 +69,10 @@ public struct StreamSurvey {
             let distinct = firstBytes.0.nonzeroBitCount + firstBytes.1.nonzeroBitCount + firstBytes.2.nonzeroBitCount
                 + firstBytes.3.nonzeroBitCount
             if packets >= 200 && distinct >= 192 { return .encrypted }
+            // Fewer packets: the forbidden bit in a quarter of them, and first bytes as varied as
+            // random ones (n random bytes take about n(1 - n/512) values), which no codec's are:
+            // Opus's TOC byte sets the top bit too, but takes a few values.
+            if packets >= 32 && forbiddenBits * 4 >= packets && distinct * 2 >= min(packets, 256) { return .encrypted }
             if let format, !format.encodingName.isEmpty {
                 switch VideoCodec(encodingName: format.encodingName) {
                 case .h264: return .h264
@@ -161,6 +167,7 @@ extension StreamSurvey.Entry {
         let named = format.flatMap { VideoCodec(encodingName: $0.encodingName) }
         // Where the payload type may be video: an audio codec's first bytes can be anything.
         if format == nil || named != nil, let first = payload.first {
+            if first & 0x80 != 0 { forbiddenBits += 1 }
             let bit = UInt64(1) << UInt64(first & 63)
             switch first >> 6 {
             case 0: firstBytes.0 |= bit
