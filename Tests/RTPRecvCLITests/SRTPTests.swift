@@ -180,6 +180,9 @@ final class SRTPTests: XCTestCase {
         XCTAssertTrue(rows.first { $0.contains("0xc1fe0001") }?.contains("encrypted (SRTP?)") ?? false, list)
         XCTAssertFalse(rows.first { $0.contains("0x0b050001") }?.contains("encrypted") ?? true, list)
         XCTAssertFalse(list.contains("H264") || list.contains("H265"), list)
+        let replay = try Harness.rtprecv(["--pcap", pcap.path, "--out", Harness.temporaryFile("short-encrypted.h264").path])
+        XCTAssertTrue(replay.stderr.contains("stream 0xc1fe0001 (PT 96, 70 packets) looks encrypted"), replay.stderr)
+        XCTAssertFalse(replay.stderr.contains("0x0b050001 (PT 111, 70 packets) looks encrypted"), replay.stderr)
     }
 
     // MARK: Captures

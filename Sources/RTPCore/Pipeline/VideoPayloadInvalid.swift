@@ -20,4 +20,11 @@ public enum VideoPayloadInvalid: String, Error, CaseIterable, Sendable {
     public static func looksEncrypted(_ invalid: [Self: Int], packets: Int) -> Bool {
         (invalid[.forbiddenBit] ?? 0) * 4 >= packets
     }
+
+    /// For a stream not taken: ciphertext sets the forbidden bit in about half its packets, where
+    /// audio on a dynamic type without its SDP sets it in all or none (Opus's TOC byte, say).
+    public static func looksLikeCiphertext(_ invalid: [Self: Int], packets: Int) -> Bool {
+        let forbidden = invalid[.forbiddenBit] ?? 0
+        return forbidden * 4 >= packets && forbidden * 4 <= 3 * packets
+    }
 }
