@@ -25,9 +25,6 @@ struct Live {
         let sessions = try options.recordsSessions ? SessionFanOut(options: options, sessions: SessionFanOut.load(options),
                                                                    borrowsPayloads: false) : nil
         let single = options.allStreams || sessions != nil ? nil : try Run(options: options, sdp: sdp, security: security)
-        if options.allStreams && security != nil {
-            throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
-        }
         let fanOut = options.allStreams ? StreamFanOut(options: options, sdp: sdp, borrowsPayloads: false) : nil
         let run: Recording = single ?? fanOut.map { $0 as Recording } ?? sessions!
         // One sender, from --source or the SDP's source-filter: filtered here, and joined

@@ -375,8 +375,8 @@ public struct Options {
             if rtsp != nil {
                 throw UsageError(description: "'--all-streams' records every stream of a capture or a UDP port; an rtsp:// pull takes one stream for now")
             }
-            if let flag = [("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--audio-ssrc", audioSSRC != nil),
-                           ("--srtp-key", !srtpKeys.isEmpty)].first(where: { $0.1 })?.0 {
+            if let flag = [("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--audio-ssrc", audioSSRC != nil)]
+                .first(where: { $0.1 })?.0 {
                 throw UsageError(description: "'--all-streams' records every stream to files; '\(flag)' is for one stream")
             }
             // Every stream writes its own files: each output (but statistics, which can be one file) names them apart.

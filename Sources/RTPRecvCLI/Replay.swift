@@ -22,9 +22,7 @@ struct Replay {
         if let sessions {
             return try replay(capture, into: SessionFanOut(options: options, sessions: sessions, borrowsPayloads: capture.canKeepRecords))
         } else if options.allStreams {
-            guard security == nil else {
-                throw RunError(description: "'--all-streams' records unencrypted streams; this session is SRTP (the SDP's a=crypto)")
-            }
+            // SRTP: each stream's run decrypts with a decryptor of its own.
             return try replay(capture, into: StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords))
         } else {
             return try replay(capture, into: Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords))

@@ -97,7 +97,12 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         }
         let streamOptions = Self.options(options, sdp: sdp, ssrc: ssrc, payloadType: payloadType, source: source,
                                          destination: destination, audio: audio)
-        try add(key, { try Run(options: streamOptions, sdp: sdp, security: nil, borrowsPayloads: borrowsPayloads) }) {
+        // SRTP: each stream its own decryptor, with every key (the header routing it is in the clear).
+        let make = { [sdp, borrowsPayloads, options] in
+            let security = try Security.decryptor(options: streamOptions, sdp: sdp, inCapture: !options.isLive)
+            return try Run(options: streamOptions, sdp: sdp, security: security, borrowsPayloads: borrowsPayloads)
+        }
+        try add(key, make) {
             try $0.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
         }
     }

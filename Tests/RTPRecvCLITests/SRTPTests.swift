@@ -244,5 +244,13 @@ final class SRTPTests: XCTestCase {
             run = try Harness.rtprecv(["--pcap", plain.path, "--ssrc", ssrc, "--out", reference.path])
             XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: reference), "\(ssrc): as libsrtp2 decrypts it")
         }
+        // Both directions at once, a file each, as from any other input.
+        let directory = Harness.temporaryFile("srtp-call-streams")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let both = try Harness.rtprecv(["--pcap", capture.path, "--out", directory.path + "/{ssrc}.h264"] + keys)
+        XCTAssertEqual(both.status, 0, both.stderr)
+        for ssrc in ["0000000a", "0000000b"] {
+            XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent("\(ssrc).h264")), expected, "\(ssrc): \(both.stderr)")
+        }
     }
 }
