@@ -167,7 +167,7 @@ public enum Help {
                               or --wav, each audio stream (a static payload type, or the SDP's
                               audio line) is recorded apart into them; an FLV of video and audio
                               comes with sessions (--sdp given more than once, --sdp-dir). SRTP
-                              and RTSP take one stream for now.
+                              (every stream tried with every key) and RTSP pulls take it too.
       --audio-ssrc N          The audio stream: only this SSRC.
       --audio-payload-type N  The audio stream: only this payload type (default: the SDP's audio
                               line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).

@@ -196,7 +196,7 @@ struct Live {
             progress.clear()
             guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else { return false }
             rtsp = next
-            try next.deliverEarly(run: single!, now: Terminal.monotonicNanoseconds())
+            try next.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
             (sockets, roles) = (next.sockets, next.roles)
             single?.feedback = try singleTalkBack()
             pollsConnection = true
@@ -208,7 +208,7 @@ struct Live {
         }
 
         try run.writing {
-            if let rtsp, let single { try rtsp.deliverEarly(run: single, now: Terminal.monotonicNanoseconds()) }
+            if let rtsp { try rtsp.deliverEarly(run: run, now: Terminal.monotonicNanoseconds()) }
             while true {
                 if StopSignal.received != 0 {
                     stopReason = "stopped by \(StopSignal.name)"
@@ -271,7 +271,7 @@ struct Live {
                         } else if let rtsp, connectionLost == nil {
                             let before = rtsp.interleavedFrames
                             do {
-                                try rtsp.readable(run: single!, now: Terminal.monotonicNanoseconds())
+                                try rtsp.readable(run: run, now: Terminal.monotonicNanoseconds())
                             } catch let error as ConnectionError {
                                 connectionLost = error.description
                                 rtsp.connectionClosed(error.description)
@@ -335,15 +335,18 @@ struct Live {
             json = [("input", .string(rtsp.map { $0.url.description } ?? "udp \(bound)")), ("kernel_drops", .int(drops)),
                     ("receive_buffer_bytes", .int(buffer)), ("other_sender", .int(filtered))]
         }
-        if let rtsp, let receiver = single?.receiver {
-            rtsp.noteStreams(videoSSRC: receiver.selected?.ssrc ?? receiver.previousStreams.last?.ssrc)
+        if let rtsp {
+            if let receiver = single?.receiver {
+                rtsp.noteStreams(videoSSRC: receiver.selected?.ssrc ?? receiver.previousStreams.last?.ssrc)
+            }
             summary += "\n" + rtsp.summary + reconnection.summary
             json.append(("rtsp", .object(rtsp.json + reconnection.json)))
         }
         json.append(("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9)))
         try run.report(Report.Input(summary: summary, warning: nil, json: json))
         if let failure = run.failure { throw RunError(description: failure) }
-        if let rtspEnded { throw RunError(description: rtspEnded) }
+        // With --reconnect, a session that ended while the run's time ran out was waiting to be set up again.
+        if let rtspEnded, !options.reconnect { throw RunError(description: rtspEnded) }
         return run.exitStatus(where: "came \(listening())", quiet: options.quiet)
     }
 

@@ -372,9 +372,6 @@ public struct Options {
             throw UsageError(description: "'--port LOW-HIGH' listens on a range of ports; with --sdp, the SDP's lines name the ports")
         }
         if allStreams {
-            if rtsp != nil {
-                throw UsageError(description: "'--all-streams' records every stream of a capture or a UDP port; an rtsp:// pull takes one stream for now")
-            }
             if let flag = [("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--audio-ssrc", audioSSRC != nil)]
                 .first(where: { $0.1 })?.0 {
                 throw UsageError(description: "'--all-streams' records every stream to files; '\(flag)' is for one stream")

@@ -254,7 +254,7 @@ final class RTSPPull {
     var descriptor: Int32 { connection.descriptor }
 
     /// The media that came with PLAY's reply or before it, into `run`, once.
-    func deliverEarly(run: Run, now: Int64) throws {
+    func deliverEarly(run: some Recording, now: Int64) throws {
         for frame in earlyFrames {
             try frame.bytes.withUnsafeBytes { try receive(channel: frame.channel, payload: $0, run: run, now: now) }
         }
@@ -263,7 +263,7 @@ final class RTSPPull {
     }
 
     /// An interleaved frame into `run`, as a datagram to its channel's stand-in port.
-    private func receive(channel: UInt8, payload: UnsafeRawBufferPointer, run: Run, now: Int64) throws {
+    private func receive(channel: UInt8, payload: UnsafeRawBufferPointer, run: some Recording, now: Int64) throws {
         guard let port = channelPorts[channel] else { return }
         interleavedFrames += 1
         let source = connection.peer
@@ -281,7 +281,7 @@ final class RTSPPull {
 
     /// Reads what the control connection has: interleaved RTP and RTCP into `run`, replies to
     /// keep-alives, and requests from the server (counted, not answered).
-    func readable(run: Run, now: Int64) throws {
+    func readable(run: some Recording, now: Int64) throws {
         // What has come, up to 1 MiB a turn, so the UDP sockets beside it wait no longer.
         var total = 0
         while total < 1 << 20 {
@@ -292,7 +292,7 @@ final class RTSPPull {
         }
     }
 
-    private func deliver(run: Run, now: Int64) throws {
+    private func deliver(run: some Recording, now: Int64) throws {
         try reader.drain { item in
             switch item {
             case .interleaved(let channel, let payload):

@@ -25,6 +25,24 @@ final class RTSPEndToEndTests: XCTestCase {
         XCTAssertEqual(got, expected, "bit-exact", file: file, line: line)
     }
 
+    /// An RTSP pull takes {ssrc} templates as every other input does, over UDP and TCP: the file
+    /// named by the stream's SSRC holds the source's frames.
+    func testStreamTemplatesNameTheFileByItsSSRC() throws {
+        for transport in ["udp", "tcp"] {
+            let s = try server([])
+            defer { s.terminate(); s.waitUntilExit() }
+            let directory = Harness.temporaryFile("rtsp-streams-" + transport)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let r = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/test", "--rtsp-transport", transport,
+                                         "--out", directory.path + "/{ssrc}.h264", "--duration", "4.5"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            XCTAssertEqual(files.count, 1, "\(transport): \(files) \(r.stderr)")
+            XCTAssertTrue(files.first.map { $0.count == "01234567.h264".count } ?? false, "\(files)")
+            if let name = files.first { try assertSourceFrames(directory.appendingPathComponent(name)) }
+        }
+    }
+
     func testUDPPullIsBitExact() throws {
         let s = try server([])
         defer { s.terminate(); s.waitUntilExit() }
