@@ -30,12 +30,13 @@ struct ListStreams {
                        encrypted: plain == nil, rtcpOnly: p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false)
             return true
         }
+        survey.finish()
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
                      + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + "Codec"]
         for key in survey.order {
             let e = survey.entries[key]!
             lines.append(pad(e.key.source?.description ?? "-", 22) + pad(e.key.destination?.description ?? "-", 22)
-                         + pad(hex(e.key.ssrc), 11) + pad("\(e.key.payloadType)", 4)
+                         + pad(hex(e.key.ssrc), 11) + pad(e.payloadTypes.map { "\($0.payloadType)" }.joined(separator: ","), 4)
                          + pad("\(e.packets)", 8, right: true) + pad("\(max(0, e.lost))", 6, right: true) + "  "
                          + Self.describe(e, keys: security?.keys.count ?? 0))
         }
@@ -50,9 +51,23 @@ struct ListStreams {
         return 0
     }
 
-    /// What a stream carries: H.264 with its resolution and NAL unit types; another codec by name,
-    /// clock rate, channels and packet duration, and whether rtprecv takes it.
+    /// What a stream carries: its main payload type's codec, then each other payload type's, with
+    /// its packets (comfort noise and telephone events beside a call's audio).
     static func describe(_ e: StreamSurvey.Entry, keys: Int = 0) -> String {
+        let main = e.main
+        var text = describe(main, keys: keys)
+        for other in e.payloadTypes where other.payloadType != main.payloadType {
+            let packets = other.packets == 1 ? "1 packet" : "\(other.packets) packets"
+            text += "; PT \(other.payloadType) (\(packets)): " + describe(other, keys: keys)
+        }
+        return text
+    }
+
+    /// What one payload type carries: H.264 with its resolution and NAL unit types; another codec
+    /// by name, clock rate, channels and packet duration, and whether rtprecv takes it; telephone
+    /// events by their digits.
+    static func describe(_ e: StreamSurvey.PayloadTypeEntry, keys: Int = 0) -> String {
+        if e.isTelephoneEvent { return telephoneEvents(e) }
         switch e.codec {
         case .h264:
             let types = (0..<32).filter { e.nalTypes & (1 << $0) != 0 }.map { t -> String in
@@ -71,6 +86,8 @@ struct ListStreams {
             let types = (0..<64).filter { e.hevcNALTypes & (1 << $0) != 0 }.map { HEVCNALUnitType.name(UInt8($0)) }
             let sps = e.hevcSPS.map { "\($0.width)x\($0.height) \($0.profileName)" } ?? "-"
             return "H265 " + sps + "  " + types.joined(separator: ",")
+        case .named(let name, _, _) where name.uppercased() == "CN":
+            return "comfort noise (RFC 3389)"
         case .named(let name, let rate, let channels):
             var text = "\(name)/\(rate)" + (channels.map { "/\($0)" } ?? "")
             if let step = e.typicalTimestampStep, rate > 0, rate != 90000 || name.uppercased() == "MPA" {
@@ -78,6 +95,8 @@ struct ListStreams {
                 text += ", " + (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + " ms packets"
             }
             return text + (AudioFormats.isSupported(.init(encodingName: name, clockRate: rate)) ? "" : " (not supported)")
+        case .telephoneEvent:
+            return telephoneEvents(e)
         case .unknown:
             return "unknown: a dynamic payload type, neither H.264 nor H.265; an SDP (--sdp) would name it"
         case .encrypted:
@@ -85,6 +104,13 @@ struct ListStreams {
             return keys == 0 ? "encrypted (SRTP?): the SDP says SAVP; give the key with --srtp-key"
                 : "encrypted (SRTP): no key given authenticates its \(e.encryptedPackets) packets (\(keys) tried)"
         }
+    }
+
+    /// "telephone-event: digits 1 2 3", the events in the order they came.
+    private static func telephoneEvents(_ e: StreamSurvey.PayloadTypeEntry) -> String {
+        let shown = e.telephoneEvents.map(\.name)
+        let more = e.telephoneEvents.count == StreamSurvey.PayloadTypeEntry.maxEvents ? " …" : ""
+        return "telephone-event" + (shown.isEmpty ? "" : ": digits " + shown.joined(separator: " ") + more)
     }
 
     private func pad(_ s: String, _ width: Int, right: Bool = false) -> String {

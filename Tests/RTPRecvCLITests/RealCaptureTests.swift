@@ -66,6 +66,20 @@ final class RealCaptureTests: XCTestCase {
         XCTAssertTrue(after.allSatisfy { !$0.refs_intact })
     }
 
+    /// RFC 4733 events with no SDP to name them: known by their payloads, never read as H.264, each
+    /// event told once though its start and end are sent three times; the digits as tshark decodes them.
+    func testListTellsTelephoneEventsWithoutAnSDP() throws {
+        let pcap = try capture("rtpproxy_dtmf.pcap")
+        let list = String(decoding: try Harness.rtprecv(["--pcap", pcap.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertFalse(list.contains("H264") || list.contains("H265"), list)
+        for port in [24270, 24272] {
+            let digits = CallAudioTests.digits(try CallAudioTests.packets(pcap, port: port, eventType: 101), eventType: 101)
+            XCTAssertGreaterThan(digits.count, 5)
+            let line = try XCTUnwrap(list.split(separator: "\n").first { $0.contains(":\(port) ") }, list)
+            XCTAssertTrue(line.hasSuffix("telephone-event: digits " + digits.joined(separator: " ")), String(line))
+        }
+    }
+
     func testListNamesAudioAndNeverReadsItAsH264() throws {
         // G.722 (static payload type 9) beside H.264 from two Cisco video phones.
         let listed = String(decoding: try Harness.rtprecv(["--pcap", try capture("videosnarf_cisco7985.pcap").path, "--list"]).stdout,

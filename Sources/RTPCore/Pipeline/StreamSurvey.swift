@@ -1,6 +1,8 @@
-/// Lists the RTP streams in a capture, as a packet analyser's stream list does: per SSRC, payload
-/// type and address pair, the packets, the sequence gaps, the codec and what it shows (an H.264 or
-/// H.265 stream's NAL unit types and SPS; an audio stream's packet duration).
+/// Lists the RTP streams in a capture, as a packet analyser's stream list does: per SSRC and address
+/// pair, the packets and the sequence gaps (RFC 3550: the sequence space is the SSRC's, whatever
+/// payload types it switches between), and per payload type within it the codec and what it shows
+/// (an H.264 or H.265 stream's NAL unit types and SPS; an audio stream's packet duration; the
+/// digits of telephone events).
 ///
 /// The codec comes from the SDP when one is given, from the static payload types of RFC 3551,
 /// else from the payloads: a dynamic payload type is taken for H.264 or H.265 only on evidence (an
@@ -11,7 +13,6 @@ public struct StreamSurvey {
         public var source: Endpoint?
         public var destination: Endpoint?
         public var ssrc: UInt32
-        public var payloadType: UInt8
     }
 
     public enum Codec: Equatable, Sendable {
@@ -19,19 +20,38 @@ public struct StreamSurvey {
         case h265
         /// Named by an rtpmap or a static payload type.
         case named(encodingName: String, clockRate: Int, channels: Int?)
+        /// RFC 4733 events that no SDP names, known by their payloads.
+        case telephoneEvent
         /// A dynamic payload type with no SDP to name it, and no sign of H.264.
         case unknown
         /// SRTP that no key given decrypts, or, with no key, payloads that look like ciphertext.
         case encrypted
     }
 
+    /// One SSRC's stream: its sequence space, and the payload types it carried.
     public struct Entry: Sendable {
         public var key: Key
         public var packets = 0
-        public var bytes = 0
         public var firstExtended: Int64 = 0
         public var highestExtended: Int64 = 0
         fileprivate var sequence: RTPSourceState?
+        /// In the order they first came; the first is the stream's media unless another has more packets.
+        public var payloadTypes: [PayloadTypeEntry] = []
+        public var firstTime: Int64 = 0
+        public var lastTime: Int64 = 0
+
+        /// RFC 3550 A.3: expected minus received; duplicates can make it negative.
+        public var lost: Int { Int(highestExtended - firstExtended + 1) - packets }
+
+        /// The payload type with the most packets: what the stream is.
+        public var main: PayloadTypeEntry { payloadTypes.max { $0.packets < $1.packets }! }
+    }
+
+    /// What one payload type of a stream carried.
+    public struct PayloadTypeEntry: Sendable {
+        public var payloadType: UInt8
+        public var packets = 0
+        public var bytes = 0
         /// The rtpmap the SDP or RFC 3551 gives the payload type.
         public var format: MediaDescription.Format?
         /// Bit n set when NAL unit type n (or payload structure type 24-31) was seen.
@@ -47,21 +67,26 @@ public struct StreamSurvey {
         fileprivate var invalidH264 = 0
         fileprivate var hevcSlices = 0
         fileprivate var invalidH265 = 0
+        /// Payloads that read as one RFC 4733 event, and those that repeat the event before them
+        /// (same timestamp, a duration not shorter), as every event's packets do.
+        fileprivate var eventLike = 0
+        fileprivate var eventRepeats = 0
+        fileprivate var lastEvent: (timestamp: UInt32, duration: UInt16)?
+        fileprivate var events = TelephoneEventTracker()
+        /// The telephone events, in order, at most `maxEvents` of them.
+        public fileprivate(set) var telephoneEvents: [TelephoneEventTracker.Event] = []
+        public static let maxEvents = 256
         /// Packets SRTP did not decrypt, and the first payload bytes seen (a set of 256): ciphertext
         /// gives every value, a codec's first byte few.
         public fileprivate(set) var encryptedPackets = 0
         fileprivate var firstBytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         /// Payloads whose first byte has the top bit set: H.264's and H.265's forbidden bit.
         fileprivate var forbiddenBits = 0
-        fileprivate var lastTimestamp: UInt32?
+        /// The timestamp and sequence number of its previous packet.
+        fileprivate var last: (timestamp: UInt32, sequenceNumber: UInt16)?
         /// The forward steps between successive packets' timestamps, summed, and their number.
         fileprivate var stepTotal: Int64 = 0
         fileprivate var stepCount = 0
-        public var firstTime: Int64 = 0
-        public var lastTime: Int64 = 0
-
-        /// RFC 3550 A.3: expected minus received; duplicates can make it negative.
-        public var lost: Int { Int(highestExtended - firstExtended + 1) - packets }
 
         public var codec: Codec {
             if encryptedPackets * 2 > packets { return .encrypted }
@@ -80,10 +105,26 @@ public struct StreamSurvey {
                 case nil: return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
                 }
             }
-            if StaticPayloadType.isStaticRange(key.payloadType) { return .unknown }
+            if StaticPayloadType.isStaticRange(payloadType) { return .unknown }
+            if looksLikeTelephoneEvents { return .telephoneEvent }
             if sps != nil || (slices >= 3 && invalidH264 * 10 <= packets) { return .h264 }
             if hevcSPS != nil || (hevcSlices >= 3 && invalidH265 * 10 <= packets) { return .h265 }
             return .unknown
+        }
+
+        /// Every payload 4 bytes that read as an event, and events repeated as RFC 4733 §2.5.1.2
+        /// sends them: no codec's payloads are all that.
+        private var looksLikeTelephoneEvents: Bool {
+            packets >= 3 && eventLike == packets && bytes == packets * TelephoneEvent.payloadSize && eventRepeats * 2 >= packets
+        }
+
+        /// Whether its events are worth decoding: the SDP says telephone-event, or nothing names it.
+        public var isTelephoneEvent: Bool {
+            switch codec {
+            case .telephoneEvent: true
+            case .named(let name, _, _): name.lowercased() == "telephone-event"
+            default: false
+            }
         }
 
         /// The mean step between the timestamps of successive packets: for audio, the packet
@@ -119,7 +160,7 @@ public struct StreamSurvey {
             invalidRTP += 1
             return
         }
-        let key = Key(source: source, destination: destination, ssrc: packet.ssrc, payloadType: packet.payloadType)
+        let key = Key(source: source, destination: destination, ssrc: packet.ssrc)
         if entries[key] == nil {
             guard entries.count < Self.maxStreams else { return }
             var entry = Entry(key: key)
@@ -127,11 +168,24 @@ public struct StreamSurvey {
             entry.firstExtended = entry.sequence!.extendedHighestSequenceNumber
             entry.highestExtended = entry.firstExtended
             entry.firstTime = time
-            entry.format = format(payloadType: packet.payloadType, port: destination?.port)
             entries[key] = entry
             order.append(key)
         }
-        entries[key]!.record(packet, payload: datagram.view(packet.payloadRange), time: time, encrypted: encrypted)
+        entries[key]!.count(packet, time: time)
+        let index = entries[key]!.payloadTypes.firstIndex { $0.payloadType == packet.payloadType } ?? {
+            var added = PayloadTypeEntry(payloadType: packet.payloadType)
+            added.format = format(payloadType: packet.payloadType, port: destination?.port)
+            entries[key]!.payloadTypes.append(added)
+            return entries[key]!.payloadTypes.count - 1
+        }()
+        entries[key]!.payloadTypes[index].record(packet, payload: datagram.view(packet.payloadRange), encrypted: encrypted)
+    }
+
+    /// Ends the survey: events whose end never came are told.
+    public mutating func finish() {
+        for key in order {
+            for i in entries[key]!.payloadTypes.indices { entries[key]!.payloadTypes[i].finishTelephoneEvents() }
+        }
     }
 
     /// The SDP's format for `payloadType`, on the media line of `port` first; else RFC 3551's.
@@ -143,27 +197,37 @@ public struct StreamSurvey {
 }
 
 extension StreamSurvey.Entry {
-    fileprivate mutating func record(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, time: Int64, encrypted: Bool) {
+    /// The sequence space, whatever the payload type.
+    fileprivate mutating func count(_ packet: RTPPacket, time: Int64) {
         packets += 1
-        bytes += payload.count
         lastTime = time
         if packets > 1, case .accepted(let e)? = sequence?.update(packet.sequenceNumber) {
             firstExtended = min(firstExtended, e)
             highestExtended = max(highestExtended, e)
         }
-        if let last = lastTimestamp {
-            let step = timestampDistance(packet.timestamp, last)
+    }
+}
+
+extension StreamSurvey.PayloadTypeEntry {
+    fileprivate mutating func record(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, encrypted: Bool) {
+        packets += 1
+        bytes += payload.count
+        // Steps between packets that follow each other: a loss, or another payload type between
+        // them (comfort noise over a silence), is not a packet's duration.
+        if let last, packet.sequenceNumber == last.sequenceNumber &+ 1 {
+            let step = timestampDistance(packet.timestamp, last.timestamp)
             // Forward steps under a minute: reordering and restarts stay out of the mean.
             if step > 0 && step < 60 * 90000 {
                 stepTotal += step
                 stepCount += 1
             }
         }
-        lastTimestamp = packet.timestamp
+        last = (packet.timestamp, packet.sequenceNumber)
         if encrypted {
             encryptedPackets += 1
             return
         }
+        recordTelephoneEvent(payload, timestamp: packet.timestamp)
         let named = format.flatMap { VideoCodec(encodingName: $0.encodingName) }
         // Where the payload type may be video: an audio codec's first bytes can be anything.
         if format == nil || named != nil, let first = payload.first {
@@ -189,6 +253,23 @@ extension StreamSurvey.Entry {
         }
     }
 
+
+    /// RFC 4733: the evidence that a payload type no SDP names carries events, and the events.
+    fileprivate mutating func recordTelephoneEvent(_ payload: UnsafeRawBufferPointer, timestamp: UInt32) {
+        guard let event = TelephoneEvent(payload: payload) else { return }
+        eventLike += 1
+        if let last = lastEvent, last.timestamp == timestamp, event.duration >= last.duration { eventRepeats += 1 }
+        lastEvent = (timestamp, event.duration)
+        guard format == nil || isTelephoneEvent else { return }
+        var told: [TelephoneEventTracker.Event] = []
+        events.add(event, timestamp: timestamp) { told.append($0) }
+        telephoneEvents.append(contentsOf: told.prefix(Self.maxEvents - telephoneEvents.count))
+    }
+
+    /// The event whose end never came, told at the end of the capture.
+    public mutating func finishTelephoneEvents() {
+        if let open = events.finish(), telephoneEvents.count < Self.maxEvents { telephoneEvents.append(open) }
+    }
 
     /// H.265 (RFC 7798, without DONL: no SDP says it is there).
     fileprivate mutating func recordH265(_ payload: UnsafeRawBufferPointer) {
