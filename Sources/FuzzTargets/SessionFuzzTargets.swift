@@ -30,10 +30,14 @@ func fuzzSession(_ bytes: UnsafeRawBufferPointer) {
     configuration.video.maxAccessUnitBytes = 1 << 16
     configuration.maxStreams = 4
     let receiver = Receiver(configuration: configuration, sink: NullSink())
+    // What --list makes of the same packets.
+    var survey = StreamSurvey(media: sdp.media)
     timedDatagrams(bytes.view(min(end + 1, bytes.count)..<bytes.count)) { datagram, arrival in
         try? receiver.receive(datagram: datagram, source: nil, destination: nil, arrival: arrival)
+        survey.add(datagram: datagram, source: nil, destination: nil, time: arrival)
     }
     try? receiver.finish()
+    survey.finish()
 }
 
 /// A sequence of RTCP (and RTP) datagrams, from any sender at any time, through the receiver (its

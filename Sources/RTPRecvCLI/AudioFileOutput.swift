@@ -4,6 +4,8 @@ import SystemIO
 /// `--audio`: the audio stream's frames in the file its codec plays from as it is: AAC as ADTS,
 /// MPEG audio as its own frames (.mp3), G.711 as WAV with the A-law or μ-law format tag. Frames are
 /// written bit-exact; a lost one leaves a gap (counted in the statistics), never invented samples.
+/// A silence the sender sent as comfort noise keeps G.711's timeline: it is written as the codec's
+/// zero sample for its length, and counted.
 final class AudioFileOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -14,6 +16,8 @@ final class AudioFileOutput {
     private(set) var bytesWritten = 0
     /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
     private(set) var framesSkipped = 0
+    /// Silences sent as comfort noise, kept as G.711 silence.
+    private(set) var silencesKept = 0
 
     init(file: OutputFile, quiet: Bool) {
         self.file = file
@@ -56,10 +60,23 @@ final class AudioFileOutput {
             try withUnsafeBytes(of: &header) { try file.write($0) }
             bytesWritten += ADTSHeader.size
         }
+        if frame.gapBefore > 0, frame.comfortNoiseLevel != nil, frame.track.codec == .pcmu || frame.track.codec == .pcma {
+            try keepSilence(ticks: frame.gapBefore, of: frame.track)
+        }
         try file.write(frame.bytes)
         bytesWritten += frame.bytes.count
         framesWritten += 1
         try wav?.wrote(frame.bytes.count, to: file)
+    }
+
+    /// G.711's zero sample (μ-law 0xFF, A-law 0xD5) for the silence, one byte a sample.
+    private func keepSilence(ticks: Int64, of track: AudioTrack) throws {
+        let count = Int(min(ticks, Int64(track.clockRate) * 5)) * max(1, track.channels)
+        let silence = [UInt8](repeating: track.codec == .pcmu ? 0xFF : 0xD5, count: count)
+        try silence.withUnsafeBytes { try file.write($0) }
+        bytesWritten += count
+        silencesKept += 1
+        try wav?.wrote(count, to: file)
     }
 
     private func start(_ track: AudioTrack) throws {

@@ -9,7 +9,11 @@ import SystemIO
 ///
 /// with `"reason"` for dropped and repaired ones, `"missing_packets"` where packets were missing,
 /// `"retransmitted_packets"` where packets came in retransmissions (RFC 4588), and
-/// `"media":"audio"` on the lines of the audio stream's frames.
+/// `"media":"audio"` on the lines of the audio stream's frames. A telephone event (RFC 4733) beside
+/// the audio has a line of its own, once, when it ends:
+///
+///     {"ssrc":…,"ts":…,"media":"telephone-event","event":"5","volume":10,"duration_ms":200,"ended":true,"pts_ms":…}
+///
 /// Lines are gathered and written in batches; live, each line goes out as it is made, for `tail -f`.
 final class FrameLedger {
     private(set) var file: OutputFile
@@ -39,6 +43,23 @@ final class FrameLedger {
         field("refs_intact", r.referencesIntact)
         field("pts_ms", r.presentationMilliseconds)
         if r.isAudio { field("media", "audio") }
+        try endLine()
+    }
+
+    func append(_ r: TelephoneEventRecord) throws {
+        line.removeAll(keepingCapacity: true)
+        field("ssrc", Int64(r.ssrc), first: true)
+        field("ts", Int64(r.event.timestamp))
+        field("media", "telephone-event")
+        field("event", r.event.name)
+        field("volume", Int64(r.event.volume))
+        field("duration_ms", r.durationMilliseconds)
+        field("ended", r.event.ended)
+        field("pts_ms", r.presentationMilliseconds)
+        try endLine()
+    }
+
+    private func endLine() throws {
         line.append(UInt8(ascii: "}"))
         line.append(UInt8(ascii: "\n"))
         pending.append(contentsOf: line)
@@ -82,7 +103,8 @@ final class FrameLedger {
         line.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    /// `value` is one of the ledger's own names: letters and underscores, nothing to escape.
+    /// `value` is one of the ledger's own names: letters, digits, `*`, `#`, spaces and underscores,
+    /// nothing to escape.
     private func field(_ name: StaticString, _ value: String) {
         key(name, first: false)
         line.append(UInt8(ascii: "\""))

@@ -109,9 +109,11 @@ public enum Help {
                               Ctrl-C stops cleanly, as live.
                               Link types: Ethernet (VLAN), Linux SLL/SLL2, loopback, raw IP.
       --list                  List the RTP streams in the capture and exit: per SSRC, the
-                              packets, the losses and the codec (H.264 with its resolution
-                              and NAL unit types; others by name and packet duration). With
-                              --sdp, dynamic payload types are named from its rtpmap lines.
+                              packets, the losses and the codec of each payload type it carried
+                              (H.264 with its resolution and NAL unit types; others by name and
+                              packet duration; comfort noise; telephone events with their
+                              digits). With --sdp, dynamic payload types are named from its
+                              rtpmap lines.
       --tcp-framing MODE      RTP carried in the capture's TCP streams, each connection put back in
                               order (retransmissions, overlaps, reordering; a segment the capture
                               missed costs only the packets it held): rtsp (default: RTSP's
@@ -203,18 +205,24 @@ public enum Help {
                               missing_fragment_start, aggregation_overrun, don_gap,
                               over_max_frame_bytes, incomplete_at_end, unfinished_fragment,
                               no_parameter_sets, waiting_for_keyframe), missing_packets,
-                              retransmitted_packets (repaired by RTX), refs_intact, pts_ms. '-' for standard output; live, line by line.
+                              retransmitted_packets (repaired by RTX), refs_intact, pts_ms; a
+                              telephone event beside the audio (RFC 4733) has a line of its own:
+                              media "telephone-event", event, volume, duration_ms, ended.
+                              '-' for standard output; live, line by line.
 
     AUDIO OUTPUT:
       --audio FILE            The audio stream's frames, bit-exact, in the file its codec plays
                               from: AAC as ADTS (.aac), MPEG audio as .mp3, G.711 as WAV with
                               the A-law or mu-law format tag. '-' for standard output. A lost
-                              frame leaves a gap, counted in the statistics, never filled in.
-                              G.722 and Opus have no such file here.
+                              frame leaves a gap, counted in the statistics, never filled in; a
+                              silence sent as comfort noise is kept as G.711 silence. G.722 and
+                              Opus have no such file here.
       --wav FILE              The audio stream decoded (libavcodec) into 16-bit PCM WAV: every
                               codec above, G.722 and Opus too. A lost G.711 or AAC frame becomes
                               silence of its exact length, so what follows stays in time; other
-                              codecs' losses leave gaps. Both are counted. '-' streams it.
+                              codecs' losses leave gaps. A silence sent as comfort noise
+                              (RFC 3389) is noise at the sender's level. All are counted. '-'
+                              streams it.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, video sequence headers (again when they change)

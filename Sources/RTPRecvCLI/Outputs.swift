@@ -178,6 +178,10 @@ final class Outputs: AccessUnitSink {
         return true
     }
 
+    func write(telephoneEvent: TelephoneEventRecord) throws {
+        try ledger?.append(telephoneEvent)
+    }
+
     func write(audio frame: AudioFrame) throws {
         try audio?.write(frame)
         try wav?.write(frame)

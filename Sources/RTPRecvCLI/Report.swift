@@ -56,6 +56,9 @@ struct Report {
             lines.append("  packets    \(s.packets) (\(s.bytes) payload bytes), \(s.lost) lost, \(s.duplicates) duplicate, "
                          + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
             if s.paddingOnly > 0 { lines.append("  padding    \(s.paddingOnly) packets of padding only (bandwidth probes)") }
+            if s.otherPayloadType > 0 {
+                lines.append("  other PTs  \(s.otherPayloadType) packets of other payload types on its SSRC, counted in its sequence")
+            }
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
                 // Ciphertext sets the forbidden bit in half its packets; no sender sets it.
@@ -97,7 +100,11 @@ struct Report {
                 var line = "  audio      \(audio.track.description)"
                 if audio.gaps > 0 { line += "; \(audio.gaps) gaps (\(audio.gapMilliseconds) ms in all) where frames were lost, left as gaps" }
                 if audio.timestampJumps > 0 { line += "; \(audio.timestampJumps) timestamp jumps" }
+                if audio.comfortNoiseSpans > 0 {
+                    line += "; \(audio.comfortNoiseSpans) silences sent as comfort noise (\(audio.comfortNoiseMilliseconds) ms in all)"
+                }
                 lines.append(line)
+                if audio.telephoneEventCount > 0 { lines.append("  events     " + Report.telephoneEvents(audio)) }
                 if !audio.invalid.isEmpty {
                     lines.append("  invalid    \(audio.invalid.values.reduce(0, +)): "
                                  + Report.describe(audio.invalid.map { ($0.key.rawValue, $0.value) }))
@@ -139,7 +146,6 @@ struct Report {
         }
         var notes: [String] = []
         if c.otherPort > 0 { notes.append("\(c.otherPort) to other ports") }
-        if c.foreignPayloadType > 0 { notes.append("\(c.foreignPayloadType) with a foreign payload type") }
         if c.rtcp > 0 {
             let kinds = RTCPPacket.Kind.allCases.compactMap { kind in c.rtcpPackets[kind].map { "\($0) \(kind.rawValue)" } }
             notes.append("\(c.rtcp) RTCP (" + kinds.joined(separator: ", ") + ")")
@@ -162,6 +168,9 @@ struct Report {
         if let w = outputs.wav {
             var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
             if w.gapsFilled > 0 { line += ", \(w.gapsFilled) lost stretches filled with silence (\(w.silenceMilliseconds) ms)" }
+            if w.comfortNoiseFilled > 0 {
+                line += ", \(w.comfortNoiseFilled) silences filled with comfort noise (\(w.comfortNoiseMilliseconds) ms)"
+            }
             if w.gapsLeft > 0 { line += ", \(w.gapsLeft) losses left as gaps" }
             if w.framesSkipped > 0 { line += ", \(w.framesSkipped) frames skipped" }
             lines.append(line)
@@ -170,6 +179,7 @@ struct Report {
             var line = "audio file \(a.framesWritten) frames (\(a.bytesWritten) bytes)"
             if let track = a.track { line += " of \(track.description)" }
             if a.framesSkipped > 0 { line += ", \(a.framesSkipped) frames it cannot hold skipped" }
+            if a.silencesKept > 0 { line += ", \(a.silencesKept) comfort-noise silences kept as silence" }
             lines.append(line)
         }
         let l = outputs.latency
@@ -227,7 +237,6 @@ struct Report {
             ("datagrams", .int(c.datagrams)),
             ("invalid_rtp", .object(c.invalidRTP.map { ($0.key.rawValue, .int($0.value)) })),
             ("other_port", .int(c.otherPort)),
-            ("foreign_payload_type", .int(c.foreignPayloadType)),
             ("rtcp", .int(c.rtcp)),
             ("rtcp_packets", .object(RTCPPacket.Kind.allCases.map { ($0.rawValue, .int(c.rtcpPackets[$0] ?? 0)) })),
             ("streams_over_limit", .int(c.streamsOverLimit)),
@@ -284,11 +293,14 @@ struct Report {
             root.append(("wav", .object([("frames_decoded", .int(w.framesDecoded)), ("samples", .int(w.samplesWritten)),
                                          ("decode_errors", .int(w.decodeErrors)), ("gaps_filled_with_silence", .int(w.gapsFilled)),
                                          ("silence_ms", .int(Int(w.silenceMilliseconds))), ("gaps_left", .int(w.gapsLeft)),
+                                         ("comfort_noise_filled", .int(w.comfortNoiseFilled)),
+                                         ("comfort_noise_ms", .int(Int(w.comfortNoiseMilliseconds))),
                                          ("frames_skipped", .int(w.framesSkipped))])))
         }
         if let a = outputs.audio {
             root.append(("audio_file", .object([("frames_written", .int(a.framesWritten)), ("bytes", .int(a.bytesWritten)),
-                                                 ("frames_skipped", .int(a.framesSkipped))])))
+                                                 ("frames_skipped", .int(a.framesSkipped)),
+                                                 ("silences_kept", .int(a.silencesKept))])))
         }
         if let security {
             root.append(("srtp", .object([
@@ -333,6 +345,9 @@ struct Report {
             fields.append(("gaps", .int(audio.gaps)))
             fields.append(("gap_ms", .int(Int(audio.gapMilliseconds))))
             fields.append(("timestamp_jumps", .int(audio.timestampJumps)))
+            fields.append(("comfort_noise_spans", .int(audio.comfortNoiseSpans)))
+            fields.append(("comfort_noise_ms", .int(Int(audio.comfortNoiseMilliseconds))))
+            fields.append(("telephone_events", .array(audio.telephoneEvents.map { .string($0.name) })))
             fields.append(("invalid_audio", .object(audio.invalid.map { ($0.key.rawValue, .int($0.value)) })))
         }
         if let video = s.video {
@@ -399,6 +414,12 @@ struct Report {
     /// Named counts as JSON fields.
     static func json(_ fields: [(name: String, value: Int)]) -> [(String, JSON)] {
         fields.map { ($0.name, .int($0.value)) }
+    }
+
+    /// "telephone-event: digits 1 2 3", in the order they came.
+    static func telephoneEvents(_ audio: AudioStreamStatistics) -> String {
+        let more = audio.telephoneEventCount > audio.telephoneEvents.count ? " … (\(audio.telephoneEventCount) in all)" : ""
+        return "telephone-event: digits " + audio.telephoneEvents.map(\.name).joined(separator: " ") + more
     }
 
     static func describe(_ pairs: [(String, Int)]) -> String {

@@ -4,8 +4,9 @@ import SystemIO
 
 /// `--wav`: the audio stream decoded through libavcodec into 16-bit PCM WAV, for every audio codec
 /// taken (AAC, MPEG audio, G.711, G.722, Opus). A lost G.711 or AAC frame becomes silence of its
-/// exact duration, so that what follows stays in time; other codecs' losses leave a gap. Both are
-/// counted.
+/// exact duration, so that what follows stays in time; other codecs' losses leave a gap. A silence
+/// the sender sent as comfort noise (RFC 3389) is filled with noise at its level, whatever the
+/// codec. All are counted.
 final class WAVOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -20,7 +21,11 @@ final class WAVOutput {
     private(set) var gapsFilled = 0
     private(set) var silenceMilliseconds: Int64 = 0
     private(set) var gapsLeft = 0
+    /// Silences sent as comfort noise, filled with noise, and how long they were.
+    private(set) var comfortNoiseFilled = 0
+    private(set) var comfortNoiseMilliseconds: Int64 = 0
     private var silence: [Int16] = []
+    private var noise: [Int16] = []
 
     init(file: OutputFile, quiet: Bool) {
         self.file = file
@@ -42,7 +47,11 @@ final class WAVOutput {
             framesSkipped += 1
             return
         }
-        if frame.gapBefore > 0 { try fill(gap: frame.gapBefore, frameDuration: frame.duration, of: frame.track) }
+        if frame.gapBefore > 0, let level = frame.comfortNoiseLevel {
+            try fill(comfortNoise: level, gap: frame.gapBefore, of: frame.track)
+        } else if frame.gapBefore > 0 {
+            try fill(gap: frame.gapBefore, frameDuration: frame.duration, of: frame.track)
+        }
         framesDecoded += 1
         try decoder.decode(frame.bytes) { samples, rate, channels in try put(samples, rate: rate, channels: channels) }
     }
@@ -64,6 +73,19 @@ final class WAVOutput {
         default:
             gapsLeft += 1
         }
+    }
+
+    /// Noise at the sender's level for as long as the silence.
+    private func fill(comfortNoise level: UInt8, gap: Int64, of track: AudioTrack) throws {
+        guard let format = header?.header else { return }
+        let count = Int(gap * Int64(format.sampleRate) / Int64(max(1, track.clockRate))) * format.channels
+        if noise.count < count { noise = Array(repeating: 0, count: count) }
+        var generator = ComfortNoise(level: level)
+        noise.withUnsafeMutableBufferPointer { generator.fill(UnsafeMutableBufferPointer(rebasing: $0[0..<count])) }
+        try noise.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
+                                                    channels: format.channels) }
+        comfortNoiseFilled += 1
+        comfortNoiseMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
     }
 
     private func put(_ samples: UnsafeBufferPointer<Int16>, rate: Int, channels: Int) throws {

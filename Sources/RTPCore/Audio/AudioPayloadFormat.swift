@@ -1,6 +1,8 @@
 /// An audio stream's payload format: the depacketizer of its RFC, and what all of them share:
 /// 64-bit timestamps, the frame ledger's records, and gaps measured on the timeline (a lost
-/// G.711 packet leaves nothing to drop, only time missing).
+/// G.711 packet leaves nothing to drop, only time missing). Beside the audio on its SSRC come
+/// comfort noise (RFC 3389), whose span is a silence the sender chose, not a loss, and telephone
+/// events (RFC 4733), each told once.
 public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     public let ssrc: UInt32
     public let clockRate: Int
@@ -25,6 +27,21 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     /// Steps in the timestamps of more than `maxTimestampJump`, either way: a new timeline.
     public private(set) var timestampJumps = 0
 
+    /// What another payload type on the SSRC carries, by the session's SDP; nil leaves it to the
+    /// payload (4 bytes that read as an event are one).
+    public var companion: (UInt8) -> AudioCompanion? = { _ in nil }
+    /// Each telephone event, once, as it ends.
+    public var telephoneEventOutput: (TelephoneEventRecord) throws -> Void = { _ in }
+    private var events = TelephoneEventTracker()
+    /// The comfort noise the sender went silent with: where the silence starts, and its level.
+    private var comfortNoise: (timestamp: Int64, level: UInt8)?
+    public private(set) var comfortNoiseSpans = 0
+    public private(set) var comfortNoiseTicks: Int64 = 0
+    /// The events told, in order (at most `maxEventsKept`), and how many there were.
+    public private(set) var telephoneEvents: [TelephoneEventTracker.Event] = []
+    public private(set) var telephoneEventCount = 0
+    public static let maxEventsKept = 256
+
     public init(ssrc: UInt32, depacketizer: any AudioDepacketizer) {
         self.ssrc = ssrc
         self.depacketizer = depacketizer
@@ -47,13 +64,44 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
                                  lostBefore: lostBefore, sequenceNumber: sequenceNumber, into: self)
     }
 
+    public func otherPayloadType(_ packet: RTPPacket, payload: UnsafeRawBufferPointer) throws {
+        let kind = companion(packet.payloadType) ?? (payload.count == TelephoneEvent.payloadSize ? .telephoneEvent : .other)
+        switch kind {
+        case .comfortNoise:
+            // RFC 3389 §3: the noise level in -dBov, then spectral parameters this does not use.
+            guard let level = payload.first.map({ $0 & 0x7F }) else { return }
+            let timestamp = timestamps.extend(packet.timestamp)
+            comfortNoise = (comfortNoise?.timestamp ?? timestamp, level)
+        case .telephoneEvent:
+            guard let event = TelephoneEvent(payload: payload) else { return }
+            try events.add(event, timestamp: packet.timestamp) { try tell($0) }
+        case .other:
+            break
+        }
+    }
+
+    private func tell(_ event: TelephoneEventTracker.Event) throws {
+        telephoneEventCount += 1
+        if telephoneEvents.count < Self.maxEventsKept { telephoneEvents.append(event) }
+        let start = timestamps.extend(event.timestamp)
+        try telephoneEventOutput(TelephoneEventRecord(
+            ssrc: ssrc, event: event,
+            durationMilliseconds: duration(Int64(truncatingIfNeeded: event.duration), rate: clockRate, unitsPerSecond: 1000),
+            presentationMilliseconds: duration(start.subtractingSaturated(firstPTS ?? start), rate: clockRate, unitsPerSecond: 1000)))
+    }
+
     public func tick(now: Int64) throws {}
 
-    public func flush() throws { try depacketizer.flush(into: self) }
+    public func flush() throws {
+        try depacketizer.flush(into: self)
+        if let open = events.finish() { try tell(open) }
+    }
 
     public func restart() {
         timestamps.reset()
         expected = nil
+        comfortNoise = nil
+        events = TelephoneEventTracker()
     }
 
     // Audio frames are copied out of the packets they came in before they are kept.
@@ -67,6 +115,10 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         audio.gaps = gaps
         audio.gapMilliseconds = duration(gapTicks, rate: clockRate, unitsPerSecond: 1000)
         audio.timestampJumps = timestampJumps
+        audio.comfortNoiseSpans = comfortNoiseSpans
+        audio.comfortNoiseMilliseconds = duration(comfortNoiseTicks, rate: clockRate, unitsPerSecond: 1000)
+        audio.telephoneEvents = telephoneEvents
+        audio.telephoneEventCount = telephoneEventCount
         s.audio = audio
     }
 
@@ -76,6 +128,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
                      lastSequenceNumber: Int64) throws {
         self.track = track
         var gap: Int64 = 0
+        var noiseLevel: UInt8?
         if let expected {
             let step = timestamp.subtractingSaturated(expected)
             if step.magnitude > UInt64(clockRate) * 5 {
@@ -83,16 +136,27 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
             } else if step * 2 >= duration {
                 // Less than half a frame is the sender's rounding (FFmpeg's Opus steps 952-968), not a loss.
                 gap = step
-                gaps += 1
-                gapTicks = gapTicks.addingSaturated(step)
+                // Comfort noise from where the voice stopped: a silence, not a loss.
+                if let noise = comfortNoise, noise.timestamp < timestamp,
+                   noise.timestamp.subtractingSaturated(expected).addingSaturated(duration / 2) >= 0 {
+                    noiseLevel = noise.level
+                    comfortNoiseSpans += 1
+                    comfortNoiseTicks = comfortNoiseTicks.addingSaturated(step)
+                } else {
+                    gaps += 1
+                    gapTicks = gapTicks.addingSaturated(step)
+                }
             }
         }
+        if let noise = comfortNoise, noise.timestamp < timestamp { comfortNoise = nil }
         expected = timestamp.addingSaturated(duration)
         let record = self.record(timestamp: timestamp, status: .written, bytes: bytes.count,
                                  first: firstSequenceNumber, last: lastSequenceNumber)
         tally.count(record)
-        try output(record, AudioFrame(track: track, record: record, pts: timestamp, duration: duration,
-                                      gapBefore: gap, bytes: bytes, arrival: arrival))
+        var frame = AudioFrame(track: track, record: record, pts: timestamp, duration: duration, gapBefore: gap,
+                               bytes: bytes, arrival: arrival)
+        frame.comfortNoiseLevel = noiseLevel
+        try output(record, frame)
     }
 
     public func dropped(timestamp: Int64, reason: FrameRecord.Reason, bytes: Int, firstSequenceNumber: Int64,
@@ -128,6 +192,12 @@ public struct AudioStreamStatistics: Sendable {
     public var gaps = 0
     public var gapMilliseconds: Int64 = 0
     public var timestampJumps = 0
+    /// Silences the sender marked with comfort noise (RFC 3389), and how long they were in all.
+    public var comfortNoiseSpans = 0
+    public var comfortNoiseMilliseconds: Int64 = 0
+    /// Telephone events (RFC 4733): the first ones, and how many came.
+    public var telephoneEvents: [TelephoneEventTracker.Event] = []
+    public var telephoneEventCount = 0
 
     public init(track: AudioTrack) { self.track = track }
 }

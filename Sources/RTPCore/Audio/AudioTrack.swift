@@ -66,8 +66,10 @@ public struct AudioFrame {
     public var pts: Int64
     /// Clock ticks it lasts.
     public var duration: Int64
-    /// Clock ticks missing just before it (lost packets), not concealed.
+    /// Clock ticks missing just before it (lost packets, or a silence), not concealed.
     public var gapBefore: Int64
+    /// The gap was a silence the sender marked with comfort noise of this level (-dBov, RFC 3389).
+    public var comfortNoiseLevel: UInt8?
     /// The bytes: valid only during the sink's call.
     public var bytes: UnsafeRawBufferPointer
     /// When the packet that completed it arrived, on the packet clock.

@@ -64,9 +64,12 @@ public protocol AccessUnitSink: AnyObject {
     func account(_ record: FrameRecord) throws -> Bool
     /// An audio frame of the session's audio stream, with its ledger record passed to `account`.
     func write(audio frame: AudioFrame) throws
+    /// A telephone event (RFC 4733) beside the audio stream, once, as it ends.
+    func write(telephoneEvent: TelephoneEventRecord) throws
 }
 
 extension AccessUnitSink {
     public func account(_ record: FrameRecord) throws -> Bool { true }
     public func write(audio frame: AudioFrame) throws {}
+    public func write(telephoneEvent: TelephoneEventRecord) throws {}
 }

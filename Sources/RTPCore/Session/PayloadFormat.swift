@@ -17,6 +17,11 @@ public protocol PayloadFormat: AnyObject {
     func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                  arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws
 
+    /// A packet of another payload type on the stream's SSRC, as it arrives: what the format knows
+    /// of it (comfort noise, telephone events beside audio) it takes; it is in the sequence as a
+    /// packet with no media.
+    func otherPayloadType(_ packet: RTPPacket, payload: UnsafeRawBufferPointer) throws
+
     /// Time passes with no packet: what waits on time may go.
     func tick(now: Int64) throws
     /// The stream ends or restarts: what is in progress is finished or dropped as incomplete.
@@ -31,4 +36,8 @@ public protocol PayloadFormat: AnyObject {
 
     /// Adds the format's own counters to the stream's statistics.
     func fold(into statistics: inout StreamStatistics)
+}
+
+extension PayloadFormat {
+    public func otherPayloadType(_ packet: RTPPacket, payload: UnsafeRawBufferPointer) throws {}
 }

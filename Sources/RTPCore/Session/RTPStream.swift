@@ -123,15 +123,27 @@ public final class RTPStream<Format: PayloadFormat> {
         try receive(packet, payload: payload, arrival: arrival, jitter: true)
     }
 
+    /// A packet of another payload type on this SSRC (RFC 3550: the sequence space is the SSRC's):
+    /// comfort noise or a telephone event beside a call's audio. The format takes what it knows
+    /// of it; the sequence counts it as a packet with no media, out of the jitter (an event's
+    /// packets all carry its start's timestamp).
+    public func receive(otherPayloadType packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+        statistics.otherPayloadType += 1
+        try format.otherPayloadType(packet, payload: payload)
+        try receive(packet, payload: payload, arrival: arrival, jitter: false, media: false)
+    }
+
     @inline(__always)
-    private func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, jitter: Bool) throws {
+    private func receive(_ packet: RTPPacket, payload whole: UnsafeRawBufferPointer, arrival: Int64, jitter: Bool,
+                         media: Bool = true) throws {
         statistics.packets += 1
-        statistics.bytes += payload.count
+        statistics.bytes += whole.count
         lastArrival = arrival
         // Padding alone (a bandwidth probe) is a packet of the sequence with no media in it.
-        let paddingOnly = payload.isEmpty && packet.padding
+        let paddingOnly = whole.isEmpty && packet.padding
         if paddingOnly { statistics.paddingOnly += 1 }
-        guard paddingOnly || format.accepts(payload) else { return }
+        guard paddingOnly || !media || format.accepts(whole) else { return }
+        let payload = media ? whole : UnsafeRawBufferPointer(start: nil, count: 0)
 
         let extended: Int64
         if source == nil {

@@ -42,8 +42,6 @@ public final class Receiver {
         public var otherSSRC = 0
         public var otherPayloadType = 0
         public var streamsOverLimit = 0
-        /// Packets of the selected SSRC with another payload type.
-        public var foreignPayloadType = 0
         /// RTCP datagrams on the same port or in the same capture (RFC 5761 demultiplexing).
         public var rtcp = 0
         /// The RTCP packets in them, by kind (a compound datagram holds several).
@@ -148,7 +146,7 @@ public final class Receiver {
                 if packet.payloadType == stream.payloadType {
                     try stream.receive(packet, payload: payload, arrival: arrival)
                 } else {
-                    counters.foreignPayloadType += 1
+                    try stream.receive(otherPayloadType: packet, payload: payload, arrival: arrival)
                 }
                 return true
             }
@@ -278,7 +276,7 @@ public final class Receiver {
             if packet.payloadType == audio.payloadType {
                 try audio.receive(packet, payload: payload, arrival: arrival)
             } else {
-                counters.foreignPayloadType += 1
+                try audio.receive(otherPayloadType: packet, payload: payload, arrival: arrival)
             }
             return true
         }
@@ -324,6 +322,9 @@ public final class Receiver {
             }
             _ = try self.sink.account(record)
         }
+        let selection = configuration.audio, port = destination?.port
+        format.companion = { selection.companion(payloadType: $0, port: port) }
+        format.telephoneEventOutput = { [unowned(unsafe) self] in try self.sink.write(telephoneEvent: $0) }
         stream.onNotice = { [unowned self] stream, notice in self.onNotice(stream.ssrc, notice) }
         audio = stream
         try stream.receive(packet, payload: payload, arrival: arrival)

@@ -14,6 +14,9 @@ public struct StreamStatistics: Sendable {
     /// Packets that carried only padding (RFC 3550 §5.1), as WebRTC senders probe bandwidth with:
     /// received, in sequence, with no media.
     public var paddingOnly = 0
+    /// Packets of other payload types on its SSRC (comfort noise and telephone events beside a
+    /// call's audio): received, in sequence, with none of its media.
+    public var otherPayloadType = 0
     public var reordered = 0
     /// Arrived after its gap had been declared lost.
     public var late = 0
@@ -115,6 +118,8 @@ public struct StreamStatistics: Sendable {
          Counter(name: "lost", help: "packets lost (RFC 3550 A.3, late arrivals taken back)", value: lost),
          Counter(name: "duplicates", help: "packets received twice", value: duplicates),
          Counter(name: "padding_only", help: "packets that carried only padding (bandwidth probes)", value: paddingOnly),
+         Counter(name: "other_payload_type", help: "packets of another payload type on the stream's SSRC",
+                 value: otherPayloadType),
          Counter(name: "reordered", help: "packets that came after a later one", value: reordered),
          Counter(name: "late", help: "packets that came after their gap was given up on", value: late),
          Counter(name: "restarts", help: "times the source restarted its sequence", value: restarts),
