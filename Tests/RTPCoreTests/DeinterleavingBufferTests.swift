@@ -4,19 +4,32 @@ import XCTest
 final class DeinterleavingBufferTests: XCTestCase {
     private func slice(_ tag: UInt8) -> (UInt8, [UInt8]) { (0x41, [tag]) }
 
-    /// Inserts (DON, tag) pairs in transmission order; returns the tags in release order.
+    /// Ends the initial buffering: a run of units in decoding order (tag 0) just before `don`, more
+    /// than it holds before trusting the depth.
+    private func prime(_ buffer: DeinterleavingBuffer, before don: UInt16, _ released: (DeinterleavingBuffer.Unit) -> Void) throws {
+        let count = DeinterleavingBuffer.primingUnits + 1
+        for i in 0..<count {
+            [UInt8(0)].withUnsafeBytes {
+                buffer.insert(don: don &- UInt16(count + 8 - i), timestamp: 0, header: 0x41, body: $0, arrival: 0)
+            }
+        }
+        try buffer.release(now: 0, released)
+    }
+
+    /// Inserts (DON, tag) pairs in transmission order after a primed start; returns the tags in release order.
     private func run(_ arrivals: [(UInt16, UInt8)], depth: Int, flushAtEnd: Bool = true) throws -> [UInt8] {
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = depth
         let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
         var out: [UInt8] = []
+        try prime(buffer, before: arrivals.map(\.0).min()!) { _ in }
         for (don, tag) in arrivals {
             let (header, body) = slice(tag)
             body.withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: header, body: $0, arrival: 0) }
             try buffer.release(now: 0) { out.append($0.nal[1]) }
         }
         if flushAtEnd { try buffer.flush { out.append($0.nal[1]) } }
-        return out
+        return out.filter { $0 != 0 }
     }
 
     func testReleasesInDecodingOrderAcrossTheDONWrap() throws {
@@ -36,17 +49,18 @@ final class DeinterleavingBufferTests: XCTestCase {
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 0
         let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
-        var out: [Int64] = []
+        var out: [UInt16] = []
+        try prime(buffer, before: 4) { _ in }
         for don: UInt16 in [5, 6, 4, 7, 9, 8] {
             [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
-            try buffer.release(now: 0) { out.append($0.absDON) }
+            try buffer.release(now: 0) { if $0.nal[1] != 0 { out.append(UInt16(truncatingIfNeeded: $0.absDON)) } }
         }
         // DON 4 came after 5 and 6, which depth 0 had let go: it is lost; it needed depth 2, and the
         // buffer now keeps twice that, so that 9 waits for 8.
         XCTAssertEqual(buffer.lateUnits, 1)
         XCTAssertEqual(buffer.neededDepth, 2)
         XCTAssertEqual(buffer.interleavingDepth, 4)
-        try buffer.flush { out.append($0.absDON) }
+        try buffer.flush { out.append(UInt16(truncatingIfNeeded: $0.absDON)) }
         XCTAssertEqual(out, [5, 6, 7, 8, 9])
     }
 
@@ -84,6 +98,24 @@ final class DeinterleavingBufferTests: XCTestCase {
         try buffer.flush { out.append($0.absDON) }
         XCTAssertEqual(out, [1, 2, 3])
         XCTAssertEqual(buffer.lateUnits, 0)
+    }
+
+    /// A stream sent deeper than its SDP says, from its first units: an IDR in two slices, the second
+    /// sent after two pictures that follow it. The first units are held, as the reorder buffer holds
+    /// a stream's first packets, until what they need is known: the IDR is kept whole.
+    func testTheFirstUnitsAreHeldUntilTheirDepthIsKnown() throws {
+        var p = DeinterleavingBuffer.Parameters()
+        p.interleavingDepth = 1
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max, startsAtKeyframe: true)
+        var out: [Int64] = []
+        for (don, header): (UInt16, UInt8) in [(1, 0x65), (3, 0x41), (4, 0x41), (2, 0x65), (6, 0x41), (5, 0x41)] {
+            [0x55].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: header, body: $0, arrival: 0) }
+            try buffer.release(now: 0) { out.append($0.absDON) }
+        }
+        try buffer.flush { out.append($0.absDON) }
+        XCTAssertEqual(out, [1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(buffer.lateUnits, 0)
+        XCTAssertEqual(buffer.neededDepth, 2)
     }
 
     func testMTAPUnitsTakeTheirOwnTimestampOffsets() throws {

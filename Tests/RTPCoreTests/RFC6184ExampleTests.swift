@@ -46,11 +46,14 @@ final class RFC6184ExampleTests: XCTestCase {
         // Slices of one picture may share a DON (§5.5) and go to the decoder in any order.
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 0
-        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: .max)
+        // The first unit waits out the latency bound (the initial buffering), and leaves before its sibling comes.
+        let buffer = DeinterleavingBuffer(parameters: p, latencyNanoseconds: 1000)
         var tags: [UInt8] = []
         for (don, tag): (UInt16, UInt8) in [(5, 1), (5, 2), (6, 3)] {
-            [tag].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: 0) }
-            try buffer.release(now: 0) { tags.append($0.nal[1]) }
+            let arrival: Int64 = tag == 1 ? 0 : 1000
+            [tag].withUnsafeBytes { buffer.insert(don: don, timestamp: 0, header: 0x41, body: $0, arrival: arrival) }
+            try buffer.release(now: 1000) { tags.append($0.nal[1]) }
+            if tag == 1 { XCTAssertEqual(tags, [1]) }
         }
         XCTAssertEqual(tags, [1, 2, 3])
         XCTAssertEqual(buffer.lateUnits, 0)

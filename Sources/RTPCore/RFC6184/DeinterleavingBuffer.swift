@@ -13,9 +13,11 @@
 /// in transmission order and follow it in decoding order (the definition of §8.1). Once one needs
 /// more than the depth (or came after its turn, and was lost), the depth is kept at twice what units
 /// showed they need, up to `maxInterleavingDepth`, so that a stream that interleaves a little deeper
-/// later loses nothing. With `startsAtKeyframe`, the initial buffering (§7.2.2) also waits for an
-/// IDR slice, which output starts at anyway: the units sent before it in a group are then not
-/// passed by before the depth is known.
+/// later loses nothing. The initial buffering (§7.2.2) does not take the SDP's word either: as the
+/// reorder buffer holds a stream's first packets, it holds the first units until `primingUnits`
+/// counted units or the latency bound, so that what they need is known before the first leaves
+/// (the first IDR of a stream sent deeper than said is kept). With `startsAtKeyframe`, it also
+/// waits for an IDR slice, which output starts at anyway.
 public final class DeinterleavingBuffer {
     /// The SDP's sprop-* parameters (RFC 6184 §8.1), with defaults for those a sender leaves out.
     public struct Parameters: Sendable, Equatable {
@@ -55,6 +57,10 @@ public final class DeinterleavingBuffer {
     /// The depth a late unit can grow the buffer to; also how many released VCL units are remembered
     /// to measure what it needed.
     public static let maxInterleavingDepth = 1024
+    /// Counted units the initial buffering holds before trusting the depth, as the reorder buffer's
+    /// priming: enough for the interleaving of a few access units, while a live stream's first
+    /// frames wait at most the latency bound.
+    public static let primingUnits = 64
 
     public let parameters: Parameters
     public let latencyNanoseconds: Int64
@@ -150,7 +156,8 @@ public final class DeinterleavingBuffer {
             let waitedTooLong = now &- first.arrival >= latencyNanoseconds
             if initialBuffering {
                 let buffered = Int64(timestampDistance(entries[entries.count - 1].timestamp, firstTimestamp ?? first.timestamp))
-                let waited = overDepth || (parameters.initialBufferTime > 0 && buffered >= parameters.initialBufferTime)
+                let primed = vclCount > max(interleavingDepth, Self.primingUnits)
+                let waited = primed || (parameters.initialBufferTime > 0 && buffered >= parameters.initialBufferTime)
                 guard (waited && (hasKeyframe || !startsAtKeyframe)) || overSize || overSpan || waitedTooLong else { return }
                 initialBuffering = false
             }
