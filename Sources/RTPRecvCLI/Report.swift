@@ -62,7 +62,7 @@ struct Report {
             if s.invalidPackets > 0 {
                 lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
                 // Ciphertext sets the forbidden bit in half its packets; no sender sets it.
-                if security == nil, s.packets >= 50, VideoPayloadInvalid.looksEncrypted(s.invalidPayload, packets: s.packets) {
+                if security == nil, s.packets >= VideoPayloadInvalid.minimumPacketsForCiphertext, VideoPayloadInvalid.looksEncrypted(s.invalidPayload, packets: s.packets) {
                     lines.append("  encrypted (SRTP?): most payloads are no video at all; give the key with --srtp-key")
                 }
             }

@@ -146,7 +146,7 @@ final class Run {
             Terminal.printError(report.text(verbose: options.verbose))
             // Ciphertext sets H.264's forbidden bit in half its packets, which keeps it from being taken.
             let looksEncrypted = receiver.otherStreams.values.filter {
-                security == nil && $0.packets >= 50 && VideoPayloadInvalid.looksLikeCiphertext($0.invalidPayload, packets: $0.packets)
+                security == nil && VideoPayloadInvalid.looksLikeCiphertext($0.invalidPayload, packets: $0.packets)
             }
             for other in looksEncrypted.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "

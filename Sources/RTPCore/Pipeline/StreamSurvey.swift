@@ -97,7 +97,7 @@ public struct StreamSurvey {
             // Fewer packets: the forbidden bit in a quarter of them, and first bytes as varied as
             // random ones (n random bytes take about n(1 - n/512) values), which no codec's are:
             // Opus's TOC byte sets the top bit too, but takes a few values.
-            if packets >= 32 && forbiddenBits * 4 >= packets && distinct * 2 >= min(packets, 256) { return .encrypted }
+            if packets >= VideoPayloadInvalid.minimumPacketsForCiphertext && forbiddenBits * 4 >= packets && distinct * 2 >= min(packets, 256) { return .encrypted }
             if let format, !format.encodingName.isEmpty {
                 switch VideoCodec(encodingName: format.encodingName) {
                 case .h264: return .h264

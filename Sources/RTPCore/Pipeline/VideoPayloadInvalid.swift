@@ -22,9 +22,13 @@ public enum VideoPayloadInvalid: String, Error, CaseIterable, Sendable {
     }
 
     /// For a stream not taken: ciphertext sets the forbidden bit in about half its packets, where
-    /// audio on a dynamic type without its SDP sets it in all or none (Opus's TOC byte, say).
+    /// audio on a dynamic type without its SDP sets it in all or none (Opus's TOC byte, say). From
+    /// `minimumPacketsForCiphertext` packets on: 32 random bytes set it 16 ± 3 times, well inside.
     public static func looksLikeCiphertext(_ invalid: [Self: Int], packets: Int) -> Bool {
         let forbidden = invalid[.forbiddenBit] ?? 0
-        return forbidden * 4 >= packets && forbidden * 4 <= 3 * packets
+        return packets >= minimumPacketsForCiphertext && forbidden * 4 >= packets && forbidden * 4 <= 3 * packets
     }
+
+    /// The fewest packets a stream is called encrypted on, here and by `--list`.
+    public static let minimumPacketsForCiphertext = 32
 }
