@@ -15,6 +15,8 @@ struct Replay {
             options.sdpOrigin = found.origin
             if !options.quiet { Terminal.printError("session description from the capture: \(found.origin)\n") }
         }
+        // Built before any packet, so a key that is no key fails the run at once; under --all-streams
+        // each stream's run builds one of its own.
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
         let capture = try openCapture(options.pcap!)
         // Each kind of run has a replay of its own (generic, specialized): the packet loop then calls

@@ -62,11 +62,12 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
             datagramsNotTaken += 1
             return
         }
-        if rtcpOnly && !RTCP.isPacket(datagram) {
+        let isRTCP = RTCP.isPacket(datagram)
+        if rtcpOnly && !isRTCP {
             datagramsNotTaken += 1
             return
         }
-        if RTCP.isPacket(datagram) {
+        if isRTCP {
             for key in order { try runs[key]!.receive(datagram: datagram, source: source, destination: destination, arrival: arrival) }
             return
         }

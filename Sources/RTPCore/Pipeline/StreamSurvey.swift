@@ -151,9 +151,10 @@ public struct StreamSurvey {
     /// on an interleaved RTCP channel.
     public mutating func add(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, time: Int64,
                              encrypted: Bool = false, rtcpOnly: Bool = false) {
-        if rtcpOnly || RTCP.isPacket(datagram) {
+        let isRTCP = RTCP.isPacket(datagram)
+        if rtcpOnly || isRTCP {
             rtcp += 1
-            if !RTCP.isPacket(datagram) { malformedRTCP += 1 }
+            if !isRTCP { malformedRTCP += 1 }
             return
         }
         guard let packet = try? RTPPacket(parsing: datagram) else {
