@@ -18,8 +18,10 @@ func openCapture(_ path: String) throws -> CaptureFile {
 /// Without `--sdp`: the session description the capture's own signalling carries (an RTSP
 /// DESCRIBE reply, SIP offers and answers), from a first look at its start: until an RTSP PLAY or
 /// a SIP answer, or 16 MiB, or 2000 packets with no signalling before them. Nil for standard
-/// input, which cannot be read twice.
-func signalledSessionDescription(_ options: Options) throws -> (description: SessionDescription, origin: String)? {
+/// input, which cannot be read twice. `serverEndpoints`: the RTSP server's RTP and RTCP endpoints
+/// of each set-up media line, with the line's client port.
+func signalledSessionDescription(_ options: Options)
+    throws -> (description: SessionDescription, origin: String, serverEndpoints: [Endpoint: UInt16])? {
     guard let path = options.pcap, path != "-" else { return nil }
     let capture = try openCapture(path)
     var signalling = CapturedSignalling()
@@ -35,5 +37,5 @@ func signalledSessionDescription(_ options: Options) throws -> (description: Ses
         if p.channel == nil { signalling.datagram(p.bytes, from: p.source) }
         return true
     }
-    return signalling.sessionDescription.map { ($0, signalling.origins.joined(separator: "; ")) }
+    return signalling.sessionDescription.map { ($0, signalling.origins.joined(separator: "; "), signalling.serverEndpoints) }
 }

@@ -8,11 +8,17 @@ struct Replay {
 
     func run() throws -> Int32 {
         var options = self.options
+        // From the capture's RTSP signalling: the server's endpoints of each set-up media line, with
+        // the line's client port, which what the server sends from there to any port is taken to.
+        // Not when --port chooses the port (the SDP's formats go by payload type, whatever the
+        // port), nor for --all-streams, whose files are named by their true ports.
+        var serverEndpoints: [Endpoint: UInt16] = [:]
         let sessions = try options.recordsSessions ? SessionFanOut.load(options) : nil
         var sdp = try Run.loadSDP(options)
         if sdp == nil, sessions == nil, let found = try signalledSessionDescription(options) {
             sdp = found.description
             options.sdpOrigin = found.origin
+            if options.port == nil && !options.allStreams { serverEndpoints = found.serverEndpoints }
             if !options.quiet { Terminal.printError("session description from the capture: \(found.origin)\n") }
         }
         // Built before any packet, so a key that is no key fails the run at once; under --all-streams
@@ -22,16 +28,19 @@ struct Replay {
         // Each kind of run has a replay of its own (generic, specialized): the packet loop then calls
         // the run directly, not through the protocol.
         if let sessions {
-            return try replay(capture, into: SessionFanOut(options: options, sessions: sessions, borrowsPayloads: capture.canKeepRecords))
+            return try replay(capture, into: SessionFanOut(options: options, sessions: sessions, borrowsPayloads: capture.canKeepRecords),
+                              serverEndpoints: [:])
         } else if options.allStreams {
             // SRTP: each stream's run decrypts with a decryptor of its own.
-            return try replay(capture, into: StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords))
+            return try replay(capture, into: StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords),
+                              serverEndpoints: [:])
         } else {
-            return try replay(capture, into: Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords))
+            return try replay(capture, into: Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords),
+                              serverEndpoints: serverEndpoints)
         }
     }
 
-    private func replay<R: Recording>(_ capture: CaptureFile, into run: R) throws -> Int32 {
+    private func replay<R: Recording>(_ capture: CaptureFile, into run: R, serverEndpoints: [Endpoint: UInt16]) throws -> Int32 {
         if capture.canKeepRecords {
             capture.keepRecords(while: { run.refers(to: $0) }, stopReferring: { run.stopReferring(to: $0) })
         }
@@ -40,6 +49,7 @@ struct Replay {
         var tcp = InterleavedCapture(framing: options.tcpFraming)
         var channelRoles = InterleavedChannelRoles()
         var datagramsRead = 0
+        var datagramsOfTheServer = 0
         var damage: String?
         let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
         // Ctrl-C stops the replay as it stops live reception: what came before is written and counted.
@@ -51,8 +61,12 @@ struct Replay {
             datagramsRead += 1
             // Over TCP the port is the connection's, not a media line's: no port selects.
             let rtcpOnly = p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false
-            try run.receive(datagram: p.bytes, source: p.source, destination: p.channel == nil ? p.destination : nil, arrival: p.time,
-                            rtcpOnly: rtcpOnly)
+            var destination = p.channel == nil ? p.destination : nil
+            if !serverEndpoints.isEmpty, destination != nil, let port = serverEndpoints[p.source], port != p.destination.port {
+                destination!.port = port
+                datagramsOfTheServer += 1
+            }
+            try run.receive(datagram: p.bytes, source: p.source, destination: destination, arrival: p.time, rtcpOnly: rtcpOnly)
             if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
                 let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
                 progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")
@@ -98,6 +112,10 @@ struct Replay {
             summary += "\n  tcp        \(tcp.frames) packets in \(options.tcpFraming == .rtsp ? "RTSP interleaved" : "RFC 4571") framing; "
                 + Report.counts(tcp.statistics.fields).joined(separator: ", ")
             if tcp.skippedBytes > 0 { summary += ", \(tcp.skippedBytes) bytes skipped to resynchronize" }
+        }
+        if datagramsOfTheServer > 0 {
+            summary += "\n  rtsp       \(datagramsOfTheServer) datagrams from the described server's ports to other client ports, "
+                + "taken as its media lines' (the DESCRIBE is the server's, whoever set it up)"
         }
         if skippedTotal > 0 {
             summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped.map { ($0.key.rawValue, $0.value) })

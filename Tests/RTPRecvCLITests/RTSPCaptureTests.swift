@@ -117,6 +117,45 @@ final class RTSPCaptureTests: XCTestCase {
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
     }
 
+    /// The DESCRIBE in a capture is the server's: what the server sends from the ports its SETUP
+    /// reply named (server_port) is that media line's, whatever client port it goes to (a second
+    /// client, or a session set up before the capture began). A pull over UDP from the scripted
+    /// camera, whose datagrams are then made to come from the server port it named and to go to
+    /// other client ports, replays without --sdp to every frame, SPS and PPS from the DESCRIBE.
+    func testTheCapturedDescribeAppliesToTheServersStreamsOnOtherClientPorts() throws {
+        let camera = try Harness.startServer("fake-camera", ["--port", "\(port + 1)",
+                                                             "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
+                                                             "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path])
+        defer { camera.terminate(); camera.waitUntilExit() }
+        let file = try Harness.record("mode0-udp", filter: "tcp port \(port + 1) or udp") {
+            let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", "udp", "--out", "/dev/null",
+                                            "--duration", "5"])
+            XCTAssertEqual(pull.status, 0, pull.stderr)
+        }
+        // Ethernet, IPv4 (20 bytes), UDP: the ports at 34 and 36. What the camera sent to the client's
+        // ports comes from its server_port (6970-6971), to client ports 100 above; the client's
+        // reports to the camera stay as they were.
+        var moved = 0
+        let records = try TestPcap.records(of: file).map { record -> (nanoseconds: UInt64, frame: [UInt8]) in
+            var frame = record.frame
+            let destination = frame.count > 42 && frame[23] == 17 ? UInt16(frame[36]) << 8 | UInt16(frame[37]) : 0
+            if destination > 0, destination != 6970, destination != 6971 {
+                let (from, to) = (6970 + destination % 2, destination + 100)
+                frame.replaceSubrange(34..<38, with: [UInt8(from >> 8), UInt8(from & 0xFF), UInt8(to >> 8), UInt8(to & 0xFF)])
+                frame[40] = 0
+                frame[41] = 0  // no UDP checksum
+                moved += 1
+            }
+            return (record.microseconds * 1000, frame)
+        }
+        XCTAssertGreaterThan(moved, 100)
+        let elsewhere = Harness.temporaryFile("mode0-elsewhere.pcap")
+        try TestPcap.data(linkType: 1, records: records).write(to: elsewhere)
+        let (r, out) = try replay(elsewhere, name: "mode0-elsewhere")
+        XCTAssertTrue(r.stderr.contains("datagrams from the described server's ports to other client ports"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
+    }
+
     /// Garbage on an interleaved RTCP channel (one whose first frame was RTCP), shaped as G.711 RTP:
     /// malformed RTCP, never a stream of its own; the video on channel 0 is the source's.
     func testGarbageOnAnRTCPChannelIsMalformedRTCPNotAStream() throws {

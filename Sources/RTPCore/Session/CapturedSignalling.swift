@@ -3,6 +3,11 @@
 /// map to ports; or a SIP INVITE, 200 OK or ACK body (RFC 3261, over UDP or TCP), whose lines carry
 /// their own ports. Every description found is merged into one: the first gives the session, the
 /// others add their media lines, so both directions of a call keep their ports and codecs.
+///
+/// A described RTSP stream is the server's, not the one client's that was captured setting it up:
+/// the server port a SETUP reply names (RTP, and RTCP beside it) maps to the client port of its
+/// media line, so that what the same server sends from there to another client port (a second
+/// client, a session set up before the capture began) is that media line's too.
 public struct CapturedSignalling: Sendable {
     /// The merged description, once one was found.
     public private(set) var sessionDescription: SessionDescription?
@@ -11,6 +16,8 @@ public struct CapturedSignalling: Sendable {
     /// An RTSP PLAY was seen: the session is set up, nothing more will come before the media.
     public private(set) var sawPlay = false
     public private(set) var sawSIPAnswer = false
+    /// The server's RTP and RTCP endpoints of each set-up media line, and the line's client port.
+    public private(set) var serverEndpoints: [Endpoint: UInt16] = [:]
     private var base: RTSPURL?
     /// SETUP requests by CSeq, and the media line their URL names.
     private var setups: [Int: Int] = [:]
@@ -27,11 +34,16 @@ public struct CapturedSignalling: Sendable {
         }
         if let cseq = m.cseq, let index = setups.removeValue(forKey: cseq),
            let header = m.header("Transport"), let transport = try? RTSPTransport(parsing: header), var description = sessionDescription {
-            // The client's port (UDP), or the interleaved channel's (TCP, where no port selects).
-            if let ports = transport.clientPorts ?? transport.ports, description.media[index].port == 0 {
+            // The client's port (unicast UDP: where the media goes, whatever port the DESCRIBE's
+            // line names), or the interleaved channel's (TCP, where no port selects).
+            if let ports = transport.clientPorts ?? (description.media[index].port == 0 ? transport.ports : nil) {
                 description.media[index].port = ports.lowerBound
                 description.media[index].rtcpPort = ports.upperBound
                 if index == description.media.firstIndex(where: { $0.media == "video" }) { description.port = ports.lowerBound }
+            }
+            if let server = transport.serverPorts, let client = transport.clientPorts, serverEndpoints.count < 64 {
+                serverEndpoints[Endpoint(address: source.address, port: server.lowerBound)] = client.lowerBound
+                serverEndpoints[Endpoint(address: source.address, port: server.upperBound)] = client.upperBound
             }
             sessionDescription = description
             return
