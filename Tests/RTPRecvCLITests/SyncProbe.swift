@@ -32,6 +32,7 @@ enum SyncProbe {
         let gray = [UInt8](try output("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v", "-vf", "scale=8:8,format=gray",
                                                  "-fps_mode", "passthrough", "-f", "rawvideo", "-"]))
         let luma = stride(from: 0, to: gray.count - 63, by: 64).map { gray[$0..<$0 + 64].reduce(0) { $0 + Int($1) } / 64 }
+        guard min(times.count, luma.count) > 1 else { return [] }
         return (1..<min(times.count, luma.count)).filter { luma[$0] > 200 && luma[$0 - 1] <= 200 }.map { times[$0] }
     }
 
