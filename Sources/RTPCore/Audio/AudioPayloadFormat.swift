@@ -70,8 +70,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         case .comfortNoise:
             // RFC 3389 §3: the noise level in -dBov, then spectral parameters this does not use.
             guard let level = payload.first.map({ $0 & 0x7F }) else { return }
-            let timestamp = timestamps.extend(packet.timestamp)
-            comfortNoise = (comfortNoise?.timestamp ?? timestamp, level)
+            comfortNoise = (comfortNoise?.timestamp ?? extendedAside(packet.timestamp), level)
         case .telephoneEvent:
             guard let event = TelephoneEvent(payload: payload) else { return }
             try events.add(event, timestamp: packet.timestamp) { try tell($0) }
@@ -83,11 +82,18 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     private func tell(_ event: TelephoneEventTracker.Event) throws {
         telephoneEventCount += 1
         if telephoneEvents.count < Self.maxEventsKept { telephoneEvents.append(event) }
-        let start = timestamps.extend(event.timestamp)
+        let start = extendedAside(event.timestamp)
         try telephoneEventOutput(TelephoneEventRecord(
             ssrc: ssrc, event: event,
             durationMilliseconds: duration(Int64(truncatingIfNeeded: event.duration), rate: clockRate, unitsPerSecond: 1000),
             presentationMilliseconds: duration(start.subtractingSaturated(firstPTS ?? start), rate: clockRate, unitsPerSecond: 1000)))
+    }
+
+    /// A companion's timestamp on the audio's extended timeline, leaving the timeline where the
+    /// audio left it: an event's timestamp is its start's, from before the audio of its packets.
+    private func extendedAside(_ timestamp: UInt32) -> Int64 {
+        var aside = timestamps
+        return aside.extend(timestamp)
     }
 
     public func tick(now: Int64) throws {}
