@@ -99,18 +99,23 @@ final class RTSPCaptureTests: XCTestCase {
         XCTAssertTrue(try Harness.probe(wav, "stream=codec_name").contains("pcm_s16le"))
     }
 
-    /// SPS and PPS that only the DESCRIBE's SDP carries: a tcpdump of rtprecv pulling from the
-    /// scripted camera over TCP, replayed without --sdp, gives every frame of the stream.
-    func testSPSAndPPSFromTheCapturedDescribe() throws {
+    /// A tcpdump (`filter`) of rtprecv pulling ffmpeg-mode0 from the scripted camera over `transport`.
+    private func recordCameraPull(transport: String, filter: String) throws -> URL {
         let camera = try Harness.startServer("fake-camera", ["--port", "\(port + 1)",
                                                              "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
                                                              "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path])
         defer { camera.terminate(); camera.waitUntilExit() }
-        let file = try Harness.record("mode0-tcp", filter: "tcp port \(port + 1)") {
-            let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", "tcp", "--out", "/dev/null",
+        return try Harness.record("mode0-" + transport, filter: filter) {
+            let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", transport, "--out", "/dev/null",
                                             "--duration", "5"])
             XCTAssertEqual(pull.status, 0, pull.stderr)
         }
+    }
+
+    /// SPS and PPS that only the DESCRIBE's SDP carries: a tcpdump of rtprecv pulling from the
+    /// scripted camera over TCP, replayed without --sdp, gives every frame of the stream.
+    func testSPSAndPPSFromTheCapturedDescribe() throws {
+        let file = try recordCameraPull(transport: "tcp", filter: "tcp port \(port + 1)")
         // Without the SDP the capture's stream has no SPS or PPS: the DESCRIBE in it gives them.
         let (r, out) = try replay(file, name: "mode0-tcp")
         XCTAssertTrue(r.stderr.contains("session description from the capture"), r.stderr)
@@ -123,15 +128,7 @@ final class RTSPCaptureTests: XCTestCase {
     /// camera, whose datagrams are then made to come from the server port it named and to go to
     /// other client ports, replays without --sdp to every frame, SPS and PPS from the DESCRIBE.
     func testTheCapturedDescribeAppliesToTheServersStreamsOnOtherClientPorts() throws {
-        let camera = try Harness.startServer("fake-camera", ["--port", "\(port + 1)",
-                                                             "--pcap", Harness.captures.appendingPathComponent("ffmpeg-mode0.pcap").path,
-                                                             "--sdp", Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp").path])
-        defer { camera.terminate(); camera.waitUntilExit() }
-        let file = try Harness.record("mode0-udp", filter: "tcp port \(port + 1) or udp") {
-            let pull = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--rtsp-transport", "udp", "--out", "/dev/null",
-                                            "--duration", "5"])
-            XCTAssertEqual(pull.status, 0, pull.stderr)
-        }
+        let file = try recordCameraPull(transport: "udp", filter: "tcp port \(port + 1) or udp")
         // Ethernet, IPv4 (20 bytes), UDP: the ports at 34 and 36. What the camera sent to the client's
         // ports comes from its server_port (6970-6971), to client ports 100 above; the client's
         // reports to the camera stay as they were.
