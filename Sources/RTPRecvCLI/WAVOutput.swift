@@ -63,11 +63,8 @@ final class WAVOutput {
         if case .aac = track.codec, frameDuration > 0 { gap = (measured + frameDuration / 2) / frameDuration * frameDuration }
         switch track.codec {
         case .pcmu, .pcma, .aac:
-            guard let format = header?.header, gap > 0 else { return }
-            let count = Int(gap * Int64(format.sampleRate) / Int64(max(1, track.clockRate))) * format.channels
-            if silence.count < count { silence = Array(repeating: 0, count: count) }
-            try silence.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
-                                                          channels: format.channels) }
+            // The buffer stays zeros: nothing but silence is written from it.
+            guard try write(gap, of: track, from: &silence, { _ in }) else { return }
             gapsFilled += 1
             silenceMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
         default:
@@ -77,15 +74,23 @@ final class WAVOutput {
 
     /// Noise at the sender's level for as long as the silence.
     private func fill(comfortNoise level: UInt8, gap: Int64, of track: AudioTrack) throws {
-        guard let format = header?.header else { return }
-        let count = Int(gap * Int64(format.sampleRate) / Int64(max(1, track.clockRate))) * format.channels
-        if noise.count < count { noise = Array(repeating: 0, count: count) }
         var generator = ComfortNoise(level: level)
-        noise.withUnsafeMutableBufferPointer { generator.fill(UnsafeMutableBufferPointer(rebasing: $0[0..<count])) }
-        try noise.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
-                                                    channels: format.channels) }
+        guard try write(gap, of: track, from: &noise, { generator.fill($0) }) else { return }
         comfortNoiseFilled += 1
         comfortNoiseMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
+    }
+
+    /// `gap` ticks of `track` in the file's format, from `buffer` (grown to fit) once `prepare` has
+    /// set its samples; false before the file's format is known.
+    private func write(_ gap: Int64, of track: AudioTrack, from buffer: inout [Int16],
+                       _ prepare: (UnsafeMutableBufferPointer<Int16>) -> Void) throws -> Bool {
+        guard let format = header?.header, gap > 0 else { return false }
+        let count = Int(gap * Int64(format.sampleRate) / Int64(max(1, track.clockRate))) * format.channels
+        if buffer.count < count { buffer = Array(repeating: 0, count: count) }
+        buffer.withUnsafeMutableBufferPointer { prepare(UnsafeMutableBufferPointer(rebasing: $0[0..<count])) }
+        try buffer.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
+                                                     channels: format.channels) }
+        return true
     }
 
     private func put(_ samples: UnsafeBufferPointer<Int16>, rate: Int, channels: Int) throws {

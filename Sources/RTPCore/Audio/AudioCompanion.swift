@@ -22,8 +22,6 @@ extension AudioSelection {
     /// What `payloadType` carries beside the audio: by the SDP's audio lines (of `port` first) or
     /// RFC 3551 (13 is comfort noise); nil when nothing names it.
     public func companion(payloadType: UInt8, port: UInt16?) -> AudioCompanion? {
-        let lines = media.filter { $0.port == port } + media.filter { $0.port != port }
-        for line in lines { if let named = AudioCompanion(format: line.formats[payloadType]) { return named } }
-        return AudioCompanion(format: StaticPayloadType(rawValue: payloadType)?.format)
+        AudioCompanion(format: media.namedFormat(payloadType: payloadType, port: port) ?? StaticPayloadType(rawValue: payloadType)?.format)
     }
 }

@@ -191,9 +191,7 @@ public struct StreamSurvey {
 
     /// The SDP's format for `payloadType`, on the media line of `port` first; else RFC 3551's.
     private func format(payloadType: UInt8, port: UInt16?) -> MediaDescription.Format? {
-        let lines = media.filter { $0.port == port } + media.filter { $0.port != port }
-        for line in lines { if let format = line.formats[payloadType], !format.encodingName.isEmpty { return format } }
-        return StaticPayloadType(rawValue: payloadType)?.format
+        media.namedFormat(payloadType: payloadType, port: port) ?? StaticPayloadType(rawValue: payloadType)?.format
     }
 }
 

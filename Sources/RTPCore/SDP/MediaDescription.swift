@@ -168,3 +168,13 @@ public struct MediaDescription: Sendable {
         }
     }
 }
+
+extension [MediaDescription] {
+    /// The rtpmap of `payloadType` with an encoding name, on the line of `port` first, then on the others.
+    public func namedFormat(payloadType: UInt8, port: UInt16?) -> MediaDescription.Format? {
+        for line in filter({ $0.port == port }) + filter({ $0.port != port }) {
+            if let format = line.formats[payloadType], !format.encodingName.isEmpty { return format }
+        }
+        return nil
+    }
+}
