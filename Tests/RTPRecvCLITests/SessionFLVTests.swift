@@ -48,4 +48,16 @@ final class SessionFLVTests: XCTestCase {
             try SyncProbe.assertInSync(try flv(name), name)
         }
     }
+
+    func testBFramesKeepTheOffsetOfASenderWithout() throws {
+        // The same flashes and beeps sent by the same sender, encoded with up to 3 B-frames (80 ms of
+        // composition offset): FLV lines up presentation times, so the offset is the same within 5 ms.
+        func meanOffset(_ name: String) throws -> Double {
+            let offsets = try SyncProbe.offsets(try flv(name), name).map(\.offset)
+            XCTAssertGreaterThanOrEqual(offsets.count, 3, name)
+            return offsets.reduce(0, +) / Double(max(offsets.count, 1))
+        }
+        let without = try meanOffset("gst-h264-aac"), with = try meanOffset("gst-h264-aac-bf3")
+        XCTAssertEqual(with, without, accuracy: 0.005, "A/V offset with B-frames \(with) s, without \(without) s")
+    }
 }

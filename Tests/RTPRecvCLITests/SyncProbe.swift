@@ -17,18 +17,27 @@ enum SyncProbe {
     /// Fails unless every flash has a beep within `tolerance` seconds.
     static func assertInSync(_ file: URL, tolerance: Double = 0.040, minimumFlashes: Int = 3, _ what: String,
                              line: UInt = #line) throws {
-        let flashes = try self.flashes(file), beeps = try self.beeps(file)
-        XCTAssertGreaterThanOrEqual(flashes.count, minimumFlashes, "\(what): flashes", line: line)
-        for flash in flashes {
+        let offsets = try self.offsets(file, what, line: line)
+        XCTAssertGreaterThanOrEqual(offsets.count, minimumFlashes, "\(what): flashes", line: line)
+        for (flash, offset) in offsets {
+            XCTAssertLessThanOrEqual(abs(offset), tolerance, "\(what): flash at \(flash) s, beep \(offset) s from it", line: line)
+        }
+    }
+
+    /// Each flash's time, and how far after it (before it, when negative) the nearest beep starts.
+    static func offsets(_ file: URL, _ what: String, line: UInt = #line) throws -> [(flash: Double, offset: Double)] {
+        let beeps = try self.beeps(file)
+        return try flashes(file).map { flash in
             let nearest = try XCTUnwrap(beeps.min { abs($0 - flash) < abs($1 - flash) }, "\(what): no beep", line: line)
-            XCTAssertLessThanOrEqual(abs(nearest - flash), tolerance, "\(what): flash at \(flash) s, beep at \(nearest) s", line: line)
+            return (flash, nearest - flash)
         }
     }
 
     /// When frames turn white: ffprobe's presentation times beside each frame's mean luma (8x8 gray).
     static func flashes(_ file: URL) throws -> [Double] {
         let times = try lines("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
-                                         "-of", "csv=p=0", file.path]).compactMap { Double($0) }
+                                         "-of", "csv=p=0", file.path])
+            .compactMap { Double($0.trimmingCharacters(in: [","])) }  // a frame with side data ends its line in a comma
         let gray = [UInt8](try output("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v", "-vf", "scale=8:8,format=gray",
                                                  "-fps_mode", "passthrough", "-f", "rawvideo", "-"]))
         let luma = stride(from: 0, to: gray.count - 63, by: 64).map { gray[$0..<$0 + 64].reduce(0) { $0 + Int($1) } / 64 }
