@@ -1,5 +1,6 @@
 import PcapInput
 import RTPCore
+import SRTP
 
 /// Opens a capture for reading, with a one-line error naming the file.
 func openCapture(_ path: String) throws -> CaptureFile {
@@ -38,4 +39,23 @@ func signalledSessionDescription(_ options: Options)
         return true
     }
     return signalling.sessionDescription.map { ($0, signalling.origins.joined(separator: "; "), signalling.serverEndpoints) }
+}
+
+/// Every RTP stream of a capture (only those to `options.port`, when given), as `--list` tells
+/// them, and the damage that ended the capture early.
+func surveyStreams(of capture: CaptureFile, options: Options, sdp: SessionDescription?, security: SRTPDecryptor?)
+    throws -> (survey: StreamSurvey, truncated: String?) {
+    var survey = StreamSurvey(media: sdp?.media ?? [])
+    var skipped: [FrameSkip: Int] = [:]
+    var tcp = InterleavedCapture(framing: options.tcpFraming)
+    var channelRoles = InterleavedChannelRoles()
+    let truncated = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp) { p in
+        if let port = options.port, p.channel == nil, p.destination.port != port { return true }
+        let plain = Security.unprotect(p.bytes, with: security)
+        survey.add(datagram: plain ?? p.bytes, source: p.source, destination: p.destination, time: p.time,
+                   encrypted: plain == nil, rtcpOnly: p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false)
+        return true
+    }
+    survey.finish()
+    return (survey, truncated)
 }

@@ -19,18 +19,7 @@ struct ListStreams {
         }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
         let capture = try openCapture(options.pcap!)
-        var survey = StreamSurvey(media: sdp?.media ?? [])
-        var skipped: [FrameSkip: Int] = [:]
-        var tcp = InterleavedCapture(framing: options.tcpFraming)
-        var channelRoles = InterleavedChannelRoles()
-        let truncated = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp) { p in
-            if let port = options.port, p.channel == nil, p.destination.port != port { return true }
-            let plain = Security.unprotect(p.bytes, with: security)
-            survey.add(datagram: plain ?? p.bytes, source: p.source, destination: p.destination, time: p.time,
-                       encrypted: plain == nil, rtcpOnly: p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false)
-            return true
-        }
-        survey.finish()
+        let (survey, truncated) = try surveyStreams(of: capture, options: options, sdp: sdp, security: security)
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
                      + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + "Codec"]
         for key in survey.order {

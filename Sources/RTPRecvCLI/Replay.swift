@@ -35,8 +35,12 @@ struct Replay {
             return try replay(capture, into: StreamFanOut(options: options, sdp: sdp, borrowsPayloads: capture.canKeepRecords),
                               serverEndpoints: [:])
         } else {
-            return try replay(capture, into: Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords),
-                              serverEndpoints: serverEndpoints)
+            let run = try Run(options: options, sdp: sdp, security: security, borrowsPayloads: capture.canKeepRecords)
+            let status = try replay(capture, into: run, serverEndpoints: serverEndpoints)
+            if !options.quiet, let hint = try KeyframeElsewhere.hint(after: run, options: options) {
+                Terminal.printError(hint + "\n")
+            }
+            return status
         }
     }
 

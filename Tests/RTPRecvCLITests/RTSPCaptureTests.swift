@@ -129,15 +129,40 @@ final class RTSPCaptureTests: XCTestCase {
     /// other client ports, replays without --sdp to every frame, SPS and PPS from the DESCRIBE.
     func testTheCapturedDescribeAppliesToTheServersStreamsOnOtherClientPorts() throws {
         let file = try recordCameraPull(transport: "udp", filter: "tcp port \(port + 1) or udp")
-        // Ethernet, IPv4 (20 bytes), UDP: the ports at 34 and 36. What the camera sent to the client's
-        // ports comes from its server_port (6970-6971), to client ports 100 above; the client's
-        // reports to the camera stay as they were.
+        // What the camera sent to the client's ports comes from its server_port (6970-6971), to client
+        // ports 100 above.
+        let elsewhere = try moveMedia(of: file, to: "mode0-elsewhere.pcap") { (6970 + $0 % 2, $0 + 100) }
+        let (r, out) = try replay(elsewhere, name: "mode0-elsewhere")
+        XCTAssertTrue(r.stderr.contains("datagrams from the described server's ports to other client ports"), r.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
+    }
+
+    /// A described session that gives no keyframe, beside a stream of the same server to another
+    /// port that has them (another session of the camera): the hint names that port, and that
+    /// port replays to every frame.
+    func testWithNoKeyframeOnTheDescribedPortTheHintNamesThePortThatHasThem() throws {
+        let file = try recordCameraPull(transport: "udp", filter: "tcp port \(port + 1) or udp")
+        // The camera's media comes from ports its SETUP reply did not name, to ports it did not set up.
+        let elsewhere = try moveMedia(of: file, to: "mode0-other-session.pcap") { (7970 + $0 % 2, 10970 + $0 % 2) }
+        let r = try Harness.rtprecv(["--pcap", elsewhere.path, "--out", Harness.temporaryFile("none.h264").path])
+        XCTAssertTrue(r.stderr.contains("hint: no keyframe came to port "), r.stderr)
+        XCTAssertTrue(r.stderr.contains(":7970 to port 10970 (PT 96, H264 "), r.stderr)
+        XCTAssertTrue(r.stderr.contains("has keyframes: pass --port 10970"), r.stderr)
+        let (followed, out) = try replay(elsewhere, name: "mode0-port-10970", ["--port", "10970"])
+        XCTAssertFalse(followed.stderr.contains("hint:"), followed.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
+    }
+
+    /// Rewrites the UDP ports of the datagrams the camera sent to the client (those not to the camera's
+    /// 6970-6971): `ports` maps each one's destination port to its new source and destination ports.
+    private func moveMedia(of file: URL, to name: String, ports: (UInt16) -> (UInt16, UInt16)) throws -> URL {
+        // Ethernet, IPv4 (20 bytes), UDP: the ports at 34 and 36.
         var moved = 0
         let records = try TestPcap.records(of: file).map { record -> (nanoseconds: UInt64, frame: [UInt8]) in
             var frame = record.frame
             let destination = frame.count > 42 && frame[23] == 17 ? UInt16(frame[36]) << 8 | UInt16(frame[37]) : 0
             if destination > 0, destination != 6970, destination != 6971 {
-                let (from, to) = (6970 + destination % 2, destination + 100)
+                let (from, to) = ports(destination)
                 frame.replaceSubrange(34..<38, with: [UInt8(from >> 8), UInt8(from & 0xFF), UInt8(to >> 8), UInt8(to & 0xFF)])
                 frame[40] = 0
                 frame[41] = 0  // no UDP checksum
@@ -146,11 +171,9 @@ final class RTSPCaptureTests: XCTestCase {
             return (record.microseconds * 1000, frame)
         }
         XCTAssertGreaterThan(moved, 100)
-        let elsewhere = Harness.temporaryFile("mode0-elsewhere.pcap")
-        try TestPcap.data(linkType: 1, records: records).write(to: elsewhere)
-        let (r, out) = try replay(elsewhere, name: "mode0-elsewhere")
-        XCTAssertTrue(r.stderr.contains("datagrams from the described server's ports to other client ports"), r.stderr)
-        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")))
+        let out = Harness.temporaryFile(name)
+        try TestPcap.data(linkType: 1, records: records).write(to: out)
+        return out
     }
 
     /// Garbage on an interleaved RTCP channel (one whose first frame was RTCP), shaped as G.711 RTP:

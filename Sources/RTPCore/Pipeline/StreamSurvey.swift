@@ -112,6 +112,15 @@ public struct StreamSurvey {
             return .unknown
         }
 
+        /// Whether a keyframe began in it: an IDR slice of H.264, an IRAP picture of H.265.
+        public var sawKeyframe: Bool {
+            switch codec {
+            case .h264: nalTypes & (1 << NALUnitType.idrSlice) != 0
+            case .h265: (0..<64).contains { HEVCNALUnitType.isIRAP($0) && hevcNALTypes & (1 << $0) != 0 }
+            default: false
+            }
+        }
+
         /// Every payload 4 bytes that read as an event, and events repeated as RFC 4733 §2.5.1.2
         /// sends them: no codec's payloads are all that.
         private var looksLikeTelephoneEvents: Bool {

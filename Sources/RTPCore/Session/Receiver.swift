@@ -82,7 +82,7 @@ public final class Receiver {
     /// Audio streams whose payload format could not be set up (an fmtp without its config), said once each.
     public private(set) var unusableAudio: [UInt32: String] = [:]
     /// Ports other than `destinationPort` that belong to the session: audio, and RTCP.
-    private let sessionPorts: Set<UInt16>
+    public let sessionPorts: Set<UInt16>
     private let sink: AccessUnitSink
     /// Sender reports for SSRCs with no stream yet (FFmpeg sends one before its first RTP packet),
     /// the latest of each, given to the stream when it comes; at most `maxStreams` × 4 of them.
