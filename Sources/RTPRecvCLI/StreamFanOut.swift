@@ -86,7 +86,11 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         }
         let payloadType = datagram[1] & 0x7F
         let audio = isAudio(payloadType)
-        guard audio ? options.audio != nil || options.wav != nil : !StaticPayloadType.isStaticRange(payloadType) else {
+        // An SSRC is one stream whatever payload types it switches between: one that was audio stays
+        // audio, and its telephone events or comfort noise never start a video run.
+        guard !audioNotTaken.contains(key),
+              audio ? options.audio != nil || options.wav != nil : !StaticPayloadType.isStaticRange(payloadType) else {
+            if audio && audioNotTaken.count < Self.maxAudioNotTaken { audioNotTaken.insert(key) }
             datagramsNotTaken += 1
             rtpNotTaken += 1
             return
@@ -107,6 +111,11 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
             try $0.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
         }
     }
+
+    /// Audio streams that no output asked for, remembered (up to a bound) so that their other
+    /// payload types are not taken for video.
+    private var audioNotTaken: Set<Key> = []
+    static let maxAudioNotTaken = 4096
 
     /// The SDP's audio line's payload types, or without an SDP the static ones rtprecv takes.
     private func isAudio(_ payloadType: UInt8) -> Bool {

@@ -79,6 +79,20 @@ final class CallAudioTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0["media"] as? String == "audio" }.count, packets.filter { $0.payloadType == 0 }.count)
     }
 
+    /// --all-streams with video outputs only: the call's SSRC is audio, so its events on a dynamic
+    /// payload type start no video stream, and it is one audio stream when --wav asks for it.
+    func testEveryStreamTakesTheCallAsAudioAlone() throws {
+        let directory = try Harness.emptyDirectory("call-all-streams")
+        let video = try Harness.rtprecv(["--pcap", call.path, "--all-streams", "--out", directory.path + "/{ssrc}.h264"])
+        XCTAssertTrue(video.stderr.contains("0 video of 0 streams followed"), video.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+        let audio = try Harness.rtprecv(["--pcap", call.path, "--all-streams", "--wav", directory.path + "/{ssrc}.wav",
+                                         "--out", directory.path + "/{ssrc}.h264"])
+        XCTAssertEqual(audio.status, 0, audio.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["80774173.wav"], audio.stderr)
+        XCTAssertFalse(audio.stderr.contains("PT 101,"), audio.stderr)
+    }
+
     /// The WAV and the G.711 file last from the first voice packet to the end of the last, the
     /// silence included; in the WAV the silence is noise at the level the comfort noise packet gave.
     func testComfortNoiseKeepsTheTimelineAtItsLevel() throws {
