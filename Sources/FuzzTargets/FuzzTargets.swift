@@ -103,7 +103,7 @@ func fuzzCapture(_ bytes: UnsafeRawBufferPointer) {
           let linkType = capture.linkType else { return }
     for _ in 0..<10_000 {
         guard case .record(let record) = capture.next() else { break }
-        _ = try? FrameDecoder.udpDatagram(linkType: linkType, frame: record.bytes, originalLength: record.originalLength)
+        _ = try? LinkFrameDecoder.udpDatagram(linkType: linkType, frame: record.bytes, originalLength: record.originalLength)
     }
 }
 

@@ -33,10 +33,10 @@ extension CaptureFile {
             if let proceed, !proceed() { return false }
             let datagram: UDPDatagram
             do throws(FrameSkip) {
-                datagram = try FrameDecoder.udpDatagram(linkType: linkType, frame: record.bytes,
+                datagram = try LinkFrameDecoder.udpDatagram(linkType: linkType, frame: record.bytes,
                                                         originalLength: record.originalLength)
             } catch .notUDP {
-                guard let segment = try? FrameDecoder.tcpSegment(linkType: linkType, frame: record.bytes,
+                guard let segment = try? LinkFrameDecoder.tcpSegment(linkType: linkType, frame: record.bytes,
                                                                  originalLength: record.originalLength) else {
                     skipped[.notUDP, default: 0] += 1
                     return true

@@ -2,7 +2,7 @@ import XCTest
 @testable import RTPCore
 
 /// Link layer → IP → UDP, on hand-built frames.
-final class FrameDecoderTests: XCTestCase {
+final class LinkFrameDecoderTests: XCTestCase {
     /// IPv4 header (no options) + UDP header + payload, 10.0.0.1:4000 → 10.0.0.2:5004.
     private func ipv4UDP(payload: [UInt8], flags: UInt16 = 0x4000, udpLength: Int? = nil) -> [UInt8] {
         let total = 20 + 8 + payload.count
@@ -17,7 +17,7 @@ final class FrameDecoderTests: XCTestCase {
 
     private func decode(_ linkType: LinkType, _ frame: [UInt8], originalLength: Int? = nil) throws -> (UDPDatagram, [UInt8]) {
         try frame.withUnsafeBytes { raw in
-            let d = try FrameDecoder.udpDatagram(linkType: linkType, frame: raw, originalLength: originalLength ?? frame.count)
+            let d = try LinkFrameDecoder.udpDatagram(linkType: linkType, frame: raw, originalLength: originalLength ?? frame.count)
             return (d, Array(raw[d.payloadRange]))
         }
     }
@@ -71,12 +71,36 @@ final class FrameDecoderTests: XCTestCase {
         assertSkip(.rawIP, tcp, .notUDP)
     }
 
-    func testArbitraryFramesNeverTrap() {
+    /// A good frame with a few bytes changed and its end cut anywhere, under every link type: it
+    /// decodes to a payload inside the frame, or is skipped by reason; it never traps. Both outcomes
+    /// come many times, so the frames reach the IP and UDP layers.
+    func testMutatedFramesDecodeInsideTheFrameOrAreSkipped() {
+        var rng = SeededGenerator(state: 7)
+        let good = Array(repeating: 0, count: 12) + [0x08, 0x00] + ipv4UDP(payload: Array(0..<40))
+        var decoded = 0, skipped = 0
         for _ in 0..<20000 {
-            let bytes = (0..<Int.random(in: 0..<80)).map { _ in UInt8.random(in: 0...255) }
+            var frame = good
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                frame[Int.random(in: 0..<frame.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            }
+            frame.removeLast(Int.random(in: 0...8, using: &rng) == 0 ? Int.random(in: 0...frame.count, using: &rng) : 0)
             for linkType in [LinkType.ethernet, .linuxSLL, .linuxSLL2, .null, .rawIP, .ipv6] {
-                _ = try? decode(linkType, bytes)
+                do {
+                    let (d, payload) = try frame.withUnsafeBytes { raw in
+                        let d = try LinkFrameDecoder.udpDatagram(linkType: linkType, frame: raw, originalLength: frame.count)
+                        return (d, Array(raw[d.payloadRange]))
+                    }
+                    XCTAssertLessThanOrEqual(d.payloadRange.upperBound, frame.count)
+                    XCTAssertGreaterThanOrEqual(d.payloadRange.lowerBound, 8 + 20)  // past an IPv4 and a UDP header at least
+                    XCTAssertLessThanOrEqual(payload.count, 40 + 24)
+                    decoded += 1
+                } catch {
+                    XCTAssertNotNil(error as? FrameSkip, "\(error)")
+                    skipped += 1
+                }
             }
         }
+        XCTAssertGreaterThan(decoded, 5000)
+        XCTAssertGreaterThan(skipped, 5000)
     }
 }

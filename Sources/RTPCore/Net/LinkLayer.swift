@@ -47,7 +47,7 @@ public enum FrameSkip: String, Error, CaseIterable, Sendable {
     case malformed = "malformed IP or UDP header"
 }
 
-public enum FrameDecoder {
+public enum LinkFrameDecoder {
     @usableFromInline static let etherTypeIPv4: UInt16 = 0x0800
     @usableFromInline static let etherTypeIPv6: UInt16 = 0x86DD
     /// 802.1Q, 802.1ad and the older QinQ tag.
