@@ -23,8 +23,11 @@ let package = Package(
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         // The H.264 decoder and pixel-format conversion: Swift types that own the C objects.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
+        // An IP address and port: the one type the protocol core and the system calls both speak,
+        // below both, so that SystemIO depends on nothing else of ours.
+        .target(name: "NetworkAddress", swiftSettings: hotPath),
         // RTP, RFC 6184 and H.264 logic over byte buffers: no sockets, files or C libraries.
-        .target(name: "RTPCore", swiftSettings: hotPath),
+        .target(name: "RTPCore", dependencies: ["NetworkAddress"], swiftSettings: hotPath),
         // FLV (Adobe FLV v10.1) from access units: pure Swift over bytes.
         .target(name: "FLV", dependencies: ["RTPCore"]),
         // Capture files through libpcap.
@@ -34,7 +37,7 @@ let package = Package(
         // A SIGBUS handler for file mappings, which a signal handler's needs keep in C.
         .target(name: "CMappingGuard"),
         // File descriptors, sockets, mappings and errno: every syscall of the tool goes through here.
-        .target(name: "SystemIO", dependencies: ["RTPCore", "CRecvBatch", "CMappingGuard"]),
+        .target(name: "SystemIO", dependencies: ["NetworkAddress", "CRecvBatch", "CMappingGuard"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP"],
                 swiftSettings: hotPath),

@@ -1,6 +1,5 @@
 import CMappingGuard
 import Glibc
-import RTPCore
 
 /// A file, or standard output for "-", written with plain `write(2)`.
 ///
@@ -210,20 +209,10 @@ public final class OutputFile {
 public enum Terminal {
     public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
-    /// The secrets the run was given (passwords, keys), set once at the start, before any thread.
-    nonisolated(unsafe) private static var secrets: [String] = []
-
-    /// `secret` is never shown: every message and statistic is `masked`.
-    public static func keepSecret(_ secret: String) {
-        if !secret.isEmpty && !secrets.contains(secret) { secrets.append(secret) }
-    }
-
-    /// `text` as it may be shown: the run's secrets and any URL's password and query values masked.
-    public static func masked(_ text: String) -> String { CredentialMask.masked(text, secrets: secrets) }
-
-    /// Writes to standard error, masked, ignoring failure: there is nowhere left to report it.
-    public static func printError(_ text: String) {
-        var s = masked(text)
+    /// Writes `text` to standard error as it is, ignoring failure: there is nowhere left to report
+    /// it. (Messages go through `printError`, which masks secrets first.)
+    public static func writeError(_ text: String) {
+        var s = text
         s.withUTF8 { buffer in _ = Glibc.write(STDERR_FILENO, buffer.baseAddress, buffer.count) }
     }
 

@@ -1,5 +1,5 @@
 import Glibc
-import RTPCore
+import NetworkAddress
 
 /// Numeric IPv4/IPv6 addresses to and from the socket API's structures.
 public enum SocketAddress {

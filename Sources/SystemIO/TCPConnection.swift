@@ -1,5 +1,5 @@
 import Glibc
-import RTPCore
+import NetworkAddress
 
 /// A connection that could not be made or went away: what happened, in words.
 public struct ConnectionError: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Glibc
-import RTPCore
+import NetworkAddress
 
 /// A listening TCP socket (the metrics endpoint's): bound to a numeric address, non-blocking, so
 /// the event loop accepts only when poll(2) says a connection waits.

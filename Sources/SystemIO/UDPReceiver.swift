@@ -1,6 +1,6 @@
 import CRecvBatch
 import Glibc
-import RTPCore
+import NetworkAddress
 
 /// A UDP socket that receives in batches with `recvmmsg(2)` into buffers allocated once, and reads
 /// the kernel's drop counter (SO_RXQ_OVFL) from each batch. It blocks in recvmmsg itself, bounded by
