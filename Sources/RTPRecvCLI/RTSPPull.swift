@@ -134,7 +134,7 @@ final class RTSPPull {
         notes += sdp.warnings
         let taken = RTSPPull.mediaToTake(sdp, options: options)
         guard !taken.isEmpty else {
-            let lines = sdp.media.map { "m=\($0.media) \($0.formats.values.map(\.encodingName).joined(separator: "/"))" }
+            let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
             throw RunError(description: "\(url): the session has no H.264 or H.265 video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
         }
 

@@ -122,12 +122,12 @@ struct Replay {
                 + "taken as its media lines' (the DESCRIBE is the server's, whoever set it up)"
         }
         if skippedTotal > 0 {
-            summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped.map { ($0.key.rawValue, $0.value) })
+            summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped)
         }
         try run.report(Report.Input(
             summary: summary, warning: damage.map { "\(capture.path): \($0); kept everything before it" },
             json: [("capture", .string(capture.path)), ("records", .int(records)),
-                   ("skipped_frames", .object(skipped.map { ($0.key.rawValue, .int($0.value)) })),
+                   ("skipped_frames", Report.json(counts: skipped)),
                    ("tcp", .object([("packets", .int(tcp.frames)), ("skipped_bytes", .int(tcp.skippedBytes))]
                                    + Report.json(tcp.statistics.fields))),
                    ("truncated", damage.map(JSON.string) ?? .null)]))

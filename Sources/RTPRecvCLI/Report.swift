@@ -45,7 +45,7 @@ struct Report {
         let c = receiver.counters
         let invalid = c.invalidRTP.values.reduce(0, +)
         if invalid > 0 {
-            lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP.map { ($0.key.rawValue, $0.value) }))
+            lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP))
         }
         if streams.isEmpty {
             lines.append("  no H.264 or H.265 stream found")
@@ -60,7 +60,7 @@ struct Report {
                 lines.append("  other PTs  \(s.otherPayloadType) packets of other payload types on its SSRC, counted in its sequence")
             }
             if s.invalidPackets > 0 {
-                lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload.map { ($0.key.rawValue, $0.value) }))
+                lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload))
                 // Ciphertext sets the forbidden bit in half its packets; no sender sets it.
                 if security == nil, s.packets >= VideoPayloadInvalid.minimumPacketsForCiphertext, VideoPayloadInvalid.looksEncrypted(s.invalidPayload, packets: s.packets) {
                     lines.append("  encrypted (SRTP?): most payloads are no video at all; give the key with --srtp-key")
@@ -107,7 +107,7 @@ struct Report {
                 if audio.telephoneEventCount > 0 { lines.append("  events     " + Report.telephoneEvents(audio)) }
                 if !audio.invalid.isEmpty {
                     lines.append("  invalid    \(audio.invalid.values.reduce(0, +)): "
-                                 + Report.describe(audio.invalid.map { ($0.key.rawValue, $0.value) }))
+                                 + Report.describe(audio.invalid))
                 }
                 continue
             }
@@ -152,6 +152,10 @@ struct Report {
         }
         if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
         if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
+        if c.audioSSRCChanges > 0 { notes.append("\(c.audioSSRCChanges) audio SSRC changes") }
+        if c.retransmissions + c.retransmissionsUnmatched > 0 {
+            notes.append("\(c.retransmissions) retransmissions (RTX) unwrapped, \(c.retransmissionsUnmatched) of no stream followed")
+        }
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
         if let security {
             for (ssrc, c) in security.counters.sorted(by: { $0.key < $1.key }) {
@@ -190,7 +194,9 @@ struct Report {
         if let f = outputs.flv?.muxer.statistics {
             var line = "flv        \(f.framesWritten) frames (\(f.keyframesWritten) keyframes), \(f.sequenceHeaders) sequence headers"
             if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
+            if f.droppedBeforeKeyframe > 0 { line += ", \(f.droppedBeforeKeyframe) dropped before the first keyframe" }
             if f.droppedTooLarge > 0 { line += ", \(f.droppedTooLarge) too large for a tag (16 MiB) dropped" }
+            if f.droppedOtherCodec > 0 { line += ", \(f.droppedOtherCodec) of a codec other than the first (FLV cannot change) dropped" }
             if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
             if f.audioFramesWritten + f.audioFramesNotCarried > 0 {
                 line += "; \(f.audioFramesWritten) audio frames"
@@ -235,12 +241,17 @@ struct Report {
         var root = input.json
         root += [
             ("datagrams", .int(c.datagrams)),
-            ("invalid_rtp", .object(c.invalidRTP.map { ($0.key.rawValue, .int($0.value)) })),
+            ("invalid_rtp", Report.json(counts: c.invalidRTP)),
             ("other_port", .int(c.otherPort)),
             ("rtcp", .int(c.rtcp)),
             ("rtcp_packets", .object(RTCPPacket.Kind.allCases.map { ($0.rawValue, .int(c.rtcpPackets[$0] ?? 0)) })),
             ("streams_over_limit", .int(c.streamsOverLimit)),
             ("ssrc_changes", .int(c.ssrcChanges)),
+            ("audio_ssrc_changes", .int(c.audioSSRCChanges)),
+            ("other_ssrc", .int(c.otherSSRC)),
+            ("other_payload_type", .int(c.otherPayloadType)),
+            ("retransmissions", .int(c.retransmissions)),
+            ("retransmissions_unmatched", .int(c.retransmissionsUnmatched)),
             ("bytes_written", .int(outputs.bytesWritten)),
             ("segments", .int(outputs.segmentCount)),
             ("reopens", .int(outputs.reopens)),
@@ -254,7 +265,8 @@ struct Report {
             root.append(("flv", .object([
                 ("frames_written", .int(f.framesWritten)), ("keyframes_written", .int(f.keyframesWritten)),
                 ("sequence_headers", .int(f.sequenceHeaders)), ("dropped_after_loss", .int(f.droppedAfterLoss)),
-                ("dropped_too_large", .int(f.droppedTooLarge)),
+                ("dropped_before_keyframe", .int(f.droppedBeforeKeyframe)), ("dropped_too_large", .int(f.droppedTooLarge)),
+                ("dropped_other_codec", .int(f.droppedOtherCodec)),
                 ("timestamp_jumps", .int(f.timestampJumps)), ("bytes", .int(f.bytesWritten)),
                 ("audio_frames_written", .int(f.audioFramesWritten)), ("audio_frames_not_carried", .int(f.audioFramesNotCarried)),
                 ("audio_sequence_headers", .int(f.audioSequenceHeaders)), ("tags_retimed", .int(f.tagsRetimed)),
@@ -324,7 +336,7 @@ struct Report {
             ("source", s.source.map { .string($0.description) } ?? .null),
             ("destination", s.destination.map { .string($0.description) } ?? .null),
             ("jitter_ms", .double(s.jitterMilliseconds)),
-            ("invalid", .object(s.invalidPayload.map { ($0.key.rawValue, .int($0.value)) })),
+            ("invalid", Report.json(counts: s.invalidPayload)),
             ("frames_dropped", .object(FrameRecord.Reason.allCases.map { ($0.code, .int(s.frames.dropped($0))) })),
             ("interleaved", .bool(s.interleaved)),
             ("interleaving_depth", s.interleavingDepth.map { .object([("declared", .int($0.declared)), ("needed", .int($0.needed))]) } ?? .null),
@@ -348,7 +360,7 @@ struct Report {
             fields.append(("comfort_noise_spans", .int(audio.comfortNoiseSpans)))
             fields.append(("comfort_noise_ms", .int(Int(audio.comfortNoiseMilliseconds))))
             fields.append(("telephone_events", .array(audio.telephoneEvents.map { .string($0.name) })))
-            fields.append(("invalid_audio", .object(audio.invalid.map { ($0.key.rawValue, .int($0.value)) })))
+            fields.append(("invalid_audio", Report.json(counts: audio.invalid)))
         }
         if let video = s.video {
             fields.append(("codec", .string(video.codec.rawValue)))
@@ -423,7 +435,18 @@ struct Report {
     }
 
     static func describe(_ pairs: [(String, Int)]) -> String {
-        pairs.sorted { $0.1 > $1.1 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        // The most first; equal counts by name, so that the text is the same from run to run.
+        pairs.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+    }
+
+    /// Counts by reason, the most first.
+    static func describe<Reason: RawRepresentable<String>>(_ counts: [Reason: Int]) -> String {
+        describe(counts.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// Counts by reason as a JSON object, its keys in order (a dictionary has none of its own).
+    static func json<Reason: RawRepresentable<String>>(counts: [Reason: Int]) -> JSON {
+        .object(counts.map { ($0.key.rawValue, .int($0.value)) }.sorted { $0.0 < $1.0 })
     }
 
     private func format(_ value: Double) -> String {
