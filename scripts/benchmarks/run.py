@@ -4,6 +4,8 @@
     scripts/bench            full suite, writes BENCHMARKS.md (needs a release build; run by scripts/bench)
     scripts/bench --smoke    small sizes, one run, rtprecv only where peers are slow: checks that it all works
     scripts/bench --only S   one section (replay, decode, memory, live, streams), printed as JSON
+    RTPRECV_BASE=OLD scripts/bench --only live --rates max
+                             live at the blaster's maximum only, an earlier build in turns beside this one
 
 Figures: replay of a long 1080p capture (to /dev/null and to a file; as pcap, as pcapng and through a
 pipe) against GStreamer's pcapparse ! rtph264depay, cat and a bare pipe; live UDP from the project's blaster at fixed rates and at its
@@ -27,6 +29,9 @@ BIN = os.path.join(ROOT, ".build", "release", "rtprecv")
 WORK = os.path.join(ROOT, ".build", "bench")
 SOURCE_PCAP = os.path.join(ROOT, "captures", "ffmpeg-1080p.pcap")
 SOURCE_ES = os.path.join(ROOT, "captures", "ffmpeg-1080p.h264")
+# RTPRECV_BASE=path/to/rtprecv: an earlier build, run live in turns beside this one ("rtprecv-base"), to
+# tell a regression from the machine's drift. --rates 50000,max: the live rates to run.
+BASE = os.environ.get("RTPRECV_BASE")
 SMOKE = "--smoke" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
 RUNS = 1 if SMOKE else 3
@@ -209,7 +214,7 @@ def start_receiver(kind, port, out, sdp):
     if kind.startswith("rtprecv"):
         # rtprecv-null: the same receive path with nothing written, to tell its cost from the file's.
         target = "/dev/null" if kind == "rtprecv-null" else out
-        p = subprocess.Popen([BIN, "--port", str(port), "--bind", "127.0.0.1", "--out", target, "-q",
+        p = subprocess.Popen([BASE if kind == "rtprecv-base" else BIN, "--port", str(port), "--bind", "127.0.0.1", "--out", target, "-q",
                               "--stats-json", out + ".json", "--timeout", "1.5", "--exit-on-timeout"],
                              stderr=subprocess.PIPE)
     elif kind == "ffmpeg":
@@ -302,8 +307,12 @@ def median_row(runs):
 def bench_live(results):
     repeats = 10 if SMOKE else 60
     rates = ["100000"] if SMOKE else ["50000", "100000", "150000", "max"]
+    if "--rates" in sys.argv[:-1]:
+        rates = sys.argv[sys.argv.index("--rates") + 1].split(",")
     kinds = (["floor", "floor-write", "rtprecv"] if SMOKE
              else ["floor", "floor-write", "rtprecv", "rtprecv-null", "ffmpeg", "gstreamer"])
+    if BASE:
+        kinds.append("rtprecv-base")
     port = 25000 + os.getpid() % 10000
     sdp = os.path.join(WORK, "live.sdp")
     with open(sdp, "w") as f:
