@@ -8,7 +8,8 @@
 /// slice order), which §7.4.1.2.4's comparison with the picture's first slice tells. Parameter sets
 /// and SEI that arrive without a picture are carried into the next access unit. Bytes are copied
 /// once, from the packet into a reused buffer, or not at all when the packets' memory outlives the
-/// access unit (see `AccessUnitBuffer`).
+/// access unit (see `AccessUnitBuffer`); `AccessUnitCollector` keeps those books, this type the
+/// rules of H.264.
 public final class AccessUnitAssembler {
     public typealias NALRecord = NALUnitRecord
     public typealias PPSIdSet = ParameterSetIdSet
@@ -49,23 +50,17 @@ public final class AccessUnitAssembler {
         public var isDamaged: Bool { damage != nil }
     }
 
-    public let maxAccessUnitBytes: Int
-    public let maxNALUnits: Int
+    public var maxAccessUnitBytes: Int { units.maxAccessUnitBytes }
+    public var maxNALUnits: Int { units.maxNALUnits }
     public let parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
 
-    private let buffer: AccessUnitBuffer
-    private var nals: [NALRecord] = []
-    private var open = false
-    private var timestamp: UInt32 = 0
-    private var hasVCL = false
-    private var damage: AccessUnitDamage?
+    private let units: AccessUnitCollector
     /// The packet whose units come in now; the depacketizer sets it.
-    public var packet: Int64 = 0
-    private var span = PacketSpan()
-    /// The packets before the tentative boundary: the access unit's, should the boundary hold.
-    private var spanBeforeBoundary: PacketSpan?
-    private var nalFirstPacket: Int64 = 0
+    public var packet: Int64 {
+        get { units.packet }
+        set { units.packet = newValue }
+    }
     private var nalRefIdc: UInt8?
     private var slicePPSIds = PPSIdSet()
     private var slicesParsed = true
@@ -74,24 +69,14 @@ public final class AccessUnitAssembler {
     /// The first slice's header byte and the start of its body: enough for its slice header, kept
     /// so that reading it later reads nothing of the access unit's pieces.
     private var firstSliceHead: [UInt8] = []
-    private var lossSinceLastAccessUnit = false
     /// A piece of an IDR slice was lost (or dropped, unfinished or too large): the damaged access
     /// unit was a keyframe.
     private var lostIDRSlice = false
-    /// Where a run of SEI/SPS/PPS after the slices began: the next picture starts there if a slice
-    /// with first_mb_in_slice 0 follows, while more slices of this picture mean it belongs here
-    /// (rtph264pay repeats SPS/PPS between the slices of an IDR picture).
-    private var tentativeBoundary: Int?
-    private var nalStart: Int?
-    private var nalType: UInt8 = 0
     /// pic_parameter_set_id of the access unit's first slice, read as it arrives.
     private var firstSlicePPSId: UInt32?
     /// A slice of the access unit begins at macroblock 0.
     private var hasFirstMacroblock = false
-    /// Loss noted before the next access unit opened: it lost something at its head.
-    private var pendingHeadDamage: AccessUnitDamage?
     private var pendingRefIdc: UInt8?
-    private var markersSeen = false
     /// The first NAL types of whole access units seen so far (bit n for type n), for IDR and other
     /// pictures: tells whether a packet after a loss can be the true start of an access unit.
     private var leadingTypesIDR: UInt32 = 0
@@ -104,17 +89,14 @@ public final class AccessUnitAssembler {
     public private(set) var repeatedParameterSetsRemoved = 0
 
     public init(maxAccessUnitBytes: Int, maxNALUnits: Int = 16384) {
-        self.maxAccessUnitBytes = maxAccessUnitBytes
-        self.maxNALUnits = maxNALUnits
-        buffer = AccessUnitBuffer(capacity: min(maxAccessUnitBytes, 1 << 20))
-        nals.reserveCapacity(64)
+        units = AccessUnitCollector(maxAccessUnitBytes: maxAccessUnitBytes, maxNALUnits: maxNALUnits)
     }
 
     /// Whether the access unit in progress refers to bytes in `memory` (see `beginNAL`'s `borrowing`).
-    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { buffer.refers(to: memory) }
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { units.refers(to: memory) }
 
     /// Copies what the access unit in progress holds of `memory`, which may then be reused.
-    public func stopReferring(to memory: UnsafeRawBufferPointer) { buffer.copyViews(pointingInto: memory) }
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { units.stopReferring(to: memory) }
 
     // MARK: NAL units
 
@@ -126,32 +108,28 @@ public final class AccessUnitAssembler {
         let type = nalUnitType(header)
         let slice = NALUnitType.isVCL(type) ? SliceHeaderPrefix(header: header, body: body) : nil
         let atFirstMacroblock = slice?.firstMbInSlice == 0
-        if open {
-            if ts != timestamp {
+        if units.isOpen {
+            if ts != units.timestamp {
                 try finish()
-            } else if hasVCL {
+            } else if units.hasVCL {
+                // A run of SEI/SPS/PPS after the slices: the next picture starts there if a slice
+                // with first_mb_in_slice 0 follows, while more slices of this picture mean it belongs
+                // here (rtph264pay repeats SPS/PPS between the slices of an IDR picture).
                 if type == NALUnitType.accessUnitDelimiter {
                     try finish()
                 } else if NALUnitType.startsAccessUnit(type) {
-                    if tentativeBoundary == nil {
-                        tentativeBoundary = nals.count
-                        spanBeforeBoundary = span
-                    }
+                    units.markTentativeBoundary()
                 } else if NALUnitType.isVCL(type) {
                     if atFirstMacroblock && (hasFirstMacroblock || !samePicture(header: header, body: body)) {
-                        try finish(before: tentativeBoundary ?? nals.count)
-                    } else if let boundary = tentativeBoundary {
+                        try finish(before: units.tentativeBoundary ?? units.nals.count)
+                    } else if let boundary = units.tentativeBoundary {
                         removeRepeatedParameterSets(from: boundary)
-                        tentativeBoundary = nil
-                        spanBeforeBoundary = nil
+                        units.dropTentativeBoundary()
                     }
                 }
             }
         }
-        if !open { openAccessUnit(at: ts) }
-        span.add(packet)
-        nalFirstPacket = packet
-        nalType = type
+        if !units.isOpen { openAccessUnit(at: ts) }
         if NALUnitType.isVCL(type) {
             let isSlice = type == NALUnitType.idrSlice || type == NALUnitType.nonIDRSlice
             if isSlice {
@@ -165,67 +143,49 @@ public final class AccessUnitAssembler {
                 }
                 if let slice { slicePPSIds.insert(slice.picParameterSetId) } else { slicesParsed = false }
             }
-            if !hasVCL { startsAtFirstMacroblock = atFirstMacroblock }
+            if !units.hasVCL { startsAtFirstMacroblock = atFirstMacroblock }
             if atFirstMacroblock { hasFirstMacroblock = true }
             noteRefIdc(header)
-            hasVCL = true
+            units.hasVCL = true
             // Evidence of H.264: slices (not data partitions, which H.265's headers pose as) that parse.
             if isSlice && slice != nil { slicesSeen += 1 }
         }
-        guard buffer.count + 5 + body.count <= maxAccessUnitBytes, nals.count < maxNALUnits else {
-            oversize()
-            return
-        }
-        nalStart = buffer.count
         // A 4-byte start code on every NAL unit: always valid, and what --out promises.
-        buffer.appendStartCode(header: header)
-        // Only slices are borrowed: everything else is read again (parameter sets, SEI).
-        buffer.append(body, borrowing: borrowing && NALUnitType.isVCL(type))
+        let started = units.startNAL(type: type, isVCL: NALUnitType.isVCL(type), headerSize: 1, body: body,
+                                     borrowing: borrowing) { $0.appendStartCode(header: header) }
+        if !started { noteDroppedNAL() }
     }
 
     /// Appends a later fragment to the NAL unit begun last.
     @inline(__always)
     public func appendNAL(_ bytes: UnsafeRawBufferPointer, borrowing: Bool = false) {
-        guard nalStart != nil else { return }
-        span.add(packet)
-        guard buffer.count + bytes.count <= maxAccessUnitBytes else {
-            oversize()
-            return
-        }
-        buffer.append(bytes, borrowing: borrowing && NALUnitType.isVCL(nalType))
+        if !units.appendNAL(bytes, borrowing: borrowing) { noteDroppedNAL() }
     }
 
     public func endNAL() {
-        guard let start = nalStart else { return }
-        nalStart = nil
-        nals.append(NALRecord(offset: start, length: buffer.count - start, type: nalType,
-                              firstPacket: nalFirstPacket, lastPacket: packet))
-        if nalType == NALUnitType.sps || nalType == NALUnitType.pps {
-            buffer.withBytes(start + 4..<buffer.count) { nal in
-                guard let stored = parameterSets.store(nal: nal) else { return }
-                if stored.replaced { parameterSetChanges += 1 }
-                if stored.isSPS { spsSeen += 1 }
-            }
+        guard let record = units.endNAL(), record.type == NALUnitType.sps || record.type == NALUnitType.pps else { return }
+        units.withBytes(record.offset + 4..<record.offset + record.length) { nal in
+            guard let stored = parameterSets.store(nal: nal) else { return }
+            if stored.replaced { parameterSetChanges += 1 }
+            if stored.isSPS { spsSeen += 1 }
         }
     }
 
     /// SPS and PPS repeated between the slices of one picture, byte for byte the same as ones earlier
     /// in the access unit, are dropped: decoders take them for the start of a new picture.
     private func removeRepeatedParameterSets(from start: Int) {
-        var index = nals.count - 1
+        var index = units.nals.count - 1
         while index >= start {
-            let record = nals[index]
+            let record = units.nals[index]
             if record.type == NALUnitType.sps || record.type == NALUnitType.pps {
-                let repeated = buffer.withBytes(record.offset..<record.offset + record.length) { bytes in
-                    nals[0..<start].contains { earlier in
+                let repeated = units.withBytes(record.offset..<record.offset + record.length) { bytes in
+                    units.nals[0..<start].contains { earlier in
                         earlier.type == record.type && earlier.length == record.length
-                            && buffer.withBytes(earlier.offset..<earlier.offset + earlier.length) { $0.hasSameBytes(as: bytes) }
+                            && units.withBytes(earlier.offset..<earlier.offset + earlier.length) { $0.hasSameBytes(as: bytes) }
                     }
                 }
                 if repeated {
-                    buffer.remove(record.offset..<record.offset + record.length)
-                    nals.remove(at: index)
-                    for i in index..<nals.count { nals[i].offset -= record.length }
+                    units.removeNAL(at: index)
                     repeatedParameterSetsRemoved += 1
                 }
             }
@@ -262,30 +222,13 @@ public final class AccessUnitAssembler {
 
     /// Drops the NAL unit begun last: a piece of it is missing.
     public func abortNAL() {
-        guard let start = nalStart else { return }
-        buffer.remove(start..<buffer.count)
-        nalStart = nil
-        if nalType == NALUnitType.idrSlice { lostIDRSlice = true }
-        addDamage(.unfinishedFragment, beforeFirstSlice: !hasVCL)
+        if units.abortNAL() { noteDroppedNAL() }
     }
 
-    private func oversize() {
-        if let start = nalStart { buffer.remove(start..<buffer.count) }
-        nalStart = nil
-        if nalType == NALUnitType.idrSlice { lostIDRSlice = true }
-        addDamage(.overMaxFrameBytes, beforeFirstSlice: false)
-    }
-
-    private func addDamage(_ reason: FrameRecord.Reason, missing: Int = 0, beforeFirstSlice: Bool) {
-        var d = damage ?? AccessUnitDamage()
-        d.add(reason, missing: missing, beforeFirstSlice: beforeFirstSlice)
-        damage = d
-    }
-
-    private func addPendingHeadDamage(_ reason: FrameRecord.Reason, missing: Int = 0, beforeFirstSlice: Bool = true) {
-        var d = pendingHeadDamage ?? AccessUnitDamage()
-        d.add(reason, missing: missing, beforeFirstSlice: beforeFirstSlice)
-        pendingHeadDamage = d
+    /// The NAL unit begun last was dropped (incomplete, or over a bound): if it was an IDR slice,
+    /// the damaged access unit was a keyframe.
+    private func noteDroppedNAL() {
+        if units.nalType == NALUnitType.idrSlice { lostIDRSlice = true }
     }
 
     private func noteRefIdc(_ header: UInt8) {
@@ -297,8 +240,8 @@ public final class AccessUnitAssembler {
     @inline(__always)
     public func endOfPacket(marker: Bool) throws {
         guard marker else { return }
-        markersSeen = true
-        if open { try finish(atMarker: true) }
+        units.noteMarker()
+        if units.isOpen { try finish() }
     }
 
     /// `missing` packets (or, in the interleaved mode, decoding order numbers) are missing before
@@ -307,24 +250,24 @@ public final class AccessUnitAssembler {
     /// (at its head when no slice of it has come yet), or the open one and the next.
     public func noteLoss(before ts: UInt32, leading: (header: UInt8, body: UnsafeRawBufferPointer)?,
                          missing: Int, reason: FrameRecord.Reason = .missingPackets) throws {
-        if open {
-            if ts == timestamp {
-                addDamage(reason, missing: missing, beforeFirstSlice: !hasVCL)
-                lossSinceLastAccessUnit = true
+        if units.isOpen {
+            if ts == units.timestamp {
+                units.addDamage(reason, missing: missing, beforeFirstSlice: !units.hasVCL)
+                units.lossSinceLastAccessUnit = true
                 return
             }
             // Whatever was lost may have been this access unit's end.
-            addDamage(reason, missing: missing, beforeFirstSlice: false)
+            units.addDamage(reason, missing: missing, beforeFirstSlice: false)
             try finish()
-            lossSinceLastAccessUnit = true
+            units.lossSinceLastAccessUnit = true
             // One packet lost where a marker was due: most likely the one that carried it, so a
             // plausible first unit starts the next access unit whole.
-            if reason == .missingPackets && missing == 1 && markersSeen && startsPlausibly(leading) { return }
+            if reason == .missingPackets && missing == 1 && units.markersSeen && startsPlausibly(leading) { return }
         }
-        lossSinceLastAccessUnit = true
+        units.lossSinceLastAccessUnit = true
         // Carried parameter sets, or a first unit that is not how this stream's access units begin:
         // what was lost belonged to the next access unit.
-        if !buffer.isEmpty || !startsCleanly(leading) { addPendingHeadDamage(reason, missing: missing) }
+        if !units.isEmpty || !startsCleanly(leading) { units.addPendingHeadDamage(reason, missing: missing) }
     }
 
     /// A fragment of a unit not begun here (`header` rebuilt from its FU indicator and header): its
@@ -333,12 +276,12 @@ public final class AccessUnitAssembler {
     /// accounted for even if nothing of it but such fragments came.
     public func noteStrayFragment(header: UInt8, timestamp ts: UInt32, startLost: Bool = true) throws {
         let isVCL = NALUnitType.isVCL(nalUnitType(header))
-        lossSinceLastAccessUnit = true
-        if open && ts != timestamp { try finish() }
-        if !open { openAccessUnit(at: ts) }
-        span.add(packet)
+        units.lossSinceLastAccessUnit = true
+        if units.isOpen && ts != units.timestamp { try finish() }
+        if !units.isOpen { openAccessUnit(at: ts) }
+        units.notePacket()
         notePiece(header)
-        addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !hasVCL && !isVCL)
+        units.addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !units.hasVCL && !isVCL)
     }
 
     /// A unit of the packet now arriving is lost (one that ran past its aggregation packet, `header`
@@ -346,21 +289,18 @@ public final class AccessUnitAssembler {
     public func noteLostUnit(header: UInt8?, reason: FrameRecord.Reason) {
         // An unknown unit may have been a slice.
         let isVCL = header.map { NALUnitType.isVCL(nalUnitType($0)) } ?? true
-        guard open else {
-            addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
+        guard units.isOpen else {
+            units.addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
             return
         }
-        span.add(packet)
+        units.notePacket()
         if let header { notePiece(header) }
-        addDamage(reason, beforeFirstSlice: !hasVCL && !isVCL)
+        units.addDamage(reason, beforeFirstSlice: !units.hasVCL && !isVCL)
     }
 
     private func openAccessUnit(at ts: UInt32) {
-        open = true
-        timestamp = ts
-        if let pending = pendingHeadDamage { damage = damage.map { $0.merged(with: pending) } ?? pending }
+        units.open(at: ts)
         nalRefIdc = pendingRefIdc
-        pendingHeadDamage = nil
         pendingRefIdc = nil
     }
 
@@ -397,9 +337,9 @@ public final class AccessUnitAssembler {
     /// Ends the stream: a NAL unit in progress is incomplete, and so is an access unit without its
     /// marker when the sender uses markers.
     public func flush() throws {
-        if nalStart != nil { abortNAL() }
-        if open {
-            if markersSeen { addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
+        abortNAL()
+        if units.isOpen {
+            if units.markersSeen { units.addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
             try finish()
         }
         reset()
@@ -409,60 +349,36 @@ public final class AccessUnitAssembler {
 
     /// Hands on the access unit made of the NAL units before index `boundary`; those from
     /// `boundary` on (SEI and parameter sets of the next picture) are carried into the next one.
-    private func finish(before boundary: Int? = nil, atMarker: Bool = false) throws {
-        if nalStart != nil { abortNAL() }
-        open = false
-        tentativeBoundary = nil
+    private func finish(before boundary: Int? = nil) throws {
+        abortNAL()
+        units.close()
         // No picture yet: carry the parameter sets and SEI into the next access unit. A damaged group
         // without slices was a picture whose slices were lost (such units carry their access unit's
         // timestamp, RFC 6184 §5.1): report it.
-        guard hasVCL || damage != nil else { return }
-        let end = boundary ?? nals.count
-        let byteEnd = end < nals.count ? nals[end].offset : buffer.count
-        var assembled = describe(nals[0..<end])
-        assembled.byteCount = byteEnd
-        var carried = PacketSpan()
-        if end < nals.count, let before = spanBeforeBoundary {
-            for record in nals[end...] {
-                for p in record.firstPacket...max(record.firstPacket, record.lastPacket) { carried.add(p) }
+        guard units.hasVCL || units.damage != nil else { return }
+        let carried = try units.handOn(before: boundary, describe: { records, byteCount, packets in
+            var assembled = describe(records)
+            assembled.byteCount = byteCount
+            assembled.packets = packets
+            if assembled.damage == nil, let first = records.first {
+                // The first unit, and the first after SEI, which some senders put only in front of the first IDR.
+                var types: UInt32 = 1 << first.type
+                if let afterSEI = records.first(where: { $0.type != NALUnitType.sei }) { types |= 1 << afterSEI.type }
+                if assembled.isIDR { leadingTypesIDR |= types } else { leadingTypesOther |= types }
             }
-            assembled.packets = before
-        }
-        if assembled.damage == nil, let first = nals.first {
-            // The first unit, and the first after SEI, which some senders put only in front of the first IDR.
-            var types: UInt32 = 1 << first.type
-            if let afterSEI = nals[0..<end].first(where: { $0.type != NALUnitType.sei }) { types |= 1 << afterSEI.type }
-            if assembled.isIDR { leadingTypesIDR |= types } else { leadingTypesOther |= types }
-        }
-        try buffer.withPieces(upTo: byteEnd) { pieces in
-            try nals.withUnsafeBufferPointer { records in
-                assembled.pieces = pieces
-                assembled.nalUnits = UnsafeBufferPointer(rebasing: records[0..<end])
-                try onAccessUnit(assembled)
-            }
-        }
-        lossSinceLastAccessUnit = false
-        if end < nals.count {
-            buffer.removeFirst(byteEnd)
-            nals.removeSubrange(0..<end)
-            for i in nals.indices { nals[i].offset -= byteEnd }
-            // What was lost may have been in the units carried on.
-            if let d = damage { addPendingHeadDamage(d.reasons.first ?? .missingPackets, missing: d.missingPackets) }
-            forgetPicture()
-            span = carried
-        } else {
-            reset()
-        }
+            return assembled
+        }, to: onAccessUnit)
+        if carried { forgetPicture() } else { reset() }
     }
 
     /// What the NAL units of an access unit say about it, read once at its end.
     private func describe(_ records: ArraySlice<NALRecord>) -> Assembled {
         var a = Assembled(
-            timestamp: timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: 0,
-            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: damage, isIDR: false,
+            timestamp: units.timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: 0,
+            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: units.damage, isIDR: false,
             hasRecoveryPoint: false, firstSlicePPSId: firstSlicePPSId, spsIds: 0, ppsIds: PPSIdSet(),
             slicePPSIds: slicePPSIds, slicesParsed: slicesParsed, startsAtFirstMacroblock: startsAtFirstMacroblock,
-            nalRefIdc: nalRefIdc, frameNum: frameNum, followsLoss: lossSinceLastAccessUnit, packets: span)
+            nalRefIdc: nalRefIdc, frameNum: frameNum, followsLoss: units.lossSinceLastAccessUnit, packets: units.span)
         a.isIDR = lostIDRSlice
         for record in records {
             let nal = record.offset + 4..<record.offset + record.length
@@ -470,12 +386,12 @@ public final class AccessUnitAssembler {
             case NALUnitType.idrSlice:
                 a.isIDR = true
             case NALUnitType.sei:
-                if buffer.withBytes(nal, { SEI.containsRecoveryPoint(nal: $0) }) { a.hasRecoveryPoint = true }
+                if units.withBytes(nal, { SEI.containsRecoveryPoint(nal: $0) }) { a.hasRecoveryPoint = true }
             case NALUnitType.sps:
-                let id = buffer.withBytes(nal) { parameterSets.cachedSPSId(nal: $0) ?? SequenceParameterSet(nal: $0)?.seqParameterSetId }
+                let id = units.withBytes(nal) { parameterSets.cachedSPSId(nal: $0) ?? SequenceParameterSet(nal: $0)?.seqParameterSetId }
                 if let id { a.spsIds |= 1 << id }
             case NALUnitType.pps:
-                if let ids = buffer.withBytes(nal, { PictureParameterSetIds(nal: $0) }) { a.ppsIds.insert(ids.picParameterSetId) }
+                if let ids = units.withBytes(nal, { PictureParameterSetIds(nal: $0) }) { a.ppsIds.insert(ids.picParameterSetId) }
             default:
                 break
             }
@@ -485,36 +401,30 @@ public final class AccessUnitAssembler {
 
     /// Forgets what the slices so far said (the NAL units carried into the next access unit stay).
     private func forgetPicture() {
-        hasVCL = false
+        units.forgetPicture()
         firstSlicePPSId = nil
         hasFirstMacroblock = false
-        damage = nil
         nalRefIdc = nil
         slicePPSIds = PPSIdSet()
         slicesParsed = true
         startsAtFirstMacroblock = false
         frameNum = nil
-        spanBeforeBoundary = nil
         lostIDRSlice = false
     }
 
     private func reset() {
-        buffer.removeAll()
-        nals.removeAll(keepingCapacity: true)
-        open = false
+        units.reset()
         forgetPicture()
-        span = PacketSpan()
-        tentativeBoundary = nil
-        nalStart = nil
     }
 
     /// Forgets the access unit in progress and the learned stream habits (after a source restart).
     public func restart() {
         reset()
-        pendingHeadDamage = nil
+        units.restart()
         pendingRefIdc = nil
-        lossSinceLastAccessUnit = false
         leadingTypesIDR = 0
         leadingTypesOther = 0
     }
 }
+
+extension AccessUnitAssembler.Assembled: HandedOnAccessUnit {}

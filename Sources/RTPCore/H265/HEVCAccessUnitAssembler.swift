@@ -7,6 +7,7 @@
 /// slice segments of one picture, so the boundary they make holds only if the next slice segment
 /// begins a picture. Units of other layers (nuh_layer_id > 0) stay in the access unit of the base
 /// picture. Parameter sets and SEI that arrive without a picture are carried into the next one.
+/// `AccessUnitCollector` keeps the books, this type the rules of H.265.
 public final class HEVCAccessUnitAssembler {
     /// A finished access unit, valid only during the delegate call.
     public struct Assembled {
@@ -50,37 +51,24 @@ public final class HEVCAccessUnitAssembler {
         member < 32 ? (member < 16 ? .vps : .sps, Int(member % 16)) : (.pps, Int(member - 32))
     }
 
-    public let maxAccessUnitBytes: Int
-    public let maxNALUnits: Int
+    public var maxAccessUnitBytes: Int { units.maxAccessUnitBytes }
+    public var maxNALUnits: Int { units.maxNALUnits }
     public let parameterSets = HEVCParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
     /// The packet whose units come in now; the depacketizer sets it.
-    public var packet: Int64 = 0
+    public var packet: Int64 {
+        get { units.packet }
+        set { units.packet = newValue }
+    }
 
-    private let buffer: AccessUnitBuffer
-    private var nals: [NALUnitRecord] = []
-    private var open = false
-    private var timestamp: UInt32 = 0
-    private var hasVCL = false
-    private var damage: AccessUnitDamage?
-    private var span = PacketSpan()
-    private var spanBeforeBoundary: PacketSpan?
-    private var nalFirstPacket: Int64 = 0
-    private var nalStart: Int?
-    private var nalType: UInt8 = 0
+    private let units: AccessUnitCollector
     private var pictureType: UInt8?
     private var temporalId = 0
     private var firstSlicePPSId: UInt32?
     private var slicePPSIds = ParameterSetIdSet()
     private var slicesParsed = true
     private var startsAtFirstSlice = false
-    /// Where a run of AUD/VPS/SPS/PPS/prefix SEI after the slices began: the next picture starts
-    /// there if a slice segment that begins a picture follows.
-    private var tentativeBoundary: Int?
-    private var lossSinceLastAccessUnit = false
-    private var pendingHeadDamage: AccessUnitDamage?
     private var pendingPicture: (type: UInt8, temporalId: Int)?
-    private var markersSeen = false
     /// The first NAL types of whole access units so far (bit n for type n, types below 64), for IRAP
     /// and other pictures: whether a packet after a loss can be the true start of an access unit.
     private var leadingTypesIRAP: UInt64 = 0
@@ -92,14 +80,11 @@ public final class HEVCAccessUnitAssembler {
     public private(set) var slicesSeen = 0
 
     public init(maxAccessUnitBytes: Int, maxNALUnits: Int = 16384) {
-        self.maxAccessUnitBytes = maxAccessUnitBytes
-        self.maxNALUnits = maxNALUnits
-        buffer = AccessUnitBuffer(capacity: min(maxAccessUnitBytes, 1 << 20))
-        nals.reserveCapacity(64)
+        units = AccessUnitCollector(maxAccessUnitBytes: maxAccessUnitBytes, maxNALUnits: maxNALUnits)
     }
 
-    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { buffer.refers(to: memory) }
-    public func stopReferring(to memory: UnsafeRawBufferPointer) { buffer.copyViews(pointingInto: memory) }
+    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { units.refers(to: memory) }
+    public func stopReferring(to memory: UnsafeRawBufferPointer) { units.stopReferring(to: memory) }
 
     // MARK: NAL units
 
@@ -112,31 +97,26 @@ public final class HEVCAccessUnitAssembler {
         let baseLayer = header.layerId == 0
         let slice = isVCL ? HEVCSliceSegmentHeaderPrefix(type: type, body: body) : nil
         let beginsPicture = slice?.firstSliceSegmentInPicFlag == true
-        if open {
-            if ts != timestamp {
+        if units.isOpen {
+            if ts != units.timestamp {
                 try finish()
-            } else if hasVCL && baseLayer {
+            } else if units.hasVCL && baseLayer {
+                // A run of AUD/VPS/SPS/PPS/prefix SEI after the slices: the next picture starts
+                // there if a slice segment that begins a picture follows.
                 if type == HEVCNALUnitType.accessUnitDelimiter {
                     try finish()
                 } else if HEVCNALUnitType.startsAccessUnit(type) {
-                    if tentativeBoundary == nil {
-                        tentativeBoundary = nals.count
-                        spanBeforeBoundary = span
-                    }
+                    units.markTentativeBoundary()
                 } else if isVCL {
                     if beginsPicture {
-                        try finish(before: tentativeBoundary ?? nals.count)
+                        try finish(before: units.tentativeBoundary ?? units.nals.count)
                     } else {
-                        tentativeBoundary = nil
-                        spanBeforeBoundary = nil
+                        units.dropTentativeBoundary()
                     }
                 }
             }
         }
-        if !open { openAccessUnit(at: ts) }
-        span.add(packet)
-        nalFirstPacket = packet
-        nalType = type
+        if !units.isOpen { openAccessUnit(at: ts) }
         if isVCL {
             if let slice {
                 if firstSlicePPSId == nil { firstSlicePPSId = slice.slicePicParameterSetId }
@@ -146,70 +126,34 @@ public final class HEVCAccessUnitAssembler {
                 slicesParsed = false
             }
             if baseLayer {
-                if !hasVCL { startsAtFirstSlice = beginsPicture }
+                if !units.hasVCL { startsAtFirstSlice = beginsPicture }
                 notePicture(header)
             }
-            hasVCL = true
+            units.hasVCL = true
         }
-        guard buffer.count + 6 + body.count <= maxAccessUnitBytes, nals.count < maxNALUnits else {
-            oversize()
-            return
-        }
-        nalStart = buffer.count
-        buffer.appendStartCode(header: header.byte0, header.byte1)
         // Only slice data is borrowed: everything else is read again.
-        buffer.append(body, borrowing: borrowing && isVCL)
+        _ = units.startNAL(type: type, isVCL: isVCL, headerSize: 2, body: body, borrowing: borrowing) {
+            $0.appendStartCode(header: header.byte0, header.byte1)
+        }
     }
 
     /// Appends a later fragment to the NAL unit begun last.
     public func appendNAL(_ bytes: UnsafeRawBufferPointer, borrowing: Bool = false) {
-        guard nalStart != nil else { return }
-        span.add(packet)
-        guard buffer.count + bytes.count <= maxAccessUnitBytes else {
-            oversize()
-            return
-        }
-        buffer.append(bytes, borrowing: borrowing && HEVCNALUnitType.isVCL(nalType))
+        _ = units.appendNAL(bytes, borrowing: borrowing)
     }
 
     public func endNAL() {
-        guard let start = nalStart else { return }
-        nalStart = nil
-        nals.append(NALUnitRecord(offset: start, length: buffer.count - start, type: nalType,
-                                  firstPacket: nalFirstPacket, lastPacket: packet))
-        if HEVCParameterSetCache.Kind.of(type: nalType) != nil {
-            buffer.withBytes(start + 4..<buffer.count) { nal in
-                guard let stored = parameterSets.store(nal: nal) else { return }
-                if stored.replaced { parameterSetChanges += 1 }
-                if stored.kind == .sps { spsSeen += 1 }
-            }
+        guard let record = units.endNAL(), HEVCParameterSetCache.Kind.of(type: record.type) != nil else { return }
+        units.withBytes(record.offset + 4..<record.offset + record.length) { nal in
+            guard let stored = parameterSets.store(nal: nal) else { return }
+            if stored.replaced { parameterSetChanges += 1 }
+            if stored.kind == .sps { spsSeen += 1 }
         }
     }
 
     /// Drops the NAL unit begun last: a piece of it is missing.
     public func abortNAL() {
-        guard let start = nalStart else { return }
-        buffer.remove(start..<buffer.count)
-        nalStart = nil
-        addDamage(.unfinishedFragment, beforeFirstSlice: !hasVCL)
-    }
-
-    private func oversize() {
-        if let start = nalStart { buffer.remove(start..<buffer.count) }
-        nalStart = nil
-        addDamage(.overMaxFrameBytes, beforeFirstSlice: false)
-    }
-
-    private func addDamage(_ reason: FrameRecord.Reason, missing: Int = 0, beforeFirstSlice: Bool) {
-        var d = damage ?? AccessUnitDamage()
-        d.add(reason, missing: missing, beforeFirstSlice: beforeFirstSlice)
-        damage = d
-    }
-
-    private func addPendingHeadDamage(_ reason: FrameRecord.Reason, missing: Int = 0, beforeFirstSlice: Bool = true) {
-        var d = pendingHeadDamage ?? AccessUnitDamage()
-        d.add(reason, missing: missing, beforeFirstSlice: beforeFirstSlice)
-        pendingHeadDamage = d
+        units.abortNAL()
     }
 
     /// A base-layer slice segment (or a lost piece of one) says what its picture is.
@@ -223,8 +167,8 @@ public final class HEVCAccessUnitAssembler {
 
     public func endOfPacket(marker: Bool) throws {
         guard marker else { return }
-        markersSeen = true
-        if open { try finish() }
+        units.noteMarker()
+        if units.isOpen { try finish() }
     }
 
     /// `missing` packets (or DONs) are missing before the one now arriving with `timestamp`, whose
@@ -232,54 +176,51 @@ public final class HEVCAccessUnitAssembler {
     /// as H.264's assembler does.
     public func noteLoss(before ts: UInt32, leading: (header: HEVCNALHeader, body: UnsafeRawBufferPointer)?,
                          missing: Int, reason: FrameRecord.Reason = .missingPackets) throws {
-        lossSinceLastAccessUnit = true
-        if open {
-            if ts == timestamp {
-                addDamage(reason, missing: missing, beforeFirstSlice: !hasVCL)
+        units.lossSinceLastAccessUnit = true
+        if units.isOpen {
+            if ts == units.timestamp {
+                units.addDamage(reason, missing: missing, beforeFirstSlice: !units.hasVCL)
                 return
             }
-            addDamage(reason, missing: missing, beforeFirstSlice: false)
+            units.addDamage(reason, missing: missing, beforeFirstSlice: false)
             try finish()
-            lossSinceLastAccessUnit = true
+            units.lossSinceLastAccessUnit = true
             // One packet lost where a marker was due: most likely the one that carried it.
-            if reason == .missingPackets && missing == 1 && markersSeen && startsPlausibly(leading) { return }
+            if reason == .missingPackets && missing == 1 && units.markersSeen && startsPlausibly(leading) { return }
         }
-        if !buffer.isEmpty || !startsCleanly(leading) { addPendingHeadDamage(reason, missing: missing) }
+        if !units.isEmpty || !startsCleanly(leading) { units.addPendingHeadDamage(reason, missing: missing) }
     }
 
     /// A fragment of a unit not begun here: the unit is lost, and the access unit at its timestamp
     /// damaged (the open one, or one opened for it).
     public func noteStrayFragment(header: HEVCNALHeader, timestamp ts: UInt32, startLost: Bool = true) throws {
         let isVCL = HEVCNALUnitType.isVCL(header.type)
-        lossSinceLastAccessUnit = true
-        if open && ts != timestamp { try finish() }
-        if !open { openAccessUnit(at: ts) }
-        span.add(packet)
+        units.lossSinceLastAccessUnit = true
+        if units.isOpen && ts != units.timestamp { try finish() }
+        if !units.isOpen { openAccessUnit(at: ts) }
+        units.notePacket()
         notePicture(header)
-        addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !hasVCL && !isVCL)
+        units.addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !units.hasVCL && !isVCL)
     }
 
     /// A unit of the packet now arriving is lost (one that ran past its aggregation packet).
     public func noteLostUnit(header: HEVCNALHeader?, reason: FrameRecord.Reason) {
         let isVCL = header.map { HEVCNALUnitType.isVCL($0.type) } ?? true
-        guard open else {
+        guard units.isOpen else {
             if let header, HEVCNALUnitType.isVCL(header.type), header.layerId == 0 {
                 pendingPicture = (header.type, header.temporalId)
             }
-            addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
+            units.addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
             return
         }
-        span.add(packet)
+        units.notePacket()
         if let header { notePicture(header) }
-        addDamage(reason, beforeFirstSlice: !hasVCL && !isVCL)
+        units.addDamage(reason, beforeFirstSlice: !units.hasVCL && !isVCL)
     }
 
     private func openAccessUnit(at ts: UInt32) {
-        open = true
-        timestamp = ts
-        if let pending = pendingHeadDamage { damage = damage.map { $0.merged(with: pending) } ?? pending }
+        units.open(at: ts)
         if let picture = pendingPicture { (pictureType, temporalId) = (picture.type, picture.temporalId) }
-        pendingHeadDamage = nil
         pendingPicture = nil
     }
 
@@ -307,9 +248,9 @@ public final class HEVCAccessUnitAssembler {
     /// Ends the stream: a NAL unit in progress is incomplete, and so is an access unit without its
     /// marker when the sender uses markers.
     public func flush() throws {
-        if nalStart != nil { abortNAL() }
-        if open {
-            if markersSeen { addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
+        abortNAL()
+        if units.isOpen {
+            if units.markersSeen { units.addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
             try finish()
         }
         reset()
@@ -320,82 +261,52 @@ public final class HEVCAccessUnitAssembler {
     /// Hands on the access unit made of the NAL units before index `boundary`; those from
     /// `boundary` on are carried into the next one.
     private func finish(before boundary: Int? = nil) throws {
-        if nalStart != nil { abortNAL() }
-        open = false
-        tentativeBoundary = nil
-        guard hasVCL || damage != nil else { return }
-        let end = boundary ?? nals.count
-        let byteEnd = end < nals.count ? nals[end].offset : buffer.count
-        var assembled = Assembled(
-            timestamp: timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: byteEnd,
-            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: damage, pictureType: pictureType,
-            temporalId: temporalId, firstSlicePPSId: firstSlicePPSId, slicePPSIds: slicePPSIds,
-            slicesParsed: slicesParsed, startsAtFirstSlice: startsAtFirstSlice, carried: ParameterSetIdSet(),
-            followsLoss: lossSinceLastAccessUnit, packets: span)
-        for record in nals[0..<end] where HEVCParameterSetCache.Kind.of(type: record.type) != nil {
-            if let (kind, id) = buffer.withBytes(record.offset + 4..<record.offset + record.length, HEVCParameterSetCache.identify) {
-                assembled.carried.insert(Self.carriedId(kind, id))
+        abortNAL()
+        units.close()
+        guard units.hasVCL || units.damage != nil else { return }
+        let carried = try units.handOn(before: boundary, describe: { records, byteCount, packets in
+            var assembled = Assembled(
+                timestamp: units.timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: byteCount,
+                nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: units.damage, pictureType: pictureType,
+                temporalId: temporalId, firstSlicePPSId: firstSlicePPSId, slicePPSIds: slicePPSIds,
+                slicesParsed: slicesParsed, startsAtFirstSlice: startsAtFirstSlice, carried: ParameterSetIdSet(),
+                followsLoss: units.lossSinceLastAccessUnit, packets: packets)
+            for record in records where HEVCParameterSetCache.Kind.of(type: record.type) != nil {
+                if let (kind, id) = units.withBytes(record.offset + 4..<record.offset + record.length, HEVCParameterSetCache.identify) {
+                    assembled.carried.insert(Self.carriedId(kind, id))
+                }
             }
-        }
-        var carriedSpan = PacketSpan()
-        if end < nals.count, let before = spanBeforeBoundary {
-            for record in nals[end...] {
-                for p in record.firstPacket...max(record.firstPacket, record.lastPacket) { carriedSpan.add(p) }
+            if assembled.damage == nil, let first = records.first, first.type < 64 {
+                if assembled.isIRAP { leadingTypesIRAP |= 1 << first.type } else { leadingTypesOther |= 1 << first.type }
             }
-            assembled.packets = before
-        }
-        if assembled.damage == nil, let first = nals.first, first.type < 64 {
-            if assembled.isIRAP { leadingTypesIRAP |= 1 << first.type } else { leadingTypesOther |= 1 << first.type }
-        }
-        try buffer.withPieces(upTo: byteEnd) { pieces in
-            try nals.withUnsafeBufferPointer { records in
-                assembled.pieces = pieces
-                assembled.nalUnits = UnsafeBufferPointer(rebasing: records[0..<end])
-                try onAccessUnit(assembled)
-            }
-        }
-        lossSinceLastAccessUnit = false
-        if end < nals.count {
-            buffer.removeFirst(byteEnd)
-            nals.removeSubrange(0..<end)
-            for i in nals.indices { nals[i].offset -= byteEnd }
-            if let d = damage { addPendingHeadDamage(d.reasons.first ?? .missingPackets, missing: d.missingPackets) }
-            forgetPicture()
-            span = carriedSpan
-        } else {
-            reset()
-        }
+            return assembled
+        }, to: onAccessUnit)
+        if carried { forgetPicture() } else { reset() }
     }
 
     private func forgetPicture() {
-        hasVCL = false
+        units.forgetPicture()
         firstSlicePPSId = nil
-        damage = nil
         pictureType = nil
         temporalId = 0
         slicePPSIds = ParameterSetIdSet()
         slicesParsed = true
         startsAtFirstSlice = false
-        spanBeforeBoundary = nil
     }
 
     private func reset() {
-        buffer.removeAll()
-        nals.removeAll(keepingCapacity: true)
-        open = false
+        units.reset()
         forgetPicture()
-        span = PacketSpan()
-        tentativeBoundary = nil
-        nalStart = nil
     }
 
     /// Forgets the access unit in progress and the learned stream habits (after a source restart).
     public func restart() {
         reset()
-        pendingHeadDamage = nil
+        units.restart()
         pendingPicture = nil
-        lossSinceLastAccessUnit = false
         leadingTypesIRAP = 0
         leadingTypesOther = 0
     }
 }
+
+extension HEVCAccessUnitAssembler.Assembled: HandedOnAccessUnit {}
