@@ -18,48 +18,44 @@ public final class FrameGate {
         public init() {}
     }
 
-    public let configuration: Configuration
-    public let ssrc: UInt32
+    public var configuration: Configuration { verdicts.configuration }
+    public var ssrc: UInt32 { verdicts.ssrc }
     /// Takes the verdict on an access unit, with its bytes when it is to be written; returns whether
     /// the stream's output took it (false when the stream is not the one selected, or output is full).
-    public var emit: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
-    public var onNotice: (StreamNotice) -> Void = { _ in }
-    public private(set) var tally = FrameTally()
-    public private(set) var clock: PresentationClock
+    public var emit: (FrameRecord, AccessUnit?) throws -> Bool {
+        get { verdicts.emit }
+        set { verdicts.emit = newValue }
+    }
+    public var onNotice: (StreamNotice) -> Void {
+        get { verdicts.onNotice }
+        set { verdicts.onNotice = newValue }
+    }
+    public var tally: FrameTally { verdicts.tally }
+    public var clock: PresentationClock { verdicts.clock }
     /// RTP timestamps of the first damaged access units dropped.
-    public private(set) var droppedTimestamps: [UInt32] = []
+    public var droppedTimestamps: [UInt32] { verdicts.droppedTimestamps }
     public static let maxDroppedTimestamps = 1000
 
+    private let verdicts: FrameVerdicts
     private var continuity = ReferenceContinuity()
-    private var timestamps = TimestampExtender()
-    private var seenKeyframe = false
-    private var waitingForKeyframe = true
-    /// A frame was dropped, or written with a reference lost, since the last keyframe written.
-    private var referencesDamaged = false
 
     /// Whether a keyframe would help now: none written yet, or a picture since the last one was lost
     /// or damaged. RTCP asks the sender for one while this holds (PLI, FIR).
-    public var wantsKeyframe: Bool { !seenKeyframe || referencesDamaged }
-    private var origin: Int64 = 0
+    public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
     /// The generation (`ParameterSetCache`) of the SPS and PPS last written under each id.
     private var writtenSPS = [UInt32](repeating: 0, count: 32)
     private var writtenPPS = [UInt32](repeating: 0, count: 256)
-    private let splicer = ParameterSetSplicer()
 
     public init(ssrc: UInt32, configuration: Configuration) {
-        self.ssrc = ssrc
-        self.configuration = configuration
-        clock = PresentationClock(clockRate: configuration.clockRate)
+        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
     }
 
     /// `arrival`: when the packet that completed it arrived, on the packet clock. `assembler` is the
     /// one handing `au` on, for its parameter sets and, where needed, its first slice's header.
     public func admit(_ au: AccessUnitAssembler.Assembled, from assembler: AccessUnitAssembler, arrival: Int64) throws {
         let cache = assembler.parameterSets
-        let extended = timestamps.extend(au.timestamp)
         let newPicture = au.startsAtFirstMacroblock && !(au.frameNum?.fieldPicture ?? false)
-        let wasRetimed = clock.retimed
-        let pts = clock.presentationTime(extended: extended, arrival: arrival, isIDR: au.isIDR, newPicture: newPicture) {
+        let pts = verdicts.presentationTime(timestamp: au.timestamp, arrival: arrival, isIDR: au.isIDR, newPicture: newPicture) {
             assembler.firstSlicePicture().map { p, sps in
                 (PresentationClock.Picture(
                     isIDR: p.idrPicFlag, isReference: p.isReference,
@@ -67,7 +63,6 @@ public final class FrameGate {
                     maxPicOrderCntLsb: 1 << (sps.log2MaxPicOrderCntLsbMinus4 + 4)), sps.frameRateFraction)
             }
         }
-        if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
 
         let spsId = au.firstSlicePPSId.flatMap { cache.spsId(forPPS: $0) }
         let slicesHaveParameterSets = spsId != nil && au.slicePPSIds.allSatisfy { cache.hasParameterSets(forPPS: $0) }
@@ -75,32 +70,22 @@ public final class FrameGate {
             damage.onlyBeforeFirstSlice && au.startsAtFirstMacroblock && au.slicesParsed && slicesHaveParameterSets
         } ?? true
         let referencesIntact = continuity.referencesIntact(au)
-        if !seenKeyframe {
-            guard au.isKeyframe else {
-                tally.beforeFirstKeyframe += 1
-                continuity.record(au, written: false)
-                return
-            }
-            seenKeyframe = true
-            origin = pts
+        guard verdicts.outputHasBegun(atKeyframe: au.isKeyframe, pts: pts) else {
+            continuity.record(au, written: false)
+            return
         }
-        var record = FrameRecord(
-            ssrc: ssrc, timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
-            damage: au.damage, referencesIntact: referencesIntact,
-            presentationMilliseconds: duration(pts.subtractingSaturated(origin), rate: configuration.clockRate, unitsPerSecond: 1000))
+        let record = verdicts.record(timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
+                                     damage: au.damage, referencesIntact: referencesIntact, pts: pts)
 
         func drop(_ reason: FrameRecord.Reason) throws {
-            record.status = .dropped
-            record.reason = reason
-            referencesDamaged = true
             continuity.record(au, written: false)
-            if try emit(record, nil) { tally.count(record) }
+            try verdicts.drop(record, reason)
         }
         guard repairable else {
-            if droppedTimestamps.count < Self.maxDroppedTimestamps { droppedTimestamps.append(au.timestamp) }
+            verdicts.noteUnrepairable(timestamp: au.timestamp)
             return try drop(au.damage!.reason)
         }
-        if !au.isKeyframe && (waitingForKeyframe || (configuration.waitForKeyframeAfterLoss && !referencesIntact)) {
+        if verdicts.waitsForKeyframe(isKeyframe: au.isKeyframe, referencesIntact: referencesIntact) {
             return try drop(.waitingForKeyframe)
         }
         // Slices that name a PPS never seen cannot be decoded. (Without a slice header that parses,
@@ -124,13 +109,7 @@ public final class FrameGate {
         }
         continuity.record(au, written: taken)
         guard taken else { return }
-        tally.count(accessUnit.record)
-        if au.isKeyframe {
-            waitingForKeyframe = false
-            referencesDamaged = false
-        } else if !referencesIntact {
-            referencesDamaged = true
-        }
+        verdicts.wrote(accessUnit.record, isKeyframe: au.isKeyframe, referencesIntact: referencesIntact)
         // What the output now has: the sets the unit carried, and those put in front of it.
         for id in 0..<32 where au.spsIds & (1 << id) != 0 { noteWritten(sps: UInt32(id), cache) }
         au.ppsIds.forEach { noteWritten(pps: $0, cache) }
@@ -151,30 +130,22 @@ public final class FrameGate {
         if writtenPPS[Int(id)] != generation { writtenPPS[Int(id)] = generation }
     }
 
-    /// Hands `accessUnit` on, with `sps` and `pps` put in front of its slices when given.
+    /// Hands `accessUnit` on, with `sps` and `pps` put in front of its slices when given: after a
+    /// leading AUD, or after the access unit's own last SPS, so that the order of §7.4.1.2.3 holds.
     private func write(_ accessUnit: inout AccessUnit, _ au: AccessUnitAssembler.Assembled, sps: [UInt8]?,
                        pps: [UInt8]?) throws -> Bool {
-        guard sps != nil || pps != nil else { return try emit(accessUnit.record, accessUnit) }
-        // Insert after a leading AUD, or after the access unit's own last SPS, so that the order
-        // of §7.4.1.2.3 holds.
+        let inserted = [sps, pps].compactMap { $0 }
         var at = 0
-        for nal in au.nalUnits {
+        for nal in au.nalUnits where !inserted.isEmpty {
             if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
             if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
         }
-        let inserted = [sps, pps].compactMap { $0 }
-        return try splicer.withInserted(inserted, at: at, into: au.pieces) { pieces, added in
-            accessUnit.record.bytes += added
-            accessUnit.pieces = pieces
-            return try emit(accessUnit.record, accessUnit)
-        }
+        return try verdicts.write(&accessUnit, pieces: au.pieces, inserting: inserted, at: at)
     }
 
     /// The source restarted: output waits for a keyframe again, and nothing before refers on.
     public func restart() {
-        waitingForKeyframe = true
+        verdicts.restart()
         continuity = ReferenceContinuity()
-        timestamps.reset()
-        clock.reset()
     }
 }

@@ -11,44 +11,40 @@
 /// - **Parameter sets**: VPS, SPS and PPS are put in front of an IRAP or repaired unit that lacks
 ///   them, and of any unit whose sets changed since they were last written.
 public final class HEVCFrameGate {
-    public let configuration: FrameGate.Configuration
-    public let ssrc: UInt32
-    public var emit: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
-    public var onNotice: (StreamNotice) -> Void = { _ in }
-    public private(set) var tally = FrameTally()
-    public private(set) var clock: PresentationClock
-    public private(set) var droppedTimestamps: [UInt32] = []
+    public var configuration: FrameGate.Configuration { verdicts.configuration }
+    public var ssrc: UInt32 { verdicts.ssrc }
+    public var emit: (FrameRecord, AccessUnit?) throws -> Bool {
+        get { verdicts.emit }
+        set { verdicts.emit = newValue }
+    }
+    public var onNotice: (StreamNotice) -> Void {
+        get { verdicts.onNotice }
+        set { verdicts.onNotice = newValue }
+    }
+    public var tally: FrameTally { verdicts.tally }
+    public var clock: PresentationClock { verdicts.clock }
+    public var droppedTimestamps: [UInt32] { verdicts.droppedTimestamps }
 
+    private let verdicts: FrameVerdicts
     private var continuity = HEVCReferenceContinuity()
-    private var timestamps = TimestampExtender()
-    private var seenKeyframe = false
-    private var waitingForKeyframe = true
-    private var referencesDamaged = false
     /// Output started at the last IRAP (or it is a BLA): its RASL pictures cannot be decoded.
     private var skippingRASL = false
-    private var origin: Int64 = 0
     /// The generation of each set last written, by kind and id.
     private var written: [[UInt32]] = HEVCParameterSetCache.Kind.allCases.map { Array(repeating: 0, count: $0.capacity) }
-    private let splicer = ParameterSetSplicer()
 
-    public var wantsKeyframe: Bool { !seenKeyframe || referencesDamaged }
+    public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
 
     public init(ssrc: UInt32, configuration: FrameGate.Configuration) {
-        self.ssrc = ssrc
-        self.configuration = configuration
-        clock = PresentationClock(clockRate: configuration.clockRate)
+        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
     }
 
     public func admit(_ au: HEVCAccessUnitAssembler.Assembled, from assembler: HEVCAccessUnitAssembler, arrival: Int64) throws {
         let cache = assembler.parameterSets
-        let extended = timestamps.extend(au.timestamp)
-        let wasRetimed = clock.retimed
         let chain = au.firstSlicePPSId.flatMap { cache.chain(forPPS: $0) }
         let sps = chain.flatMap { cache.sps(id: $0.sps) }
         // Pictures are timed anew in decoding order: H.265's picture order is not read here.
-        let pts = clock.presentationTime(extended: extended, arrival: arrival, isIDR: au.isIRAP,
-                                         newPicture: au.startsAtFirstSlice) { (nil, sps?.frameRateFraction) }
-        if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
+        let pts = verdicts.presentationTime(timestamp: au.timestamp, arrival: arrival, isIDR: au.isIRAP,
+                                            newPicture: au.startsAtFirstSlice) { (nil, sps?.frameRateFraction) }
 
         let slicesHaveParameterSets = chain != nil && au.slicePPSIds.allSatisfy { cache.chain(forPPS: $0) != nil }
         let repairable = au.damage.map { damage in
@@ -56,32 +52,22 @@ public final class HEVCFrameGate {
         } ?? true
         let isReference = isReferencePicture(au, sps: sps)
         let referencesIntact = continuity.referencesIntact(au)
-        if !seenKeyframe {
-            guard au.isKeyframe else {
-                tally.beforeFirstKeyframe += 1
-                continuity.record(au, isReference: isReference, written: false)
-                return
-            }
-            seenKeyframe = true
-            origin = pts
+        guard verdicts.outputHasBegun(atKeyframe: au.isKeyframe, pts: pts) else {
+            continuity.record(au, isReference: isReference, written: false)
+            return
         }
-        var record = FrameRecord(
-            ssrc: ssrc, timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
-            damage: au.damage, referencesIntact: referencesIntact,
-            presentationMilliseconds: duration(pts.subtractingSaturated(origin), rate: configuration.clockRate, unitsPerSecond: 1000))
+        let record = verdicts.record(timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
+                                     damage: au.damage, referencesIntact: referencesIntact, pts: pts)
 
         func drop(_ reason: FrameRecord.Reason, harmless: Bool = false) throws {
-            record.status = .dropped
-            record.reason = reason
-            if !harmless { referencesDamaged = true }
             continuity.record(au, isReference: harmless ? false : isReference, written: false)
-            if try emit(record, nil) { tally.count(record) }
+            try verdicts.drop(record, reason, harmless: harmless)
         }
         guard repairable else {
-            if droppedTimestamps.count < FrameGate.maxDroppedTimestamps { droppedTimestamps.append(au.timestamp) }
+            verdicts.noteUnrepairable(timestamp: au.timestamp)
             return try drop(au.damage!.reason)
         }
-        if !au.isKeyframe && (waitingForKeyframe || (configuration.waitForKeyframeAfterLoss && !referencesIntact)) {
+        if verdicts.waitsForKeyframe(isKeyframe: au.isKeyframe, referencesIntact: referencesIntact) {
             return try drop(.waitingForKeyframe)
         }
         // RASL pictures refer to pictures before their IRAP: where output started at it, or those
@@ -110,16 +96,12 @@ public final class HEVCFrameGate {
         let taken = try write(&accessUnit, au, inserting: inserted)
         continuity.record(au, isReference: isReference, written: taken)
         guard taken else { return }
-        tally.count(accessUnit.record)
         if au.isKeyframe {
             // Leading pictures decode only when decoding went through the IRAP's predecessors.
             let type = au.pictureType ?? HEVCNALUnitType.craNUT
-            skippingRASL = waitingForKeyframe || (HEVCNALUnitType.blaWLP...HEVCNALUnitType.blaNLP).contains(type)
-            waitingForKeyframe = false
-            referencesDamaged = false
-        } else if !referencesIntact {
-            referencesDamaged = true
+            skippingRASL = verdicts.waitingForKeyframe || (HEVCNALUnitType.blaWLP...HEVCNALUnitType.blaNLP).contains(type)
         }
+        verdicts.wrote(accessUnit.record, isKeyframe: au.isKeyframe, referencesIntact: referencesIntact)
         if let chain {
             for kind in HEVCParameterSetCache.Kind.allCases { written[kind.rawValue][chain[kind]] = cache.generation(kind, id: chain[kind]) }
         }
@@ -142,28 +124,23 @@ public final class HEVCFrameGate {
     /// after the sets it carries of kinds that precede the first inserted).
     private func write(_ accessUnit: inout AccessUnit, _ au: HEVCAccessUnitAssembler.Assembled,
                        inserting inserted: [[UInt8]]) throws -> Bool {
-        guard let first = inserted.first else { return try emit(accessUnit.record, accessUnit) }
-        let firstKind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(first[0], first[1]).type)!
         var at = 0
-        for nal in au.nalUnits {
-            if nal.type == HEVCNALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
-            if let kind = HEVCParameterSetCache.Kind.of(type: nal.type), kind.rawValue < firstKind.rawValue {
-                at = nal.offset + nal.length
+        if let first = inserted.first {
+            let firstKind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(first[0], first[1]).type)!
+            for nal in au.nalUnits {
+                if nal.type == HEVCNALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
+                if let kind = HEVCParameterSetCache.Kind.of(type: nal.type), kind.rawValue < firstKind.rawValue {
+                    at = nal.offset + nal.length
+                }
             }
         }
-        return try splicer.withInserted(inserted, at: at, into: au.pieces) { pieces, added in
-            accessUnit.record.bytes += added
-            accessUnit.pieces = pieces
-            return try emit(accessUnit.record, accessUnit)
-        }
+        return try verdicts.write(&accessUnit, pieces: au.pieces, inserting: inserted, at: at)
     }
 
     public func restart() {
-        waitingForKeyframe = true
+        verdicts.restart()
         skippingRASL = false
         continuity = HEVCReferenceContinuity()
-        timestamps.reset()
-        clock.reset()
     }
 }
 

@@ -1,0 +1,119 @@
+/// The part of a frame gate that is the same for every codec (H.264's `FrameGate`, H.265's
+/// `HEVCFrameGate`): the presentation timeline and its origin at the first keyframe, the keyframe
+/// wait, and the verdicts themselves (a frame dropped, a frame written with the parameter sets it
+/// needs put in front), with the tally and the dropped timestamps they leave. Whether a frame can be
+/// repaired, what it refers to and which parameter sets it needs are the codec's: its gate decides,
+/// and this gives the verdict.
+final class FrameVerdicts {
+    let ssrc: UInt32
+    let configuration: FrameGate.Configuration
+    /// Takes the verdict on an access unit, with its bytes when it is to be written; returns whether
+    /// the stream's output took it (false when the stream is not the one selected, or output is full).
+    var emit: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
+    var onNotice: (StreamNotice) -> Void = { _ in }
+    private(set) var tally = FrameTally()
+    private(set) var clock: PresentationClock
+    /// RTP timestamps of the first damaged access units dropped.
+    private(set) var droppedTimestamps: [UInt32] = []
+    private var timestamps = TimestampExtender()
+    private var seenKeyframe = false
+    /// Output waits for a keyframe: none written yet since the start or a source restart.
+    private(set) var waitingForKeyframe = true
+    /// A frame was dropped, or written with a reference lost, since the last keyframe written.
+    private var referencesDamaged = false
+    private var origin: Int64 = 0
+    private let splicer = ParameterSetSplicer()
+
+    init(ssrc: UInt32, configuration: FrameGate.Configuration) {
+        self.ssrc = ssrc
+        self.configuration = configuration
+        clock = PresentationClock(clockRate: configuration.clockRate)
+    }
+
+    /// Whether a keyframe would help now: none written yet, or a picture since the last one was lost
+    /// or damaged. RTCP asks the sender for one while this holds (PLI, FIR).
+    var wantsKeyframe: Bool { !seenKeyframe || referencesDamaged }
+
+    /// The presentation time of the access unit with RTP `timestamp` (see `PresentationClock`); the
+    /// first time pictures had to be timed anew, a notice says so.
+    func presentationTime(timestamp: UInt32, arrival: Int64, isIDR: Bool, newPicture: Bool,
+                          details: () -> (picture: PresentationClock.Picture?, frameRate: (numerator: Int, denominator: Int)?)?) -> Int64 {
+        let extended = timestamps.extend(timestamp)
+        let wasRetimed = clock.retimed
+        let pts = clock.presentationTime(extended: extended, arrival: arrival, isIDR: isIDR, newPicture: newPicture, details: details)
+        if wasRetimed == 0 && clock.retimed == 1, let source = clock.source { onNotice(.timestampsNotAdvancing(source: source)) }
+        return pts
+    }
+
+    /// Whether output has begun, or begins at this access unit, a keyframe whose time becomes the
+    /// timeline's origin. Those before it are counted and never written.
+    func outputHasBegun(atKeyframe isKeyframe: Bool, pts: Int64) -> Bool {
+        if seenKeyframe { return true }
+        guard isKeyframe else {
+            tally.beforeFirstKeyframe += 1
+            return false
+        }
+        seenKeyframe = true
+        origin = pts
+        return true
+    }
+
+    /// The ledger's record of an access unit, its time on the output's timeline.
+    func record(timestamp: UInt32, packets: PacketSpan, bytes: Int, isKeyframe: Bool, damage: AccessUnitDamage?,
+                referencesIntact: Bool, pts: Int64) -> FrameRecord {
+        FrameRecord(ssrc: ssrc, timestamp: timestamp, packets: packets, bytes: bytes, isKeyframe: isKeyframe, damage: damage,
+                    referencesIntact: referencesIntact,
+                    presentationMilliseconds: duration(pts.subtractingSaturated(origin), rate: configuration.clockRate, unitsPerSecond: 1000))
+    }
+
+    /// A damaged access unit that cannot be repaired: its timestamp is kept, among the first.
+    func noteUnrepairable(timestamp: UInt32) {
+        if droppedTimestamps.count < FrameGate.maxDroppedTimestamps { droppedTimestamps.append(timestamp) }
+    }
+
+    /// Whether a frame that is no keyframe must wait for one: output waits, or its references were
+    /// lost and `waitForKeyframeAfterLoss` wants no damaged frame.
+    func waitsForKeyframe(isKeyframe: Bool, referencesIntact: Bool) -> Bool {
+        !isKeyframe && (waitingForKeyframe || (configuration.waitForKeyframeAfterLoss && !referencesIntact))
+    }
+
+    /// Drops the frame of `record` for `reason`; unless `harmless` (nothing refers to it), the
+    /// references are damaged until the next keyframe.
+    func drop(_ record: FrameRecord, _ reason: FrameRecord.Reason, harmless: Bool = false) throws {
+        var record = record
+        record.status = .dropped
+        record.reason = reason
+        if !harmless { referencesDamaged = true }
+        if try emit(record, nil) { tally.count(record) }
+    }
+
+    /// Hands `accessUnit` on, with `inserted` (parameter sets it needs) put in front of its slices at
+    /// byte `at` of `pieces`; returns whether the output took it.
+    func write(_ accessUnit: inout AccessUnit, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+               inserting inserted: [[UInt8]], at: Int) throws -> Bool {
+        guard !inserted.isEmpty else { return try emit(accessUnit.record, accessUnit) }
+        return try splicer.withInserted(inserted, at: at, into: pieces) { pieces, added in
+            accessUnit.record.bytes += added
+            accessUnit.pieces = pieces
+            return try emit(accessUnit.record, accessUnit)
+        }
+    }
+
+    /// The output took the frame of `record`: a keyframe ends the wait and mends the references.
+    func wrote(_ record: FrameRecord, isKeyframe: Bool, referencesIntact: Bool) {
+        tally.count(record)
+        if isKeyframe {
+            waitingForKeyframe = false
+            referencesDamaged = false
+        } else if !referencesIntact {
+            referencesDamaged = true
+        }
+    }
+
+    /// The source restarted: output waits for a keyframe again, on a timeline begun anew.
+    func restart() {
+        waitingForKeyframe = true
+        timestamps.reset()
+        clock.reset()
+    }
+}
