@@ -48,7 +48,7 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, h265: Bool
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 4
         p.bufferBytes = 1 << 16
-        configuration.video.interleaving = p
+        configuration.interleaving = p
     }
     let receiver = Receiver(configuration: configuration, sink: NullSink())
     var clock: Int64 = 0

@@ -114,7 +114,7 @@ final class RFC6184ExampleTests: XCTestCase {
         var parameters = DeinterleavingBuffer.Parameters()
         parameters.interleavingDepth = 4
         let feeder = Feeder {
-            $0.video.interleaving = parameters
+            $0.interleaving = parameters
             $0.parameterSets = [Fixture.sps, Fixture.pps]
             $0.payloadType = 96
         }
@@ -164,7 +164,7 @@ final class RFC6184ExampleTests: XCTestCase {
         ]
         var parameters = DeinterleavingBuffer.Parameters()
         parameters.interleavingDepth = 1
-        let feeder = Feeder { $0.video.interleaving = parameters }
+        let feeder = Feeder { $0.interleaving = parameters }
         for (i, p) in packets.enumerated() {
             p.payload.withUnsafeBytes { XCTAssertNil(H264Payload.validate($0), "packet \(i)") }
             try feeder.send(Fixture.rtp(seq: 7 + UInt16(i), ts: p.ts, marker: p.marker, payload: p.payload))

@@ -12,13 +12,8 @@
 ///   unit whose SPS or PPS changed since it was last written (a new SPS that came in an access unit
 ///   that was dropped). A unit whose slices name a PPS that never came is dropped.
 public final class FrameGate {
-    public struct Configuration: Sendable {
-        public var waitForKeyframeAfterLoss = false
-        public var clockRate = 90000
-        public init() {}
-    }
-
-    public var configuration: Configuration { verdicts.configuration }
+    /// Of it, the gate reads the keyframe policy and the clock rate.
+    public var configuration: VideoFormatConfiguration { verdicts.configuration }
     public var ssrc: UInt32 { verdicts.ssrc }
     /// Takes the verdict on an access unit, with its bytes when it is to be written; returns whether
     /// the stream's output took it (false when the stream is not the one selected, or output is full).
@@ -34,7 +29,6 @@ public final class FrameGate {
     public var clock: PresentationClock { verdicts.clock }
     /// RTP timestamps of the first damaged access units dropped.
     public var droppedTimestamps: [UInt32] { verdicts.droppedTimestamps }
-    public static let maxDroppedTimestamps = 1000
 
     private let verdicts: FrameVerdicts
     private var continuity = ReferenceContinuity()
@@ -46,7 +40,7 @@ public final class FrameGate {
     private var writtenSPS = [UInt32](repeating: 0, count: 32)
     private var writtenPPS = [UInt32](repeating: 0, count: 256)
 
-    public init(ssrc: UInt32, configuration: Configuration) {
+    public init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
         verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
     }
 

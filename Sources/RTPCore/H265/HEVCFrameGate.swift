@@ -11,7 +11,7 @@
 /// - **Parameter sets**: VPS, SPS and PPS are put in front of an IRAP or repaired unit that lacks
 ///   them, and of any unit whose sets changed since they were last written.
 public final class HEVCFrameGate {
-    public var configuration: FrameGate.Configuration { verdicts.configuration }
+    public var configuration: VideoFormatConfiguration { verdicts.configuration }
     public var ssrc: UInt32 { verdicts.ssrc }
     public var emit: (FrameRecord, AccessUnit?) throws -> Bool {
         get { verdicts.emit }
@@ -34,7 +34,7 @@ public final class HEVCFrameGate {
 
     public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
 
-    public init(ssrc: UInt32, configuration: FrameGate.Configuration) {
+    public init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
         verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
     }
 

@@ -6,7 +6,7 @@
 /// and this gives the verdict.
 final class FrameVerdicts {
     let ssrc: UInt32
-    let configuration: FrameGate.Configuration
+    let configuration: VideoFormatConfiguration
     /// Takes the verdict on an access unit, with its bytes when it is to be written; returns whether
     /// the stream's output took it (false when the stream is not the one selected, or output is full).
     var emit: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
@@ -15,6 +15,7 @@ final class FrameVerdicts {
     private(set) var clock: PresentationClock
     /// RTP timestamps of the first damaged access units dropped.
     private(set) var droppedTimestamps: [UInt32] = []
+    static let maxDroppedTimestamps = 1000
     private var timestamps = TimestampExtender()
     private var seenKeyframe = false
     /// Output waits for a keyframe: none written yet since the start or a source restart.
@@ -24,7 +25,7 @@ final class FrameVerdicts {
     private var origin: Int64 = 0
     private let splicer = ParameterSetSplicer()
 
-    init(ssrc: UInt32, configuration: FrameGate.Configuration) {
+    init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
         self.ssrc = ssrc
         self.configuration = configuration
         clock = PresentationClock(clockRate: configuration.clockRate)
@@ -68,7 +69,7 @@ final class FrameVerdicts {
 
     /// A damaged access unit that cannot be repaired: its timestamp is kept, among the first.
     func noteUnrepairable(timestamp: UInt32) {
-        if droppedTimestamps.count < FrameGate.maxDroppedTimestamps { droppedTimestamps.append(timestamp) }
+        if droppedTimestamps.count < Self.maxDroppedTimestamps { droppedTimestamps.append(timestamp) }
     }
 
     /// Whether a frame that is no keyframe must wait for one: output waits, or its references were

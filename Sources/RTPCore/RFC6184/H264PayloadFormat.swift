@@ -1,20 +1,7 @@
 /// RFC 6184 behind `PayloadFormat`: depacketizer → access-unit assembler → frame gate (repair,
 /// keyframes, parameter sets) → `output`.
 public final class H264PayloadFormat: VideoPayloadFormat {
-    public struct Configuration: Sendable {
-        public var maxAccessUnitBytes = 32 << 20
-        /// After a dropped access unit, also drop until the next keyframe.
-        public var waitForKeyframeAfterLoss = false
-        public var clockRate = 90000
-        /// Packetization mode 2 from the SDP, with its sprop-* parameters; nil until packets say so.
-        public var interleaving: DeinterleavingBuffer.Parameters?
-        /// How long the de-interleaving buffer waits for a missing unit (the receiver sets the reorder latency).
-        public var latencyNanoseconds: Int64 = 500_000_000
-
-        public init() {}
-    }
-
-    public let configuration: Configuration
+    public let configuration: VideoFormatConfiguration
     /// Receives the verdict on every access unit from the first keyframe on, with its bytes when it
     /// is to be written; returns false when it was not taken (a stream not selected for output).
     public var output: (FrameRecord, AccessUnit?) throws -> Bool = { _, _ in false }
@@ -31,15 +18,14 @@ public final class H264PayloadFormat: VideoPayloadFormat {
     /// Bit n set when NAL unit type n was seen.
     private var nalTypesSeen: UInt64 = 0
 
-    public init(ssrc: UInt32, configuration: Configuration) {
+    /// `interleaving`: packetization mode 2 from the SDP, with its sprop-* parameters; nil until
+    /// packets say so.
+    public init(ssrc: UInt32, configuration: VideoFormatConfiguration, interleaving: DeinterleavingBuffer.Parameters? = nil) {
         self.configuration = configuration
         assembler = AccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
-        depacketizer = Depacketizer(assembler: assembler, interleaving: configuration.interleaving,
+        depacketizer = Depacketizer(assembler: assembler, interleaving: interleaving,
                                     latencyNanoseconds: configuration.latencyNanoseconds)
-        var gateConfiguration = FrameGate.Configuration()
-        gateConfiguration.waitForKeyframeAfterLoss = configuration.waitForKeyframeAfterLoss
-        gateConfiguration.clockRate = configuration.clockRate
-        gate = FrameGate(ssrc: ssrc, configuration: gateConfiguration)
+        gate = FrameGate(ssrc: ssrc, configuration: configuration)
         // The format owns both, and they call back once per access unit: no reference counting.
         assembler.onAccessUnit = { [unowned(unsafe) self] in
             try self.gate.admit($0, from: self.assembler, arrival: self.deliveringArrival)

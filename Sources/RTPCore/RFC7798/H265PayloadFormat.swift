@@ -15,18 +15,14 @@ public final class H265PayloadFormat: VideoPayloadFormat {
     /// Bit n set when NAL unit type n was seen (types below 64).
     private var nalTypesSeen: UInt64 = 0
 
-    /// `configuration`: what H.264's format is configured with too (frame size, keyframe policy,
-    /// clock, latency); `parameters`: the SDP's RFC 7798 fmtp.
-    public init(ssrc: UInt32, configuration: H264PayloadFormat.Configuration, parameters: H265FormatParameters) {
+    /// `parameters`: the SDP's RFC 7798 fmtp.
+    public init(ssrc: UInt32, configuration: VideoFormatConfiguration, parameters: H265FormatParameters) {
         clockRate = configuration.clockRate
         decodingOrderNumbers = parameters.usesDecodingOrderNumbers
         assembler = HEVCAccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
         depacketizer = H265Depacketizer(assembler: assembler, decodingOrder: parameters.decodingOrder,
                                         latencyNanoseconds: configuration.latencyNanoseconds)
-        var gateConfiguration = FrameGate.Configuration()
-        gateConfiguration.waitForKeyframeAfterLoss = configuration.waitForKeyframeAfterLoss
-        gateConfiguration.clockRate = configuration.clockRate
-        gate = HEVCFrameGate(ssrc: ssrc, configuration: gateConfiguration)
+        gate = HEVCFrameGate(ssrc: ssrc, configuration: configuration)
         // The format owns all three, and they call back once per access unit: no reference counting.
         assembler.onAccessUnit = { [unowned(unsafe) self] in
             try self.gate.admit($0, from: self.assembler, arrival: self.deliveringArrival)

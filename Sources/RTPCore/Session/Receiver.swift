@@ -15,7 +15,9 @@ public final class Receiver {
         public var payloadType: UInt8?
         public var destinationPort: UInt16?
         public var stream = RTPStreamConfiguration()
-        public var video = H264PayloadFormat.Configuration()
+        public var video = VideoFormatConfiguration()
+        /// What H.264 adds: packetization mode 2 from the SDP, with its sprop-* parameters.
+        public var interleaving: DeinterleavingBuffer.Parameters?
         /// What H.265 adds: the SDP's DON parameters (RFC 7798 §7.1).
         public var h265 = H265FormatParameters()
         /// The codec of each video payload type, as the SDP's a=rtpmap names it.
@@ -371,7 +373,8 @@ public final class Receiver {
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
         let format = switch codec {
-        case .h264: AnyVideoPayloadFormat(H264PayloadFormat(ssrc: packet.ssrc, configuration: video))
+        case .h264: AnyVideoPayloadFormat(H264PayloadFormat(ssrc: packet.ssrc, configuration: video,
+                                                            interleaving: configuration.interleaving))
         case .h265: AnyVideoPayloadFormat(H265PayloadFormat(ssrc: packet.ssrc, configuration: video, parameters: configuration.h265))
         }
         if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {

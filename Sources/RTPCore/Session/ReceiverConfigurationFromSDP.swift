@@ -6,7 +6,7 @@ extension Receiver.Configuration {
         parameterSets = sdp.parameterSets
         payloadType = payloadType ?? sdp.payloadType
         video.clockRate = sdp.clockRate
-        video.interleaving = sdp.interleaving
+        interleaving = sdp.interleaving
         h265 = sdp.h265 ?? H265FormatParameters()
         videoCodecs = sdp.videoCodecs
         audio.media = sdp.media.filter { $0.media == "audio" }

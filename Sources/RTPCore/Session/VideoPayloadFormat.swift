@@ -17,6 +17,19 @@ public protocol VideoPayloadFormat: PayloadFormat {
     func provesCodec(given: Bool) -> Bool
 }
 
+/// How every video payload format is configured, whichever the codec.
+public struct VideoFormatConfiguration: Sendable {
+    public var maxAccessUnitBytes = 32 << 20
+    /// After a dropped access unit, also drop until the next keyframe.
+    public var waitForKeyframeAfterLoss = false
+    public var clockRate = 90000
+    /// How long a buffer in decoding order (RFC 6184's interleaved mode, RFC 7798's DONs) waits for
+    /// a missing unit; the receiver sets the reorder latency.
+    public var latencyNanoseconds: Int64 = 500_000_000
+
+    public init() {}
+}
+
 /// Either codec's format behind one concrete type, so that a stream's type does not depend on its
 /// codec. The codec is a closed set, so the packet path switches on it and calls the format
 /// directly (inlined), rather than through the protocol's witness table three times a packet.
