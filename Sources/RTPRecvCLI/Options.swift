@@ -40,7 +40,7 @@ public struct Options {
     public var maxFrameBytes = 32 << 20
     public var maxPacketBytes = 65536
     public var maxStreams = 16
-    private var maxStreamsGiven = false
+    var maxStreamsGiven = false
     public var waitKeyframe = false
     public var decode = false
     public var yuv: String?
@@ -117,290 +117,18 @@ public struct Options {
             throw UsageError(description: "nothing to do: give --pcap FILE to replay a capture, --port N to receive live, "
                              + "or an rtsp:// URL to pull from a camera")
         }
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-                name = String(argument[..<eq])
-                inlineValue = String(argument[argument.index(after: eq)...])
-            }
-            func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = rest.popFirst() else { throw UsageError(description: "missing value for '\(name)'") }
-                return next
-            }
-            func number<T: FixedWidthInteger>(_ type: T.Type, _ range: ClosedRange<T>) throws(UsageError) -> T {
-                let text = try value()
-                let parsed: T? = text.lowercased().hasPrefix("0x") ? T(text.dropFirst(2), radix: 16) : T(text)
-                guard let parsed, range.contains(parsed) else {
-                    throw UsageError(description: "invalid value '\(text)' for '\(name)': expected a number from \(range.lowerBound) to \(range.upperBound)")
-                }
-                return parsed
-            }
-            func seconds() throws(UsageError) -> Double {
-                let text = try value()
-                guard let parsed = Double(text), parsed > 0, parsed <= Options.maxSeconds else {
-                    throw UsageError(description: "invalid value '\(text)' for '\(name)': expected seconds greater than 0 "
-                                     + "and at most \(Int(Options.maxSeconds))")
-                }
-                return parsed
-            }
-            switch name {
-            case "-h", "--help": mode = .help
-            case "--version": mode = .version
-            case "--list": mode = .list
-            case "--pcap": pcap = try value()
-            case "--sdp": sessionSDPs.append(try value())
-            case "--sdp-dir": sdpDirectory = try value()
-            case "-o", "--out": out = try value()
-            case "--stats-json": statsJSON = try value()
-            case "--frames-json": framesJSON = try value()
-            case "--ssrc": ssrc = try number(UInt32.self, 0...UInt32.max)
-            case "--payload-type": payloadType = try number(UInt8.self, 0...127)
-            case "--codec":
-                let text = try value()
-                guard let named = VideoCodec(rawValue: text.lowercased()) else {
-                    throw UsageError(description: "invalid value '\(text)' for '--codec': expected h264 or h265")
-                }
-                codec = named
-            case "--port":
-                let text = try value()
-                let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { UInt16($0) }
-                if bounds.count == 2, let low = bounds[0], let high = bounds[1] {
-                    guard low > 0, low <= high, Int(high - low) < Options.maxPortRange else {
-                        throw UsageError(description: "invalid value '\(text)' for '--port': a range is LOW-HIGH, from 1, "
-                                         + "at most \(Options.maxPortRange) ports")
-                    }
-                    (port, portRange) = (low, low...high)
-                } else {
-                    guard bounds.count == 1, let single = bounds[0] else {
-                        throw UsageError(description: "invalid value '\(text)' for '--port': expected a port (0-65535) or a range LOW-HIGH")
-                    }
-                    port = single
-                }
-            case "--bind": bind = try value()
-            case "--iface": interface = try value()
-            case "--source": sourceFilter = try value()
-            case "--rcvbuf": receiveBufferBytes = try number(Int.self, 4096...(1 << 30))
-            case "--duration": duration = try seconds()
-            case "--frames": frames = try number(Int.self, 1...Int.max)
-            case "--timeout": timeout = try seconds()
-            case "--exit-on-timeout": exitOnTimeout = true
-            case "--reorder-packets": reorderPackets = try number(Int.self, 1...65536)
-            case "--latency-ms": latencyMilliseconds = try number(Int.self, 0...60_000)
-            case "--max-frame-bytes": maxFrameBytes = try number(Int.self, 1024...(1 << 30))
-            case "--max-packet-bytes": maxPacketBytes = try number(Int.self, 64...65536)
-            case "--max-streams":
-                maxStreams = try number(Int.self, 1...4096)
-                maxStreamsGiven = true
-            case "--wait-keyframe": waitKeyframe = true
-            case "--decode": decode = true
-            case "--yuv": yuv = try value()
-            case "--y4m": y4m = try value()
-            case "--frame-md5": frameMD5 = try value()
-            case "--pix-fmt": pixelFormat = try value()
-            case "--scale":
-                let text = try value()
-                let parts = text.lowercased().split(separator: "x")
-                guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (2...16384).contains(w), (2...16384).contains(h)
-                else { throw UsageError(description: "invalid value '\(text)' for '--scale': expected WIDTHxHEIGHT, such as 1280x720") }
-                scale = (w, h)
-            case "--threads": threads = try number(Int.self, 0...64)
-            case "--skip-corrupt": skipCorrupt = true
-            case "--flv": flv = try value()
-            case "--flv-keep-after-loss": flvKeepAfterLoss = true
-            case "--flv-hevc-legacy": flvHEVCLegacy = true
-            case "--interleave-ms": interleaveMilliseconds = try number(Int.self, 0...60_000)
-            case "--audio": audio = try value()
-            case "--wav": wav = try value()
-            case "--no-audio": noAudio = true
-            case "--all-streams": allStreams = true
-            case "--audio-ssrc": audioSSRC = try number(UInt32.self, 0...UInt32.max)
-            case "--audio-payload-type": audioPayloadType = try number(UInt8.self, 0...127)
-            case "--audio-port": audioPort = try number(UInt16.self, 1...UInt16.max)
-            case "--srtp-key":
-                let text = try value()
-                do {
-                    srtpKeys.append(try SRTPMasterKey(option: text, origin: "--srtp-key #\(srtpKeys.count + 1)"))
-                } catch {
-                    throw UsageError(description: error.description)
-                }
-            case "--srtp-keying-material":
-                let text = try value()
-                do {
-                    dtlsKeyingMaterial = try DTLSKeyingMaterial(option: text, origin: "--srtp-keying-material")
-                } catch {
-                    throw UsageError(description: error.description)
-                }
-            case "--dtls-role":
-                let text = try value()
-                guard let role = DTLSRole(rawValue: text.lowercased()) else {
-                    throw UsageError(description: "invalid value '\(text)' for '--dtls-role': expected client, server or auto")
-                }
-                dtlsRole = role
-            case "--rtmp":
-                let url = try value()
-                if let problem = RTMPURL.validationError(url) { throw UsageError(description: problem) }
-                rtmp = url
-            case "--rtmp-queue-ms": rtmpQueueMilliseconds = try number(Int.self, 100...60_000)
-            case "--reconnect": reconnect = true
-            case "--no-rtcp": noRTCP = true
-            case "--request-keyframe": requestKeyframe = true
-            case "--nack": nack = true
-            case "--rtx-payload-type": rtxPayloadType = try number(UInt8.self, 96...127)
-            case "--rtcp-to": rtcpTo = try Options.addressAndPort(try value(), flag: name, example: "10.0.0.7:5005 or [::1]:5005")
-            case "--segment-seconds": segmentSeconds = try number(Int.self, 1...86_400)
-            case "--segment-wallclock": segmentWallclock = true
-            case "--metrics":
-                let text = try value()
-                // A port alone is on loopback: nothing is served beyond the host unless asked.
-                metrics = try Options.addressAndPort(text.contains(":") ? text : "127.0.0.1:" + text, flag: name,
-                                                     example: "127.0.0.1:9464, [::1]:9464 or 9464", given: text)
-            case "--realtime": realtime = true
-            case "--no-realtime": realtime = false
-            case "-q", "--quiet": quiet = true
-            case "-v", "--verbose": verbose = true
-            case "--rtsp-transport":
-                let text = try value()
-                guard let choice = RTSPTransportChoice(rawValue: text.lowercased()) else {
-                    throw UsageError(description: "invalid value '\(text)' for '--rtsp-transport': expected auto, udp, tcp or multicast")
-                }
-                rtspTransport = choice
-            case "--tcp-framing":
-                let text = try value()
-                guard let framing = InterleavedCapture.Framing(rawValue: text.lowercased()) else {
-                    throw UsageError(description: "invalid value '\(text)' for '--tcp-framing': expected rtsp or rfc4571")
-                }
-                tcpFraming = framing
-            case "--user": user = try value()
-            case "--password": password = try value()
-            default:
-                if !argument.hasPrefix("-"), argument.lowercased().hasPrefix("rtsp://") || argument.lowercased().hasPrefix("rtsps://") {
-                    guard rtsp == nil else { throw UsageError(description: "one rtsp:// URL at a time") }
-                    do { _ = try RTSPURL(parsing: argument) } catch { throw UsageError(description: error.description) }
-                    rtsp = argument
-                    continue
-                }
-                if argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(name)'") }
-                throw UsageError(description: "unexpected argument '\(argument)'")
-            }
+        var reader = ArgumentReader(arguments)
+        while reader.next() {
+            // Each group takes its own options (typed throws rule out `||` between the calls).
+            if try takeInput(&reader) { continue }
+            if try takeOutput(&reader) { continue }
+            if try takeSecurityAndFeedback(&reader) { continue }
+            if try takeRTSP(&reader) { continue }
+            if reader.argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(reader.name)'") }
+            throw UsageError(description: "unexpected argument '\(reader.argument)'")
         }
         if mode == .help || mode == .version { return }
-        // One SDP is the session; more are a session each.
-        if sessionSDPs.count == 1 && sdpDirectory == nil { sdp = sessionSDPs.removeFirst() }
-        if let rtsp {
-            if let flag = [("--pcap", pcap != nil), ("--sdp", sdp != nil), ("--port", port != nil), ("--audio-port", audioPort != nil),
-                           ("--rtcp-to", rtcpTo != nil), ("--source", sourceFilter != nil)].first(where: { $0.1 })?.0 {
-                throw UsageError(description: "'\(flag)' does not go with an rtsp:// URL: the server's session description says "
-                                 + "what comes, and where")
-            }
-            if rtsp.lowercased().hasPrefix("rtsps://") {
-                throw UsageError(description: "rtsps:// (RTSP over TLS) is not supported yet; use rtsp://")
-            }
-        } else if let flag = [("--rtsp-transport", rtspTransport != .auto), ("--user", user != nil), ("--password", password != nil)]
-            .first(where: { $0.1 })?.0 {
-            throw UsageError(description: "'\(flag)' is for pulling from an RTSP server: give its rtsp:// URL")
-        }
-        if mode == .list && pcap == nil {
-            throw UsageError(description: "'--list' needs a capture: give --pcap FILE")
-        }
-        if pcap != nil {
-            for (flag, given) in [("--bind", bind != nil), ("--iface", interface != nil), ("--duration", duration != nil),
-                                  ("--timeout", timeout != nil), ("--exit-on-timeout", exitOnTimeout)] where given {
-                throw UsageError(description: "'\(flag)' is for live input; it does not go with --pcap")
-            }
-        }
-        if audioPort != nil && pcap != nil {
-            throw UsageError(description: "'--audio-port' is for live input; in a capture every port is read (--port selects the video's)")
-        }
-        if audioPort != nil && sdp != nil {
-            throw UsageError(description: "'--audio-port' is for live input without an SDP; the SDP's audio line gives the port")
-        }
-        if exitOnTimeout && timeout == nil {
-            throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
-        }
-        if noAudio, let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--audio-ssrc", audioSSRC != nil),
-                                ("--audio-payload-type", audioPayloadType != nil), ("--audio-port", audioPort != nil)].first(where: { $0.1 })?.0 {
-            throw UsageError(description: "'\(flag)' selects audio, which '--no-audio' leaves out")
-        }
-        if sdp == nil, let pt = audioPayloadType, pt >= 96 {
-            throw UsageError(description: "'--audio-payload-type \(pt)' is a dynamic type: its codec comes only from an SDP (--sdp FILE)")
-        }
-        if sdp == nil, let pt = audioPayloadType, !AudioSelection.staticTypes.contains(where: { $0.rawValue == pt }) {
-            throw UsageError(description: "'--audio-payload-type \(pt)' is no audio type rtprecv takes without an SDP "
-                             + "(0 PCMU, 8 PCMA, 9 G.722, 14 MPA)")
-        }
-        let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
-                        ("--audio", audio), ("--wav", wav), ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
-            .filter { $0.1 == "-" }.map(\.0)
-        if toStdout.count > 1 {
-            throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")
-        }
-        if yuv != nil || y4m != nil || frameMD5 != nil { decode = true }
-        if !decode, let flag = [("--pix-fmt", pixelFormat != nil), ("--scale", scale != nil), ("--skip-corrupt", skipCorrupt)]
-            .first(where: { $0.1 })?.0 {
-            throw UsageError(description: "'\(flag)' applies to decoded frames: add --decode, --yuv or --y4m")
-        }
-        if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
-        if rtmp == nil, let flag = [("--reconnect", reconnect && rtsp == nil), ("--realtime", realtime == true),
-                                    ("--no-realtime", realtime == false)]
-            .first(where: { $0.1 })?.0 {
-            throw UsageError(description: flag == "--reconnect" ? "'--reconnect' is for publishing (--rtmp URL) or pulling (an rtsp:// URL)"
-                             : "'\(flag)' is for publishing: add --rtmp URL")
-        }
-        for (flag, path, example) in [("--out", out, "cam-{start}.h264"), ("--flv", flv, "cam-{start}.flv")] {
-            guard let path, OutputTemplate.isTemplate(path) != (segmentSeconds != nil) else { continue }
-            throw UsageError(description: segmentSeconds == nil
-                ? "'\(flag) \(path)' names segments ({n} or {start}): give --segment-seconds N"
-                : "'--segment-seconds' cuts \(flag) into files: name them with {n} or {start}, such as \(flag) '\(example)'")
-        }
-        if segmentSeconds != nil && out == nil && flv == nil {
-            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output or the FLV: give --out 'NAME-{n}.h264' or --flv 'NAME-{n}.flv'")
-        }
-        if segmentWallclock && segmentSeconds == nil {
-            throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")
-        }
-        let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
-                         ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--audio", audio), ("--wav", wav)]
-            .compactMap { flag, path in path.map { (flag, $0) } }
-        if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
-        // A stream a port at least, unless told otherwise.
-        if let portRange, !maxStreamsGiven { maxStreams = max(maxStreams, portRange.count) }
-        if recordsSessions { try checkSessions(perStream) }
-        if portRange != nil && sdp != nil {
-            throw UsageError(description: "'--port LOW-HIGH' listens on a range of ports; with --sdp, the SDP's lines name the ports")
-        }
-        if allStreams {
-            if let flag = [("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--audio-ssrc", audioSSRC != nil)]
-                .first(where: { $0.1 })?.0 {
-                throw UsageError(description: "'--all-streams' records every stream to files; '\(flag)' is for one stream")
-            }
-            // Every stream writes its own files: each output (but statistics, which can be one file) names them apart.
-            if let (flag, path) = perStream.first(where: { $0.0 != "--stats-json" && !OutputTemplate.namesStream($0.1) }) {
-                throw UsageError(description: "'\(flag) \(path)' would be written by every stream: name each stream's file with "
-                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(flag) 'rec/{ssrc}"
-                                 + (flag == "--flv" ? ".flv" : flag == "--audio" || flag == "--wav" ? ".wav" : ".h264") + "'")
-            }
-        }
-        if pcap != nil && metrics != nil {
-            throw UsageError(description: "'--metrics' serves a live run's statistics; a replay ends with them in --stats-json")
-        }
-        if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe),
-                                    ("--nack", nack)]
-            .first(where: { $0.1 })?.0 {
-            throw UsageError(description: "'\(flag)' is for live input: a capture has no sender to talk back to")
-        }
-        if noRTCP, let flag = [("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe), ("--nack", nack)]
-            .first(where: { $0.1 })?.0 {
-            throw UsageError(description: "'\(flag)' sends RTCP, which '--no-rtcp' turns off")
-        }
-        if realtime != nil && pcap == nil {
-            throw UsageError(description: "'--\(realtime! ? "" : "no-")realtime' paces a replay; live input comes in real time already")
-        }
-        if dtlsRole != nil && dtlsKeyingMaterial == nil {
-            throw UsageError(description: "'--dtls-role' says whose packets '--srtp-keying-material' decrypts: give that too")
-        }
+        try settle()
     }
 
     public var isLive: Bool { pcap == nil }
@@ -426,7 +154,7 @@ public struct Options {
     }
 
     /// Several sessions, each its own files: every output names them with {sdp}.
-    private func checkSessions(_ outputs: [(String, String)]) throws(UsageError) {
+    func checkSessions(_ outputs: [(String, String)]) throws(UsageError) {
         let what = sdpDirectory.map { "'--sdp-dir \($0)'" } ?? "'--sdp' given \(sessionSDPs.count) times"
         if let flag = [("rtsp://", rtsp != nil), ("--port", port != nil), ("--all-streams", allStreams), ("--list", mode == .list),
                        ("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--payload-type", payloadType != nil),

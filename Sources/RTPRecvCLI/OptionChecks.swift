@@ -1,0 +1,155 @@
+import RTPCore
+
+/// What the options mean together: defaults that follow from others, and the combinations that
+/// are refused, each with the message that says why. Checked in this order, so that the first
+/// problem named is the one a user meets first.
+extension Options {
+    mutating func settle() throws(UsageError) {
+        try settleInput()
+        try checkAudio()
+        try settleOutputs()
+        try checkSegments()
+        try settleStreams()
+        try checkLiveOnly()
+    }
+
+    /// The input: one SDP is the session (more, a session each); what an rtsp:// URL, a capture or
+    /// live input rules out.
+    private mutating func settleInput() throws(UsageError) {
+        // One SDP is the session; more are a session each.
+        if sessionSDPs.count == 1 && sdpDirectory == nil { sdp = sessionSDPs.removeFirst() }
+        if let rtsp {
+            if let flag = [("--pcap", pcap != nil), ("--sdp", sdp != nil), ("--port", port != nil), ("--audio-port", audioPort != nil),
+                           ("--rtcp-to", rtcpTo != nil), ("--source", sourceFilter != nil)].first(where: { $0.1 })?.0 {
+                throw UsageError(description: "'\(flag)' does not go with an rtsp:// URL: the server's session description says "
+                                 + "what comes, and where")
+            }
+            if rtsp.lowercased().hasPrefix("rtsps://") {
+                throw UsageError(description: "rtsps:// (RTSP over TLS) is not supported yet; use rtsp://")
+            }
+        } else if let flag = [("--rtsp-transport", rtspTransport != .auto), ("--user", user != nil), ("--password", password != nil)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' is for pulling from an RTSP server: give its rtsp:// URL")
+        }
+        if mode == .list && pcap == nil {
+            throw UsageError(description: "'--list' needs a capture: give --pcap FILE")
+        }
+        if pcap != nil {
+            for (flag, given) in [("--bind", bind != nil), ("--iface", interface != nil), ("--duration", duration != nil),
+                                  ("--timeout", timeout != nil), ("--exit-on-timeout", exitOnTimeout)] where given {
+                throw UsageError(description: "'\(flag)' is for live input; it does not go with --pcap")
+            }
+        }
+        if audioPort != nil && pcap != nil {
+            throw UsageError(description: "'--audio-port' is for live input; in a capture every port is read (--port selects the video's)")
+        }
+        if audioPort != nil && sdp != nil {
+            throw UsageError(description: "'--audio-port' is for live input without an SDP; the SDP's audio line gives the port")
+        }
+        if exitOnTimeout && timeout == nil {
+            throw UsageError(description: "'--exit-on-timeout' needs '--timeout SECONDS'")
+        }
+    }
+
+    /// Audio options that contradict --no-audio, or name a payload type no SDP explains.
+    private func checkAudio() throws(UsageError) {
+        if noAudio, let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--audio-ssrc", audioSSRC != nil),
+                                ("--audio-payload-type", audioPayloadType != nil), ("--audio-port", audioPort != nil)].first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' selects audio, which '--no-audio' leaves out")
+        }
+        if sdp == nil, let pt = audioPayloadType, pt >= 96 {
+            throw UsageError(description: "'--audio-payload-type \(pt)' is a dynamic type: its codec comes only from an SDP (--sdp FILE)")
+        }
+        if sdp == nil, let pt = audioPayloadType, !AudioSelection.staticTypes.contains(where: { $0.rawValue == pt }) {
+            throw UsageError(description: "'--audio-payload-type \(pt)' is no audio type rtprecv takes without an SDP "
+                             + "(0 PCMU, 8 PCMA, 9 G.722, 14 MPA)")
+        }
+    }
+
+    /// Outputs: one on standard output at most; decoding options imply decoding; what only publishing takes.
+    private mutating func settleOutputs() throws(UsageError) {
+        let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
+                        ("--audio", audio), ("--wav", wav), ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
+            .filter { $0.1 == "-" }.map(\.0)
+        if toStdout.count > 1 {
+            throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")
+        }
+        if yuv != nil || y4m != nil || frameMD5 != nil { decode = true }
+        if !decode, let flag = [("--pix-fmt", pixelFormat != nil), ("--scale", scale != nil), ("--skip-corrupt", skipCorrupt)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' applies to decoded frames: add --decode, --yuv or --y4m")
+        }
+        if quiet && verbose { throw UsageError(description: "'-q' and '-v' cannot be used together") }
+        if rtmp == nil, let flag = [("--reconnect", reconnect && rtsp == nil), ("--realtime", realtime == true),
+                                    ("--no-realtime", realtime == false)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: flag == "--reconnect" ? "'--reconnect' is for publishing (--rtmp URL) or pulling (an rtsp:// URL)"
+                             : "'\(flag)' is for publishing: add --rtmp URL")
+        }
+    }
+
+    /// --segment-seconds and the outputs it cuts, named by segment.
+    private func checkSegments() throws(UsageError) {
+        for (flag, path, example) in [("--out", out, "cam-{start}.h264"), ("--flv", flv, "cam-{start}.flv")] {
+            guard let path, OutputTemplate.isTemplate(path) != (segmentSeconds != nil) else { continue }
+            throw UsageError(description: segmentSeconds == nil
+                ? "'\(flag) \(path)' names segments ({n} or {start}): give --segment-seconds N"
+                : "'--segment-seconds' cuts \(flag) into files: name them with {n} or {start}, such as \(flag) '\(example)'")
+        }
+        if segmentSeconds != nil && out == nil && flv == nil {
+            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output or the FLV: give --out 'NAME-{n}.h264' or --flv 'NAME-{n}.flv'")
+        }
+        if segmentWallclock && segmentSeconds == nil {
+            throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")
+        }
+    }
+
+    /// Outputs named by stream mean every stream; a port range, a stream a port; sessions and
+    /// --all-streams each their own files.
+    private mutating func settleStreams() throws(UsageError) {
+        let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
+                         ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--audio", audio), ("--wav", wav)]
+            .compactMap { flag, path in path.map { (flag, $0) } }
+        if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
+        // A stream a port at least, unless told otherwise.
+        if let portRange, !maxStreamsGiven { maxStreams = max(maxStreams, portRange.count) }
+        if recordsSessions { try checkSessions(perStream) }
+        if portRange != nil && sdp != nil {
+            throw UsageError(description: "'--port LOW-HIGH' listens on a range of ports; with --sdp, the SDP's lines name the ports")
+        }
+        if allStreams {
+            if let flag = [("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--audio-ssrc", audioSSRC != nil)]
+                .first(where: { $0.1 })?.0 {
+                throw UsageError(description: "'--all-streams' records every stream to files; '\(flag)' is for one stream")
+            }
+            // Every stream writes its own files: each output (but statistics, which can be one file) names them apart.
+            if let (flag, path) = perStream.first(where: { $0.0 != "--stats-json" && !OutputTemplate.namesStream($0.1) }) {
+                throw UsageError(description: "'\(flag) \(path)' would be written by every stream: name each stream's file with "
+                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(flag) 'rec/{ssrc}"
+                                 + (flag == "--flv" ? ".flv" : flag == "--audio" || flag == "--wav" ? ".wav" : ".h264") + "'")
+            }
+        }
+    }
+
+    /// What only live input takes: the metrics endpoint, RTCP, pacing a replay; DTLS roles.
+    private func checkLiveOnly() throws(UsageError) {
+        if pcap != nil && metrics != nil {
+            throw UsageError(description: "'--metrics' serves a live run's statistics; a replay ends with them in --stats-json")
+        }
+        if pcap != nil, let flag = [("--no-rtcp", noRTCP), ("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe),
+                                    ("--nack", nack)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' is for live input: a capture has no sender to talk back to")
+        }
+        if noRTCP, let flag = [("--rtcp-to", rtcpTo != nil), ("--request-keyframe", requestKeyframe), ("--nack", nack)]
+            .first(where: { $0.1 })?.0 {
+            throw UsageError(description: "'\(flag)' sends RTCP, which '--no-rtcp' turns off")
+        }
+        if realtime != nil && pcap == nil {
+            throw UsageError(description: "'--\(realtime! ? "" : "no-")realtime' paces a replay; live input comes in real time already")
+        }
+        if dtlsRole != nil && dtlsKeyingMaterial == nil {
+            throw UsageError(description: "'--dtls-role' says whose packets '--srtp-keying-material' decrypts: give that too")
+        }
+    }
+}
