@@ -50,8 +50,6 @@ public final class AccessUnitAssembler {
         public var isDamaged: Bool { damage != nil }
     }
 
-    public var maxAccessUnitBytes: Int { units.maxAccessUnitBytes }
-    public var maxNALUnits: Int { units.maxNALUnits }
     public let parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
 

@@ -11,42 +11,22 @@
 /// - **Parameter sets** are put in front of a keyframe or repaired unit that lacks them, and of any
 ///   unit whose SPS or PPS changed since it was last written (a new SPS that came in an access unit
 ///   that was dropped). A unit whose slices name a PPS that never came is dropped.
-public final class FrameGate {
-    /// Of it, the gate reads the keyframe policy and the clock rate.
-    public var configuration: VideoFormatConfiguration { verdicts.configuration }
-    public var ssrc: UInt32 { verdicts.ssrc }
-    /// Takes the verdict on an access unit, with its bytes when it is to be written; returns whether
-    /// the stream's output took it (false when the stream is not the one selected, or output is full).
-    public var emit: (FrameRecord, AccessUnit?) throws -> Bool {
-        get { verdicts.emit }
-        set { verdicts.emit = newValue }
-    }
-    public var onNotice: (StreamNotice) -> Void {
-        get { verdicts.onNotice }
-        set { verdicts.onNotice = newValue }
-    }
-    public var tally: FrameTally { verdicts.tally }
-    public var clock: PresentationClock { verdicts.clock }
-    /// RTP timestamps of the first damaged access units dropped.
-    public var droppedTimestamps: [UInt32] { verdicts.droppedTimestamps }
-
-    private let verdicts: FrameVerdicts
+final class FrameGate {
+    /// Gives the verdicts, and holds what they leave: the tally, the clock, the keyframe wait.
+    let verdicts: FrameVerdicts
     private var continuity = ReferenceContinuity()
-
-    /// Whether a keyframe would help now: none written yet, or a picture since the last one was lost
-    /// or damaged. RTCP asks the sender for one while this holds (PLI, FIR).
-    public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
+    private var configuration: VideoFormatConfiguration { verdicts.configuration }
     /// The generation (`ParameterSetCache`) of the SPS and PPS last written under each id.
     private var writtenSPS = [UInt32](repeating: 0, count: 32)
     private var writtenPPS = [UInt32](repeating: 0, count: 256)
 
-    public init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
-        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
+    init(verdicts: FrameVerdicts) {
+        self.verdicts = verdicts
     }
 
     /// `arrival`: when the packet that completed it arrived, on the packet clock. `assembler` is the
     /// one handing `au` on, for its parameter sets and, where needed, its first slice's header.
-    public func admit(_ au: AccessUnitAssembler.Assembled, from assembler: AccessUnitAssembler, arrival: Int64) throws {
+    func admit(_ au: AccessUnitAssembler.Assembled, from assembler: AccessUnitAssembler, arrival: Int64) throws {
         let cache = assembler.parameterSets
         let newPicture = au.startsAtFirstMacroblock && !(au.frameNum?.fieldPicture ?? false)
         let pts = verdicts.presentationTime(timestamp: au.timestamp, arrival: arrival, isIDR: au.isIDR, newPicture: newPicture) {
@@ -138,7 +118,7 @@ public final class FrameGate {
     }
 
     /// The source restarted: output waits for a keyframe again, and nothing before refers on.
-    public func restart() {
+    func restart() {
         verdicts.restart()
         continuity = ReferenceContinuity()
     }

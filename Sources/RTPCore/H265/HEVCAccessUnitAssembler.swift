@@ -51,8 +51,6 @@ public final class HEVCAccessUnitAssembler {
         member < 32 ? (member < 16 ? .vps : .sps, Int(member % 16)) : (.pps, Int(member - 32))
     }
 
-    public var maxAccessUnitBytes: Int { units.maxAccessUnitBytes }
-    public var maxNALUnits: Int { units.maxNALUnits }
     public let parameterSets = HEVCParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
     /// The packet whose units come in now; the depacketizer sets it.

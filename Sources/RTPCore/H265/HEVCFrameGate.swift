@@ -10,35 +10,22 @@
 ///   `waitForKeyframeAfterLoss`, pictures whose references were lost are dropped until the next IRAP.
 /// - **Parameter sets**: VPS, SPS and PPS are put in front of an IRAP or repaired unit that lacks
 ///   them, and of any unit whose sets changed since they were last written.
-public final class HEVCFrameGate {
-    public var configuration: VideoFormatConfiguration { verdicts.configuration }
-    public var ssrc: UInt32 { verdicts.ssrc }
-    public var emit: (FrameRecord, AccessUnit?) throws -> Bool {
-        get { verdicts.emit }
-        set { verdicts.emit = newValue }
-    }
-    public var onNotice: (StreamNotice) -> Void {
-        get { verdicts.onNotice }
-        set { verdicts.onNotice = newValue }
-    }
-    public var tally: FrameTally { verdicts.tally }
-    public var clock: PresentationClock { verdicts.clock }
-    public var droppedTimestamps: [UInt32] { verdicts.droppedTimestamps }
-
-    private let verdicts: FrameVerdicts
+final class HEVCFrameGate {
+    /// Gives the verdicts, and holds what they leave: the tally, the clock, the keyframe wait.
+    let verdicts: FrameVerdicts
     private var continuity = HEVCReferenceContinuity()
     /// Output started at the last IRAP (or it is a BLA): its RASL pictures cannot be decoded.
     private var skippingRASL = false
     /// The generation of each set last written, by kind and id.
     private var written: [[UInt32]] = HEVCParameterSetCache.Kind.allCases.map { Array(repeating: 0, count: $0.capacity) }
 
-    public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
+    private var configuration: VideoFormatConfiguration { verdicts.configuration }
 
-    public init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
-        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
+    init(verdicts: FrameVerdicts) {
+        self.verdicts = verdicts
     }
 
-    public func admit(_ au: HEVCAccessUnitAssembler.Assembled, from assembler: HEVCAccessUnitAssembler, arrival: Int64) throws {
+    func admit(_ au: HEVCAccessUnitAssembler.Assembled, from assembler: HEVCAccessUnitAssembler, arrival: Int64) throws {
         let cache = assembler.parameterSets
         let chain = au.firstSlicePPSId.flatMap { cache.chain(forPPS: $0) }
         let sps = chain.flatMap { cache.sps(id: $0.sps) }
@@ -137,7 +124,7 @@ public final class HEVCFrameGate {
         return try verdicts.write(&accessUnit, pieces: au.pieces, inserting: inserted, at: at)
     }
 
-    public func restart() {
+    func restart() {
         verdicts.restart()
         skippingRASL = false
         continuity = HEVCReferenceContinuity()

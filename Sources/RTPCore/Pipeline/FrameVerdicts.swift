@@ -111,6 +111,13 @@ final class FrameVerdicts {
         }
     }
 
+    /// What the verdicts leave in a stream's statistics.
+    func fold(into s: inout StreamStatistics) {
+        s.frames = tally
+        s.droppedTimestamps = droppedTimestamps
+        s.retimedFrames = clock.retimed
+    }
+
     /// The source restarted: output waits for a keyframe again, on a timeline begun anew.
     func restart() {
         waitingForKeyframe = true

@@ -12,6 +12,7 @@ public final class H264PayloadFormat: VideoPayloadFormat {
     private let assembler: AccessUnitAssembler
     private let depacketizer: Depacketizer
     private let gate: FrameGate
+    private let verdicts: FrameVerdicts
     /// Arrival of the packet being depacketized: an access unit it completes carries it.
     private var deliveringArrival: Int64 = 0
     public private(set) var invalidPayload: [VideoPayloadInvalid: Int] = [:]
@@ -25,13 +26,14 @@ public final class H264PayloadFormat: VideoPayloadFormat {
         assembler = AccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
         depacketizer = Depacketizer(assembler: assembler, interleaving: interleaving,
                                     latencyNanoseconds: configuration.latencyNanoseconds)
-        gate = FrameGate(ssrc: ssrc, configuration: configuration)
+        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
+        gate = FrameGate(verdicts: verdicts)
         // The format owns both, and they call back once per access unit: no reference counting.
         assembler.onAccessUnit = { [unowned(unsafe) self] in
             try self.gate.admit($0, from: self.assembler, arrival: self.deliveringArrival)
         }
-        gate.emit = { [unowned(unsafe) self] record, accessUnit in try self.output(record, accessUnit) }
-        gate.onNotice = { [unowned self] in self.onNotice($0) }
+        verdicts.emit = { [unowned(unsafe) self] record, accessUnit in try self.output(record, accessUnit) }
+        verdicts.onNotice = { [unowned self] in self.onNotice($0) }
         depacketizer.onNotice = { [unowned self] in self.onNotice($0) }
     }
 
@@ -48,8 +50,8 @@ public final class H264PayloadFormat: VideoPayloadFormat {
         parsedSPSCount > 0 || parsedSliceCount >= (given ? 1 : 3)
     }
 
-    /// Whether the output waits for, or would be mended by, a keyframe (`FrameGate.wantsKeyframe`).
-    public var wantsKeyframe: Bool { gate.wantsKeyframe }
+    /// Whether the output waits for, or would be mended by, a keyframe (`FrameVerdicts.wantsKeyframe`).
+    public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
 
     @inline(__always)
     public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
@@ -87,9 +89,7 @@ public final class H264PayloadFormat: VideoPayloadFormat {
         s.invalidPayload = invalidPayload
         s.codec = .h264
         s.nalTypesSeen = nalTypesSeen
-        s.frames = gate.tally
-        s.droppedTimestamps = gate.droppedTimestamps
-        s.retimedFrames = gate.clock.retimed
+        verdicts.fold(into: &s)
         s.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
         s.strayFragments = depacketizer.strayFragments
         s.repeatedParameterSetsRemoved = assembler.repeatedParameterSetsRemoved

@@ -10,6 +10,7 @@ public final class H265PayloadFormat: VideoPayloadFormat {
     private let assembler: HEVCAccessUnitAssembler
     private let depacketizer: H265Depacketizer
     private let gate: HEVCFrameGate
+    private let verdicts: FrameVerdicts
     private let decodingOrderNumbers: Bool
     private var deliveringArrival: Int64 = 0
     /// Bit n set when NAL unit type n was seen (types below 64).
@@ -22,13 +23,14 @@ public final class H265PayloadFormat: VideoPayloadFormat {
         assembler = HEVCAccessUnitAssembler(maxAccessUnitBytes: configuration.maxAccessUnitBytes)
         depacketizer = H265Depacketizer(assembler: assembler, decodingOrder: parameters.decodingOrder,
                                         latencyNanoseconds: configuration.latencyNanoseconds)
-        gate = HEVCFrameGate(ssrc: ssrc, configuration: configuration)
+        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
+        gate = HEVCFrameGate(verdicts: verdicts)
         // The format owns all three, and they call back once per access unit: no reference counting.
         assembler.onAccessUnit = { [unowned(unsafe) self] in
             try self.gate.admit($0, from: self.assembler, arrival: self.deliveringArrival)
         }
-        gate.emit = { [unowned(unsafe) self] record, accessUnit in try self.output(record, accessUnit) }
-        gate.onNotice = { [unowned self] in self.onNotice($0) }
+        verdicts.emit = { [unowned(unsafe) self] record, accessUnit in try self.output(record, accessUnit) }
+        verdicts.onNotice = { [unowned self] in self.onNotice($0) }
     }
 
     public func addParameterSets(_ nalUnits: [[UInt8]]) {
@@ -39,7 +41,7 @@ public final class H265PayloadFormat: VideoPayloadFormat {
         assembler.spsSeen > 0 || assembler.slicesSeen >= (given ? 1 : 3)
     }
 
-    public var wantsKeyframe: Bool { gate.wantsKeyframe }
+    public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
 
     public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
         if let invalid = H265Payload.validate(payload, decodingOrderNumbers: decodingOrderNumbers) {
@@ -73,9 +75,7 @@ public final class H265PayloadFormat: VideoPayloadFormat {
         s.invalidPayload = invalidPayload
         s.codec = .h265
         s.nalTypesSeen = nalTypesSeen
-        s.frames = gate.tally
-        s.droppedTimestamps = gate.droppedTimestamps
-        s.retimedFrames = gate.clock.retimed
+        verdicts.fold(into: &s)
         s.fragmentedUnitsDropped = depacketizer.fragmentedUnitsDropped
         s.strayFragments = depacketizer.strayFragments
         s.parameterSetChanges = assembler.parameterSetChanges
