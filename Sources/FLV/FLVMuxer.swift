@@ -51,6 +51,8 @@ public final class FLVMuxer {
         public var audioFramesNotCarried = 0
         /// Tags that came after the wait for them was over, written at the last time given out.
         public var tagsRetimed = 0
+        /// Frames whose time would have repeated their track's last one, written 1 ms after it.
+        public var framesMadeLater = 0
         public var bytesWritten = 0
         public var width = 0
         public var height = 0
@@ -130,6 +132,10 @@ public final class FLVMuxer {
     private var headerFlags: UInt8 = 0
     private var base: Int64 = 0
     private var lastTagTime: Int64 = Int64.min
+    /// The time, in milliseconds of the file, of each track's last frame: the next is later, since
+    /// muxers and players refuse a repeated time (frames in a burst after a reconnect, or tags
+    /// retimed together, would otherwise share one).
+    private var lastFrameMilliseconds = (video: Int64.min, audio: Int64.min)
     private var maxPTSMilliseconds: Int64 = 0
     /// The latest arrival of any unit: the clock the waits run on.
     private var now: Int64 = Int64.min
@@ -382,6 +388,14 @@ public final class FLVMuxer {
             if !tag.isSequenceHeader { statistics.tagsRetimed += 1 }
             tag.dts = lastTagTime
         }
+        if !tag.isSequenceHeader {
+            let last = video ? lastFrameMilliseconds.video : lastFrameMilliseconds.audio
+            if last != Int64.min && milliseconds(tag.dts) <= last {
+                tag.dts = base + (last + 1) * 1_000_000
+                statistics.framesMadeLater += 1
+            }
+            if video { lastFrameMilliseconds.video = milliseconds(tag.dts) } else { lastFrameMilliseconds.audio = milliseconds(tag.dts) }
+        }
         lastTagTime = max(lastTagTime, tag.dts)
         let time = UInt32(truncatingIfNeeded: max(0, milliseconds(tag.dts)))
         writer.bytes.removeAll(keepingCapacity: true)
@@ -445,6 +459,7 @@ public final class FLVMuxer {
         try onFileEnd?(metadataPatches())
         file = FileState(start: statistics.bytesWritten, framesBefore: statistics.framesWritten)
         (base, lastTagTime, maxPTSMilliseconds, metadataOffsets) = (tag.dts, Int64.min, 0, [:])
+        lastFrameMilliseconds = (Int64.min, Int64.min)
         try writeHeaderAndMetadata(emit)
         // A new sequence header about to go out is the file's; else the one in force.
         if case .video = tag.kind, let record { try write(sequenceHeader(record, dts: tag.dts, arrival: tag.arrival), video: true, emit) }

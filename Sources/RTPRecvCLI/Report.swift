@@ -203,6 +203,7 @@ struct Report {
                 if f.audioFramesNotCarried > 0 { line += ", \(f.audioFramesNotCarried) audio frames FLV cannot carry left out" }
             }
             if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
+            if f.framesMadeLater > 0 { line += "; \(f.framesMadeLater) frames 1 ms after the one before, whose time they shared" }
             lines.append(line)
         }
         if let feedback {
@@ -270,6 +271,7 @@ struct Report {
                 ("timestamp_jumps", .int(f.timestampJumps)), ("bytes", .int(f.bytesWritten)),
                 ("audio_frames_written", .int(f.audioFramesWritten)), ("audio_frames_not_carried", .int(f.audioFramesNotCarried)),
                 ("audio_sequence_headers", .int(f.audioSequenceHeaders)), ("tags_retimed", .int(f.tagsRetimed)),
+                ("frames_made_later", .int(f.framesMadeLater)),
                 ("duration_ms", .int(Int(f.durationMilliseconds))),
             ])))
         }

@@ -111,6 +111,20 @@ final class FLVMuxerTests: XCTestCase {
         XCTAssertEqual(muxer.statistics.timestampJumps, 1)
     }
 
+    /// Frames closer than a millisecond (a burst after a reconnect) never share a tag time:
+    /// muxers and players refuse a repeated one. Each is written 1 ms after the one before.
+    func testFramesOfABurstNeverRepeatATime() throws {
+        let (file, muxer) = try mux([
+            ([sps, pps, idr], 0, true, false),
+            ([p], 45, false, false),    // 0.5 ms later
+            ([p], 90, false, false),
+            ([p], 3000, false, false),  // 33 ms
+        ])
+        let times = walk(file).filter { $0.type == 9 }.dropFirst().dropLast().map(\.time)
+        XCTAssertEqual(times, [0, 1, 2, 33])
+        XCTAssertEqual(muxer.statistics.framesMadeLater, 2)
+    }
+
     func testMetadataPatchesRewriteDurationAndSize() throws {
         var (file, muxer) = try mux([([sps, pps, idr], 0, true, false), ([p], 3000, false, false)])
         for patch in muxer.metadataPatches() { file.replaceSubrange(patch.offset..<patch.offset + 8, with: patch.bytes) }

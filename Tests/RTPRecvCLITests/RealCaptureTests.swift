@@ -32,6 +32,20 @@ final class RealCaptureTests: XCTestCase {
         XCTAssertTrue(try Harness.probe(out, "stream=width,height,profile").contains("profile=High 4:4:4 Predictive"))
     }
 
+    /// A call over the Internet whose G.711 packets came in bursts: the FLV's audio tags never
+    /// repeat a time (FFmpeg's muxers refuse a repeated one), and every frame is in it.
+    func testAnFLVOfABurstyCallNeverRepeatsATime() throws {
+        let flv = Harness.temporaryFile("linphone.flv"), stats = Harness.temporaryFile("linphone.json")
+        let result = try Harness.rtprecv(["--pcap", try capture("linphone_vp8_pcma.pcapng").path, "--flv", flv.path,
+                                          "--stats-json", stats.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Harness.decodeErrors(flv), "")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let f = try XCTUnwrap(json["flv"] as? [String: Any])
+        XCTAssertEqual(f["audio_frames_written"] as? Int, 1493)
+        XCTAssertGreaterThan(f["frames_made_later"] as? Int ?? 0, 0)
+    }
+
     func testDeadsfuPcapngGivesItsKeyframe() throws {
         let out = try replay("deadsfu_idle.screen.h264.pcapng")
         XCTAssertEqual(try Harness.frameMD5(out).count, 1)
