@@ -10,7 +10,7 @@
 /// once, from the packet into a reused buffer, or not at all when the packets' memory outlives the
 /// access unit (see `AccessUnitBuffer`); `AccessUnitCollector` keeps those books, this type the
 /// rules of H.264.
-public final class AccessUnitAssembler {
+public final class AccessUnitAssembler: NALAccessUnitAssembly {
     public typealias NALRecord = NALUnitRecord
     public typealias PPSIdSet = ParameterSetIdSet
 
@@ -53,12 +53,7 @@ public final class AccessUnitAssembler {
     public let parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
 
-    private let units: AccessUnitCollector
-    /// The packet whose units come in now; the depacketizer sets it.
-    public var packet: Int64 {
-        get { units.packet }
-        set { units.packet = newValue }
-    }
+    let units: AccessUnitCollector
     private var nalRefIdc: UInt8?
     private var slicePPSIds = PPSIdSet()
     private var slicesParsed = true
@@ -74,11 +69,8 @@ public final class AccessUnitAssembler {
     private var firstSlicePPSId: UInt32?
     /// A slice of the access unit begins at macroblock 0.
     private var hasFirstMacroblock = false
-    private var pendingRefIdc: UInt8?
-    /// The first NAL types of whole access units seen so far (bit n for type n), for IDR and other
-    /// pictures: tells whether a packet after a loss can be the true start of an access unit.
-    private var leadingTypesIDR: UInt32 = 0
-    private var leadingTypesOther: UInt32 = 0
+    /// How whole access units began: whether a packet after a loss can be the start of one.
+    private var leadingTypes = LeadingNALTypes()
 
     // Counters a stream reports.
     public private(set) var parameterSetChanges = 0
@@ -90,11 +82,8 @@ public final class AccessUnitAssembler {
         units = AccessUnitCollector(maxAccessUnitBytes: maxAccessUnitBytes, maxNALUnits: maxNALUnits)
     }
 
-    /// Whether the access unit in progress refers to bytes in `memory` (see `beginNAL`'s `borrowing`).
-    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { units.refers(to: memory) }
-
-    /// Copies what the access unit in progress holds of `memory`, which may then be reused.
-    public func stopReferring(to memory: UnsafeRawBufferPointer) { units.stopReferring(to: memory) }
+    static func isVCL(_ header: UInt8) -> Bool { NALUnitType.isVCL(nalUnitType(header)) }
+    static var lossEndingAnAccessUnitPrecedesIt: Bool { false }
 
     // MARK: NAL units
 
@@ -218,7 +207,6 @@ public final class AccessUnitAssembler {
         return identity.map { ($0, sps, pps) }
     }
 
-    /// Drops the NAL unit begun last: a piece of it is missing.
     public func abortNAL() {
         if units.abortNAL() { noteDroppedNAL() }
     }
@@ -233,150 +221,48 @@ public final class AccessUnitAssembler {
         nalRefIdc = max(nalRefIdc ?? 0, header >> 5 & 3)
     }
 
-    // MARK: Packets and loss
+    // MARK: Where access units begin, and what a lost piece says
 
-    @inline(__always)
-    public func endOfPacket(marker: Bool) throws {
-        guard marker else { return }
-        units.noteMarker()
-        if units.isOpen { try finish() }
-    }
-
-    /// `missing` packets (or, in the interleaved mode, decoding order numbers) are missing before
-    /// the one now arriving with `timestamp`, whose first NAL unit is `leading` (nil for an FU-A
-    /// continuation). Marks what the loss may have touched: the access unit open at that timestamp
-    /// (at its head when no slice of it has come yet), or the open one and the next.
-    public func noteLoss(before ts: UInt32, leading: (header: UInt8, body: UnsafeRawBufferPointer)?,
-                         missing: Int, reason: FrameRecord.Reason = .missingPackets) throws {
-        if units.isOpen {
-            if ts == units.timestamp {
-                units.addDamage(reason, missing: missing, beforeFirstSlice: !units.hasVCL)
-                units.lossSinceLastAccessUnit = true
-                return
-            }
-            // Whatever was lost may have been this access unit's end.
-            units.addDamage(reason, missing: missing, beforeFirstSlice: false)
-            try finish()
-            units.lossSinceLastAccessUnit = true
-            // One packet lost where a marker was due: most likely the one that carried it, so a
-            // plausible first unit starts the next access unit whole.
-            if reason == .missingPackets && missing == 1 && units.markersSeen && startsPlausibly(leading) { return }
-        }
-        units.lossSinceLastAccessUnit = true
-        // Carried parameter sets, or a first unit that is not how this stream's access units begin:
-        // what was lost belonged to the next access unit.
-        if !units.isEmpty || !startsCleanly(leading) { units.addPendingHeadDamage(reason, missing: missing) }
-    }
-
-    /// A fragment of a unit not begun here (`header` rebuilt from its FU indicator and header): its
-    /// start was lost (`startLost`), or a loss cut the unit short before it. The unit is lost, and
-    /// the access unit at its timestamp damaged: the open one, or one opened for it, so that it is
-    /// accounted for even if nothing of it but such fragments came.
-    public func noteStrayFragment(header: UInt8, timestamp ts: UInt32, startLost: Bool = true) throws {
-        let isVCL = NALUnitType.isVCL(nalUnitType(header))
-        units.lossSinceLastAccessUnit = true
-        if units.isOpen && ts != units.timestamp { try finish() }
-        if !units.isOpen { openAccessUnit(at: ts) }
-        units.notePacket()
-        notePiece(header)
-        units.addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !units.hasVCL && !isVCL)
-    }
-
-    /// A unit of the packet now arriving is lost (one that ran past its aggregation packet, `header`
-    /// its NAL header byte when known): the access unit open at that time is damaged.
-    public func noteLostUnit(header: UInt8?, reason: FrameRecord.Reason) {
-        // An unknown unit may have been a slice.
-        let isVCL = header.map { NALUnitType.isVCL(nalUnitType($0)) } ?? true
-        guard units.isOpen else {
-            units.addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
-            return
-        }
-        units.notePacket()
-        if let header { notePiece(header) }
-        units.addDamage(reason, beforeFirstSlice: !units.hasVCL && !isVCL)
-    }
-
-    private func openAccessUnit(at ts: UInt32) {
+    func openAccessUnit(at ts: UInt32) {
         units.open(at: ts)
-        nalRefIdc = pendingRefIdc
-        pendingRefIdc = nil
+        nalRefIdc = nil
     }
 
     /// A lost piece of a slice still says whether its picture is a reference, and an IDR.
-    private func notePiece(_ header: UInt8) {
+    func noteLostPiece(_ header: UInt8) {
         let type = nalUnitType(header)
         guard NALUnitType.isVCL(type) else { return }
         noteRefIdc(header)
         if type == NALUnitType.idrSlice { lostIDRSlice = true }
     }
 
-    /// Whether `leading` begins access units the way this stream's whole ones began.
-    private func startsCleanly(_ leading: (header: UInt8, body: UnsafeRawBufferPointer)?) -> Bool {
+    /// Before the access unit opens, it says nothing that is kept.
+    func noteLostPieceBeforeOpening(_ header: UInt8) {}
+
+    func startsCleanly(_ leading: (header: UInt8, body: UnsafeRawBufferPointer)?) -> Bool {
         guard let (header, _) = leading, startsPlausibly(leading) else { return false }
         let type = nalUnitType(header)
-        if NALUnitType.isVCL(type) {
-            let learned = type == NALUnitType.idrSlice ? leadingTypesIDR : leadingTypesOther
-            return learned == 0 || learned & 1 << type != 0
-        }
         if type == NALUnitType.accessUnitDelimiter { return true }
-        let learned = leadingTypesIDR | leadingTypesOther
-        return learned == 0 || learned & 1 << type != 0
+        return leadingTypes.admit(type, keyframeSlice: NALUnitType.isVCL(type) ? type == NALUnitType.idrSlice : nil)
     }
 
-    /// Whether `leading` can begin an access unit at all: a slice at macroblock 0, or a unit that
-    /// precedes a picture (§7.4.1.2.3).
-    private func startsPlausibly(_ leading: (header: UInt8, body: UnsafeRawBufferPointer)?) -> Bool {
+    /// A slice at macroblock 0, or a unit that precedes a picture (§7.4.1.2.3).
+    func startsPlausibly(_ leading: (header: UInt8, body: UnsafeRawBufferPointer)?) -> Bool {
         guard let (header, body) = leading else { return false }
         let type = nalUnitType(header)
         if NALUnitType.isVCL(type) { return SliceHeaderPrefix(header: header, body: body)?.firstMbInSlice == 0 }
         return NALUnitType.startsAccessUnit(type)
     }
 
-    /// Ends the stream: a NAL unit in progress is incomplete, and so is an access unit without its
-    /// marker when the sender uses markers.
-    public func flush() throws {
-        abortNAL()
-        if units.isOpen {
-            if units.markersSeen { units.addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
-            try finish()
-        }
-        reset()
-    }
-
     // MARK: Access units
 
-    /// Hands on the access unit made of the NAL units before index `boundary`; those from
-    /// `boundary` on (SEI and parameter sets of the next picture) are carried into the next one.
-    private func finish(before boundary: Int? = nil) throws {
-        abortNAL()
-        units.close()
-        // No picture yet: carry the parameter sets and SEI into the next access unit. A damaged group
-        // without slices was a picture whose slices were lost (such units carry their access unit's
-        // timestamp, RFC 6184 §5.1): report it.
-        guard units.hasVCL || units.damage != nil else { return }
-        let carried = try units.handOn(before: boundary, describe: { records, byteCount, packets in
-            var assembled = describe(records)
-            assembled.byteCount = byteCount
-            assembled.packets = packets
-            if assembled.damage == nil, let first = records.first {
-                // The first unit, and the first after SEI, which some senders put only in front of the first IDR.
-                var types: UInt32 = 1 << first.type
-                if let afterSEI = records.first(where: { $0.type != NALUnitType.sei }) { types |= 1 << afterSEI.type }
-                if assembled.isIDR { leadingTypesIDR |= types } else { leadingTypesOther |= types }
-            }
-            return assembled
-        }, to: onAccessUnit)
-        if carried { forgetPicture() } else { reset() }
-    }
-
-    /// What the NAL units of an access unit say about it, read once at its end.
-    private func describe(_ records: ArraySlice<NALRecord>) -> Assembled {
+    func describe(_ records: ArraySlice<NALRecord>, byteCount: Int, packets: PacketSpan) -> Assembled {
         var a = Assembled(
-            timestamp: units.timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: 0,
+            timestamp: units.timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: byteCount,
             nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: units.damage, isIDR: false,
             hasRecoveryPoint: false, firstSlicePPSId: firstSlicePPSId, spsIds: 0, ppsIds: PPSIdSet(),
             slicePPSIds: slicePPSIds, slicesParsed: slicesParsed, startsAtFirstMacroblock: startsAtFirstMacroblock,
-            nalRefIdc: nalRefIdc, frameNum: frameNum, followsLoss: units.lossSinceLastAccessUnit, packets: units.span)
+            nalRefIdc: nalRefIdc, frameNum: frameNum, followsLoss: units.lossSinceLastAccessUnit, packets: packets)
         a.isIDR = lostIDRSlice
         for record in records {
             let nal = record.offset + 4..<record.offset + record.length
@@ -394,11 +280,16 @@ public final class AccessUnitAssembler {
                 break
             }
         }
+        if a.damage == nil, let first = records.first {
+            // The first unit, and the first after SEI, which some senders put only in front of the first IDR.
+            var types: UInt64 = 1 << first.type
+            if let afterSEI = records.first(where: { $0.type != NALUnitType.sei }) { types |= 1 << afterSEI.type }
+            leadingTypes.learn(types, keyframe: a.isIDR)
+        }
         return a
     }
 
-    /// Forgets what the slices so far said (the NAL units carried into the next access unit stay).
-    private func forgetPicture() {
+    func forgetPicture() {
         units.forgetPicture()
         firstSlicePPSId = nil
         hasFirstMacroblock = false
@@ -410,18 +301,11 @@ public final class AccessUnitAssembler {
         lostIDRSlice = false
     }
 
-    private func reset() {
-        units.reset()
-        forgetPicture()
-    }
-
     /// Forgets the access unit in progress and the learned stream habits (after a source restart).
     public func restart() {
         reset()
         units.restart()
-        pendingRefIdc = nil
-        leadingTypesIDR = 0
-        leadingTypesOther = 0
+        leadingTypes = LeadingNALTypes()
     }
 }
 

@@ -8,7 +8,7 @@
 /// begins a picture. Units of other layers (nuh_layer_id > 0) stay in the access unit of the base
 /// picture. Parameter sets and SEI that arrive without a picture are carried into the next one.
 /// `AccessUnitCollector` keeps the books, this type the rules of H.265.
-public final class HEVCAccessUnitAssembler {
+public final class HEVCAccessUnitAssembler: NALAccessUnitAssembly {
     /// A finished access unit, valid only during the delegate call.
     public struct Assembled {
         public var timestamp: UInt32
@@ -53,13 +53,7 @@ public final class HEVCAccessUnitAssembler {
 
     public let parameterSets = HEVCParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
-    /// The packet whose units come in now; the depacketizer sets it.
-    public var packet: Int64 {
-        get { units.packet }
-        set { units.packet = newValue }
-    }
-
-    private let units: AccessUnitCollector
+    let units: AccessUnitCollector
     private var pictureType: UInt8?
     private var temporalId = 0
     private var firstSlicePPSId: UInt32?
@@ -67,10 +61,8 @@ public final class HEVCAccessUnitAssembler {
     private var slicesParsed = true
     private var startsAtFirstSlice = false
     private var pendingPicture: (type: UInt8, temporalId: Int)?
-    /// The first NAL types of whole access units so far (bit n for type n, types below 64), for IRAP
-    /// and other pictures: whether a packet after a loss can be the true start of an access unit.
-    private var leadingTypesIRAP: UInt64 = 0
-    private var leadingTypesOther: UInt64 = 0
+    /// How whole access units began: whether a packet after a loss can be the start of one.
+    private var leadingTypes = LeadingNALTypes()
 
     // Counters a stream reports.
     public private(set) var parameterSetChanges = 0
@@ -81,8 +73,8 @@ public final class HEVCAccessUnitAssembler {
         units = AccessUnitCollector(maxAccessUnitBytes: maxAccessUnitBytes, maxNALUnits: maxNALUnits)
     }
 
-    public func refers(to memory: UnsafeRawBufferPointer) -> Bool { units.refers(to: memory) }
-    public func stopReferring(to memory: UnsafeRawBufferPointer) { units.stopReferring(to: memory) }
+    static func isVCL(_ header: HEVCNALHeader) -> Bool { HEVCNALUnitType.isVCL(header.type) }
+    static var lossEndingAnAccessUnitPrecedesIt: Bool { true }
 
     // MARK: NAL units
 
@@ -149,7 +141,6 @@ public final class HEVCAccessUnitAssembler {
         }
     }
 
-    /// Drops the NAL unit begun last: a piece of it is missing.
     public func abortNAL() {
         units.abortNAL()
     }
@@ -161,80 +152,30 @@ public final class HEVCAccessUnitAssembler {
         temporalId = header.temporalId
     }
 
-    // MARK: Packets and loss
+    // MARK: Where access units begin, and what a lost piece says
 
-    public func endOfPacket(marker: Bool) throws {
-        guard marker else { return }
-        units.noteMarker()
-        if units.isOpen { try finish() }
+    func noteLostPiece(_ header: HEVCNALHeader) { notePicture(header) }
+
+    /// A lost base-layer slice segment before its access unit opened says what the next picture is.
+    func noteLostPieceBeforeOpening(_ header: HEVCNALHeader) {
+        if HEVCNALUnitType.isVCL(header.type), header.layerId == 0 { pendingPicture = (header.type, header.temporalId) }
     }
 
-    /// `missing` packets (or DONs) are missing before the one now arriving with `timestamp`, whose
-    /// first NAL unit is `leading` (nil for an FU continuation). Marks what the loss may have touched,
-    /// as H.264's assembler does.
-    public func noteLoss(before ts: UInt32, leading: (header: HEVCNALHeader, body: UnsafeRawBufferPointer)?,
-                         missing: Int, reason: FrameRecord.Reason = .missingPackets) throws {
-        units.lossSinceLastAccessUnit = true
-        if units.isOpen {
-            if ts == units.timestamp {
-                units.addDamage(reason, missing: missing, beforeFirstSlice: !units.hasVCL)
-                return
-            }
-            units.addDamage(reason, missing: missing, beforeFirstSlice: false)
-            try finish()
-            units.lossSinceLastAccessUnit = true
-            // One packet lost where a marker was due: most likely the one that carried it.
-            if reason == .missingPackets && missing == 1 && units.markersSeen && startsPlausibly(leading) { return }
-        }
-        if !units.isEmpty || !startsCleanly(leading) { units.addPendingHeadDamage(reason, missing: missing) }
-    }
-
-    /// A fragment of a unit not begun here: the unit is lost, and the access unit at its timestamp
-    /// damaged (the open one, or one opened for it).
-    public func noteStrayFragment(header: HEVCNALHeader, timestamp ts: UInt32, startLost: Bool = true) throws {
-        let isVCL = HEVCNALUnitType.isVCL(header.type)
-        units.lossSinceLastAccessUnit = true
-        if units.isOpen && ts != units.timestamp { try finish() }
-        if !units.isOpen { openAccessUnit(at: ts) }
-        units.notePacket()
-        notePicture(header)
-        units.addDamage(startLost ? .missingFragmentStart : .missingPackets, beforeFirstSlice: !units.hasVCL && !isVCL)
-    }
-
-    /// A unit of the packet now arriving is lost (one that ran past its aggregation packet).
-    public func noteLostUnit(header: HEVCNALHeader?, reason: FrameRecord.Reason) {
-        let isVCL = header.map { HEVCNALUnitType.isVCL($0.type) } ?? true
-        guard units.isOpen else {
-            if let header, HEVCNALUnitType.isVCL(header.type), header.layerId == 0 {
-                pendingPicture = (header.type, header.temporalId)
-            }
-            units.addPendingHeadDamage(reason, beforeFirstSlice: !isVCL)
-            return
-        }
-        units.notePacket()
-        if let header { notePicture(header) }
-        units.addDamage(reason, beforeFirstSlice: !units.hasVCL && !isVCL)
-    }
-
-    private func openAccessUnit(at ts: UInt32) {
+    func openAccessUnit(at ts: UInt32) {
         units.open(at: ts)
         if let picture = pendingPicture { (pictureType, temporalId) = (picture.type, picture.temporalId) }
         pendingPicture = nil
     }
 
-    /// Whether `leading` begins access units the way this stream's whole ones began.
-    private func startsCleanly(_ leading: (header: HEVCNALHeader, body: UnsafeRawBufferPointer)?) -> Bool {
+    func startsCleanly(_ leading: (header: HEVCNALHeader, body: UnsafeRawBufferPointer)?) -> Bool {
         guard let (header, _) = leading, startsPlausibly(leading) else { return false }
         let type = header.type
         if type == HEVCNALUnitType.accessUnitDelimiter { return true }
-        let learned = HEVCNALUnitType.isVCL(type)
-            ? (HEVCNALUnitType.isIRAP(type) ? leadingTypesIRAP : leadingTypesOther)
-            : leadingTypesIRAP | leadingTypesOther
-        return learned == 0 || learned & 1 << type != 0
+        return leadingTypes.admit(type, keyframeSlice: HEVCNALUnitType.isVCL(type) ? HEVCNALUnitType.isIRAP(type) : nil)
     }
 
-    /// Whether `leading` can begin an access unit at all.
-    private func startsPlausibly(_ leading: (header: HEVCNALHeader, body: UnsafeRawBufferPointer)?) -> Bool {
+    /// A base-layer slice segment that begins a picture, or a unit that precedes one (§7.4.2.4.4).
+    func startsPlausibly(_ leading: (header: HEVCNALHeader, body: UnsafeRawBufferPointer)?) -> Bool {
         guard let (header, body) = leading, header.layerId == 0 else { return false }
         let type = header.type
         if HEVCNALUnitType.isVCL(type) {
@@ -243,46 +184,27 @@ public final class HEVCAccessUnitAssembler {
         return HEVCNALUnitType.startsAccessUnit(type)
     }
 
-    /// Ends the stream: a NAL unit in progress is incomplete, and so is an access unit without its
-    /// marker when the sender uses markers.
-    public func flush() throws {
-        abortNAL()
-        if units.isOpen {
-            if units.markersSeen { units.addDamage(.incompleteAtEnd, beforeFirstSlice: false) }
-            try finish()
-        }
-        reset()
-    }
-
     // MARK: Access units
 
-    /// Hands on the access unit made of the NAL units before index `boundary`; those from
-    /// `boundary` on are carried into the next one.
-    private func finish(before boundary: Int? = nil) throws {
-        abortNAL()
-        units.close()
-        guard units.hasVCL || units.damage != nil else { return }
-        let carried = try units.handOn(before: boundary, describe: { records, byteCount, packets in
-            var assembled = Assembled(
-                timestamp: units.timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: byteCount,
-                nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: units.damage, pictureType: pictureType,
-                temporalId: temporalId, firstSlicePPSId: firstSlicePPSId, slicePPSIds: slicePPSIds,
-                slicesParsed: slicesParsed, startsAtFirstSlice: startsAtFirstSlice, carried: ParameterSetIdSet(),
-                followsLoss: units.lossSinceLastAccessUnit, packets: packets)
-            for record in records where HEVCParameterSetCache.Kind.of(type: record.type) != nil {
-                if let (kind, id) = units.withBytes(record.offset + 4..<record.offset + record.length, HEVCParameterSetCache.identify) {
-                    assembled.carried.insert(Self.carriedId(kind, id))
-                }
+    func describe(_ records: ArraySlice<NALUnitRecord>, byteCount: Int, packets: PacketSpan) -> Assembled {
+        var assembled = Assembled(
+            timestamp: units.timestamp, pieces: UnsafeBufferPointer(start: nil, count: 0), byteCount: byteCount,
+            nalUnits: UnsafeBufferPointer(start: nil, count: 0), damage: units.damage, pictureType: pictureType,
+            temporalId: temporalId, firstSlicePPSId: firstSlicePPSId, slicePPSIds: slicePPSIds,
+            slicesParsed: slicesParsed, startsAtFirstSlice: startsAtFirstSlice, carried: ParameterSetIdSet(),
+            followsLoss: units.lossSinceLastAccessUnit, packets: packets)
+        for record in records where HEVCParameterSetCache.Kind.of(type: record.type) != nil {
+            if let (kind, id) = units.withBytes(record.offset + 4..<record.offset + record.length, HEVCParameterSetCache.identify) {
+                assembled.carried.insert(Self.carriedId(kind, id))
             }
-            if assembled.damage == nil, let first = records.first, first.type < 64 {
-                if assembled.isIRAP { leadingTypesIRAP |= 1 << first.type } else { leadingTypesOther |= 1 << first.type }
-            }
-            return assembled
-        }, to: onAccessUnit)
-        if carried { forgetPicture() } else { reset() }
+        }
+        if assembled.damage == nil, let first = records.first {
+            leadingTypes.learn(1 << first.type, keyframe: assembled.isIRAP)
+        }
+        return assembled
     }
 
-    private func forgetPicture() {
+    func forgetPicture() {
         units.forgetPicture()
         firstSlicePPSId = nil
         pictureType = nil
@@ -292,18 +214,12 @@ public final class HEVCAccessUnitAssembler {
         startsAtFirstSlice = false
     }
 
-    private func reset() {
-        units.reset()
-        forgetPicture()
-    }
-
     /// Forgets the access unit in progress and the learned stream habits (after a source restart).
     public func restart() {
         reset()
         units.restart()
         pendingPicture = nil
-        leadingTypesIRAP = 0
-        leadingTypesOther = 0
+        leadingTypes = LeadingNALTypes()
     }
 }
 
