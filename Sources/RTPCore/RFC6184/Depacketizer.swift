@@ -276,6 +276,21 @@ public final class Depacketizer {
         try deinterleaver?.release(now: now, deliver)
     }
 
+    public func fold(into s: inout StreamStatistics) {
+        s.fragmentedUnitsDropped = fragmentedUnitsDropped
+        s.strayFragments = strayFragments
+        s.interleaved = isInterleaved
+        s.decodingOrderGaps = decodingOrderGaps
+        s.lateInterleavedUnits = deinterleaver?.lateUnits ?? 0
+        s.notAllowedInInterleavedMode = notAllowedInInterleavedMode
+        s.aggregationUnitsOverrun = aggregationUnitsOverrun
+        s.mtapPacketsWithPrefixInSize = mtapPacketsWithPrefixInSize
+        if let deinterleaver {
+            s.interleavingDepth = (deinterleaver.parameters.interleavingDepth,
+                                   max(deinterleaver.parameters.interleavingDepth, deinterleaver.neededDepth))
+        }
+    }
+
     /// Ends the stream: an open fragmented unit is incomplete; the de-interleaving buffer empties.
     public func flush() throws {
         dropOpenFragment()

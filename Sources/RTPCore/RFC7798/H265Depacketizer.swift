@@ -32,6 +32,8 @@ public final class H265Depacketizer {
     public private(set) var paciPackets = 0
     /// NAL units of reserved and unspecified types, skipped.
     public private(set) var reservedUnitsSkipped = 0
+    /// Nothing H.265's depacketizer sees is said yet.
+    public var onNotice: (StreamNotice) -> Void = { _ in }
 
     public init(assembler: HEVCAccessUnitAssembler, decodingOrder: DeinterleavingBuffer.Parameters? = nil,
                 latencyNanoseconds: Int64 = 500_000_000) {
@@ -242,6 +244,17 @@ public final class H265Depacketizer {
     /// Lets the de-packetization buffer give up waiting (time passes with no packet).
     public func tick(now: Int64) throws {
         try decodingOrderBuffer?.release(now: now, deliver)
+    }
+
+    public func fold(into s: inout StreamStatistics) {
+        s.fragmentedUnitsDropped = fragmentedUnitsDropped
+        s.strayFragments = strayFragments
+        s.interleaved = usesDecodingOrderNumbers
+        s.decodingOrderGaps = decodingOrderGaps
+        s.lateInterleavedUnits = decodingOrderBuffer?.lateUnits ?? 0
+        s.aggregationUnitsOverrun = aggregationUnitsOverrun
+        s.paciPackets = paciPackets
+        s.reservedUnitsSkipped = reservedUnitsSkipped
     }
 
     public func flush() throws {

@@ -374,7 +374,7 @@ public final class Receiver {
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
         let format = switch codec {
         case .h264: AnyVideoPayloadFormat(H264PayloadFormat(ssrc: packet.ssrc, configuration: video,
-                                                            interleaving: configuration.interleaving))
+                                                            parameters: configuration.interleaving))
         case .h265: AnyVideoPayloadFormat(H265PayloadFormat(ssrc: packet.ssrc, configuration: video, parameters: configuration.h265))
         }
         if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {

@@ -20,6 +20,7 @@ public protocol VideoPayloadFormat: PayloadFormat {
 /// How every video payload format is configured, whichever the codec.
 public struct VideoFormatConfiguration: Sendable {
     public var maxAccessUnitBytes = 32 << 20
+    public var maxNALUnitsPerAccessUnit = 16384
     /// After a dropped access unit, also drop until the next keyframe.
     public var waitForKeyframeAfterLoss = false
     public var clockRate = 90000
@@ -40,13 +41,13 @@ public final class AnyVideoPayloadFormat: PayloadFormat {
     private let h264: Unmanaged<H264PayloadFormat>?
     private let h265: Unmanaged<H265PayloadFormat>?
 
-    public init(_ h264: H264PayloadFormat) {
+    init(_ h264: H264PayloadFormat) {
         base = h264
         self.h264 = Unmanaged.passUnretained(h264)
         h265 = nil
     }
 
-    public init(_ h265: H265PayloadFormat) {
+    init(_ h265: H265PayloadFormat) {
         base = h265
         h264 = nil
         self.h265 = Unmanaged.passUnretained(h265)
