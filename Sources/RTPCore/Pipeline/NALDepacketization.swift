@@ -38,7 +38,6 @@ protocol NALCodecAssembler: NALAccessUnitAssembly {
     /// Parameter sets that parsed, and slices whose headers did: evidence of the codec.
     var spsSeen: Int { get }
     var slicesSeen: Int { get }
-    func restart()
     func fold(into statistics: inout StreamStatistics)
 }
 

@@ -31,26 +31,28 @@ public struct VideoFormatConfiguration: Sendable {
     public init() {}
 }
 
-/// Either codec's format behind one concrete type, so that a stream's type does not depend on its
-/// codec. The codec is a closed set, so the packet path switches on it and calls the format
-/// directly (inlined), rather than through the protocol's witness table three times a packet.
+/// Any codec's format behind one concrete type, so that a stream's type does not depend on its
+/// codec. The packet path calls the format through closures made where its type is known, so that
+/// they are specialized for it: a call through `base` would reach an unspecialized witness, and cost
+/// a retain and release, on every packet.
 public final class AnyVideoPayloadFormat: PayloadFormat {
     public let base: any VideoPayloadFormat
-    // `base` as its own type, one of the two set. Unmanaged, since `base` holds it: a call through
-    // it costs no retain and release, as one through `base` or a case of an enum would.
-    private let h264: Unmanaged<H264PayloadFormat>?
-    private let h265: Unmanaged<H265PayloadFormat>?
+    private let acceptsPayload: (UnsafeRawBufferPointer) -> Bool
+    private let processPayload: (UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
+    private let tickFormat: (Int64) throws -> Void
 
-    init(_ h264: H264PayloadFormat) {
-        base = h264
-        self.h264 = Unmanaged.passUnretained(h264)
-        h265 = nil
-    }
-
-    init(_ h265: H265PayloadFormat) {
-        base = h265
-        h264 = nil
-        self.h265 = Unmanaged.passUnretained(h265)
+    init<Format: VideoPayloadFormat>(_ format: Format) {
+        base = format
+        // Unmanaged, since `base` holds it: no reference counting in the calls.
+        let format = Unmanaged.passUnretained(format)
+        acceptsPayload = { payload in format._withUnsafeGuaranteedRef { $0.accepts(payload) } }
+        processPayload = { payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
+            try format._withUnsafeGuaranteedRef {
+                try $0.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
+                               arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
+            }
+        }
+        tickFormat = { now in try format._withUnsafeGuaranteedRef { try $0.tick(now: now) } }
     }
 
     public var codec: VideoCodec { base.codec }
@@ -68,38 +70,16 @@ public final class AnyVideoPayloadFormat: PayloadFormat {
     public func provesCodec(given: Bool) -> Bool { base.provesCodec(given: given) }
 
     @inline(__always)
-    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
-        if let h264 {
-            h264._withUnsafeGuaranteedRef { $0.accepts(payload) }
-        } else {
-            h265!._withUnsafeGuaranteedRef { $0.accepts(payload) }
-        }
-    }
+    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool { acceptsPayload(payload) }
 
     @inline(__always)
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
-        if let h264 {
-            try h264._withUnsafeGuaranteedRef {
-                try $0.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
-                               arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
-            }
-        } else {
-            try h265!._withUnsafeGuaranteedRef {
-                try $0.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
-                               arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
-            }
-        }
+        try processPayload(payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
     }
 
     @inline(__always)
-    public func tick(now: Int64) throws {
-        if let h264 {
-            try h264._withUnsafeGuaranteedRef { try $0.tick(now: now) }
-        } else {
-            try h265!._withUnsafeGuaranteedRef { try $0.tick(now: now) }
-        }
-    }
+    public func tick(now: Int64) throws { try tickFormat(now) }
 
     public func flush() throws { try base.flush() }
     public func restart() { base.restart() }
