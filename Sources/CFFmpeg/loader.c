@@ -11,7 +11,7 @@
 #define STR(x) STR2(x)
 
 #define FUNCTIONS(X) \
-    X(avcodec, avcodec_find_decoder) X(avcodec, avcodec_alloc_context3) X(avcodec, avcodec_free_context) \
+    X(avcodec, avcodec_find_decoder) X(avcodec, avcodec_find_decoder_by_name) X(avcodec, avcodec_alloc_context3) X(avcodec, avcodec_free_context) \
     X(avcodec, avcodec_open2) X(avcodec, avcodec_send_packet) X(avcodec, avcodec_receive_frame) \
     X(avcodec, av_packet_alloc) X(avcodec, av_packet_free) \
     X(avutil, av_frame_alloc) X(avutil, av_frame_free) X(avutil, av_frame_get_buffer) X(avutil, av_frame_unref) \
@@ -131,6 +131,7 @@ static void ensure(void) {
 }
 
 const AVCodec *avcodec_find_decoder(enum AVCodecID id) { ensure(); return p_avcodec_find_decoder(id); }
+const AVCodec *avcodec_find_decoder_by_name(const char *name) { ensure(); return p_avcodec_find_decoder_by_name(name); }
 AVCodecContext *avcodec_alloc_context3(const AVCodec *codec) { ensure(); return p_avcodec_alloc_context3(codec); }
 void avcodec_free_context(AVCodecContext **c) { ensure(); p_avcodec_free_context(c); }
 int avcodec_open2(AVCodecContext *c, const AVCodec *codec, AVDictionary **options) {

@@ -9,9 +9,22 @@ final class DecoderContext {
     private(set) var decodeErrors = 0
 
     /// `configure` sets the context up before it is opened.
-    init(_ id: AVCodecID, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
+    convenience init(_ id: AVCodecID, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
         try VideoDecoder.loadLibraries()
         guard let codec = avcodec_find_decoder(id) else { throw FFmpegError("avcodec_find_decoder", rtprecv_averror(ENOSYS)) }
+        try self.init(codec, configure: configure)
+    }
+
+    /// The decoder libavcodec knows by `name` ("h264", "hevc").
+    convenience init(named name: String, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
+        try VideoDecoder.loadLibraries()
+        guard let codec = avcodec_find_decoder_by_name(name) else {
+            throw FFmpegError("avcodec_find_decoder_by_name(\(name))", rtprecv_averror(ENOSYS))
+        }
+        try self.init(codec, configure: configure)
+    }
+
+    private init(_ codec: UnsafePointer<AVCodec>, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
         guard let context = avcodec_alloc_context3(codec) else { throw FFmpegError("avcodec_alloc_context3", rtprecv_averror(ENOMEM)) }
         self.context = context
         packet = av_packet_alloc()

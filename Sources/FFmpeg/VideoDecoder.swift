@@ -1,12 +1,7 @@
 import CFFmpeg
 
-/// libavcodec's H.264 or HEVC decoder, fed access units (Annex-B) with the send/receive API.
+/// A libavcodec video decoder, fed access units with the send/receive API.
 public final class VideoDecoder {
-    public enum Codec: Sendable {
-        case h264
-        case hevc
-    }
-
     private let decoder: DecoderContext
     public var decodeErrors: Int { decoder.decodeErrors }
 
@@ -18,15 +13,16 @@ public final class VideoDecoder {
         }
     }
 
-    /// `threads` 0 lets libavcodec choose; frames come out in presentation order either way.
-    public init(_ codec: Codec, threads: Int) throws {
-        decoder = try DecoderContext(codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC) { context in
+    /// `name`: libavcodec's name for the decoder ("h264", "hevc"). `threads` 0 lets libavcodec
+    /// choose; frames come out in presentation order either way.
+    public init(named name: String, threads: Int) throws {
+        decoder = try DecoderContext(named: name) { context in
             context.pointee.thread_count = Int32(threads)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         }
     }
 
-    /// Decodes one access unit (Annex-B) and hands on every frame that became ready.
+    /// Decodes one access unit (Annex-B for H.264 and H.265) and hands on every frame that became ready.
     /// A decoding error is counted, not thrown: the next keyframe recovers.
     public func decode(_ accessUnit: UnsafeRawBufferPointer, pts: Int64, _ body: (DecodedFrame) throws -> Void) throws {
         try decoder.decode(accessUnit, pts: pts) { try body(DecodedFrame(frame: $0)) }

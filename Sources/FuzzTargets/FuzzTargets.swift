@@ -35,8 +35,10 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, h265: Bool
     if h265 {
         configuration.codec = .h265
         if bytes.first.map({ $0 & 1 == 1 }) ?? false {
-            configuration.h265.maxDONDiff = 16
-            configuration.h265.depacketizationBufferNALUnits = 4
+            var parameters = H265FormatParameters()
+            parameters.maxDONDiff = 16
+            parameters.depacketizationBufferNALUnits = 4
+            configuration.formatParameters = parameters
         }
     }
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
@@ -48,7 +50,7 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, h265: Bool
         var p = DeinterleavingBuffer.Parameters()
         p.interleavingDepth = 4
         p.bufferBytes = 1 << 16
-        configuration.interleaving = p
+        configuration.formatParameters = H264FormatParameters(interleaving: p)
     }
     let receiver = Receiver(configuration: configuration, sink: NullSink())
     var clock: Int64 = 0

@@ -87,7 +87,8 @@ struct ListStreams {
         case .telephoneEvent:
             return telephoneEvents(e)
         case .unknown:
-            return "unknown: a dynamic payload type, neither H.264 nor H.265; an SDP (--sdp) would name it"
+            return "unknown: a dynamic payload type, neither " + VideoCodec.allCases.map(\.name).joined(separator: " nor ")
+                + "; an SDP (--sdp) would name it"
         case .encrypted:
             if e.encryptedPackets == 0 { return "encrypted (SRTP?): its payloads look random; give the key with --srtp-key" }
             return keys == 0 ? "encrypted (SRTP?): the SDP says SAVP; give the key with --srtp-key"

@@ -283,7 +283,7 @@ public final class DecodingOutput {
             earlierDecodeErrors += decoder.decodeErrors
         }
         do {
-            let opened = try VideoDecoder(codec == .h264 ? .h264 : .hevc, threads: threads)
+            let opened = try VideoDecoder(named: codec.decoderName, threads: threads)
             (decoder, decoderCodec) = (opened, codec)
             return opened
         } catch {

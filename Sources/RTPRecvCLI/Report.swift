@@ -67,7 +67,7 @@ struct Report {
                 }
             }
             if s.interleaved {
-                let mode = s.codec == .h265 ? "decoding order numbers (DONL)" : "interleaved mode (packetization-mode 2)"
+                let mode = s.codec?.decodingOrder ?? "decoding order"
                 var line = "  \(mode): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
                 if let depth = s.interleavingDepth, depth.needed > depth.declared {
                     line += ", interleaving depth \(depth.needed) needed where the SDP said \(depth.declared)"

@@ -135,13 +135,10 @@ final class Run {
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             for warning in report.securityWarnings { Terminal.printError("warning: \(warning)\n") }
-            if let mode = sdp?.packetizationMode, let s = receiver.selected?.snapshot(), s.codec == .h264 {
+            if let sdp, let s = receiver.selected?.snapshot(), s.codec == sdp.codec,
+               let contradiction = sdp.formatParameters?.contradiction(by: s) {
                 // The packets decide; say when the SDP disagreed with them.
-                let sawAggregationOrFragments = s.nalTypesSeen & (1 << 24 | 1 << 28) != 0
-                if (mode == 0 && sawAggregationOrFragments) || (mode < 2 && s.interleaved) || (mode == 2 && !s.interleaved) {
-                    Terminal.printError("warning: \(options.sdpName) says packetization-mode=\(mode), but the packets use "
-                                        + "\(s.interleaved ? "the interleaved mode" : "STAP-A or FU-A"); received as the packets say\n")
-                }
+                Terminal.printError("warning: \(options.sdpName) \(contradiction)\n")
             }
             Terminal.printError(report.text(verbose: options.verbose))
             // Ciphertext sets H.264's forbidden bit in half its packets, which keeps it from being taken.
@@ -159,12 +156,13 @@ final class Run {
             }
             if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
                let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC
-                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not H.264 or H.265; "
+                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
+                                    + VideoCodec.allCases.map(\.name).joined(separator: " or ") + "; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
                                     + "config: pass it with --sdp FILE\n")
             }
             if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
-                let sprop = s.codec == .h265 ? "sprop-vps/sps/pps" : "sprop-parameter-sets"
+                let sprop = s.codec?.parameterSetsInSDP ?? ""
                 Terminal.printError("hint: the stream sent keyframes without their parameter sets; senders such as FFmpeg's "
                                     + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
             }

@@ -61,7 +61,8 @@ final class H265PayloadTests: XCTestCase {
         XCTAssertEqual(sdp.payloadType, 98)
         XCTAssertEqual(sdp.codec, .h265)
         XCTAssertEqual(sdp.videoCodecs, [98: .h265])
-        XCTAssertNil(sdp.packetizationMode)
+        XCTAssertNil(sdp.h264)
+        XCTAssertNotNil(sdp.formatParameters as? H265FormatParameters)
         XCTAssertEqual(sdp.parameterSets.map { HEVCNALHeader($0[0], $0[1]).type }, [32, 34])
     }
 

@@ -114,7 +114,7 @@ final class RFC6184ExampleTests: XCTestCase {
         var parameters = DeinterleavingBuffer.Parameters()
         parameters.interleavingDepth = 4
         let feeder = Feeder {
-            $0.interleaving = parameters
+            $0.formatParameters = H264FormatParameters(interleaving: parameters)
             $0.parameterSets = [Fixture.sps, Fixture.pps]
             $0.payloadType = 96
         }
@@ -164,7 +164,7 @@ final class RFC6184ExampleTests: XCTestCase {
         ]
         var parameters = DeinterleavingBuffer.Parameters()
         parameters.interleavingDepth = 1
-        let feeder = Feeder { $0.interleaving = parameters }
+        let feeder = Feeder { $0.formatParameters = H264FormatParameters(interleaving: parameters) }
         for (i, p) in packets.enumerated() {
             p.payload.withUnsafeBytes { XCTAssertNil(H264Payload.validate($0), "packet \(i)") }
             try feeder.send(Fixture.rtp(seq: 7 + UInt16(i), ts: p.ts, marker: p.marker, payload: p.payload))
@@ -191,13 +191,13 @@ final class RFC6184ExampleTests: XCTestCase {
 
             """)
         XCTAssertEqual(sdp.payloadType, 100)
-        XCTAssertEqual(sdp.packetizationMode, 2)
+        XCTAssertEqual(sdp.h264?.packetizationMode, 2)
         XCTAssertEqual(sdp.parameterSets, [Fixture.sps, Fixture.pps])
         var expected = DeinterleavingBuffer.Parameters()
         expected.interleavingDepth = 45
         expected.bufferBytes = 64000
         expected.initialBufferTime = 102478
-        XCTAssertEqual(sdp.interleaving, expected)
+        XCTAssertEqual(sdp.h264?.interleaving, expected)
         XCTAssertTrue(sdp.warnings.isEmpty, "\(sdp.warnings)")
     }
 }

@@ -17,8 +17,8 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertEqual(sdp.port, 5006)
         XCTAssertEqual(sdp.payloadType, 96)
         XCTAssertEqual(sdp.connectionAddress, "239.1.2.3")
-        XCTAssertEqual(sdp.packetizationMode, 1)
-        XCTAssertEqual(sdp.profileLevelId, "42C01E")
+        XCTAssertEqual(sdp.h264?.packetizationMode, 1)
+        XCTAssertEqual(sdp.h264?.profileLevelId, "42C01E")
         XCTAssertEqual(sdp.parameterSets, [Fixture.sps, Fixture.pps])
     }
 
@@ -264,3 +264,8 @@ final class VUITests: XCTestCase {
     }
 }
 
+
+extension SessionDescription {
+    /// The fmtp, when RFC 6184's format read it.
+    var h264: H264FormatParameters? { formatParameters as? H264FormatParameters }
+}

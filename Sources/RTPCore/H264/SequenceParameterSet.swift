@@ -194,7 +194,7 @@ public struct SequenceParameterSet: Equatable, Sendable {
     /// What the report and `--list` say of it.
     public var parameters: VideoParameters {
         VideoParameters(codec: .h264, width: width, height: height, profileIdc: Int(profileIdc),
-                        profile: Self.profileName(profileIdc), tier: nil, levelIdc: Int(levelIdc),
+                        profile: Self.profileName(profileIdc), tier: nil, levelIdc: Int(levelIdc), level: Double(levelIdc) / 10,  // bounded: a byte
                         bitDepthLuma: Int(bitDepthLumaMinus8) + 8, bitDepthChroma: Int(bitDepthChromaMinus8) + 8,
                         chromaFormatIdc: Int(chromaFormatIdc))
     }

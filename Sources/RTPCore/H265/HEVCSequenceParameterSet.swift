@@ -236,7 +236,8 @@ public struct HEVCSequenceParameterSet: Sendable, Equatable {
 
     public var parameters: VideoParameters {
         VideoParameters(codec: .h265, width: width, height: height, profileIdc: Int(generalProfileIdc), profile: profileName,
-                        tier: generalTierFlag ? "High" : "Main", levelIdc: Int(generalLevelIdc),
+                        tier: generalTierFlag ? "High" : "Main", levelIdc: Int(generalLevelIdc),  // bounded: a byte
+                        level: Double(generalLevelIdc) / 30,
                         bitDepthLuma: Int(bitDepthLumaMinus8) + 8, bitDepthChroma: Int(bitDepthChromaMinus8) + 8,
                         chromaFormatIdc: Int(chromaFormatIdc))
     }

@@ -99,11 +99,10 @@ public struct StreamSurvey {
             // Opus's TOC byte sets the top bit too, but takes a few values.
             if packets >= VideoPayloadInvalid.minimumPacketsForCiphertext && forbiddenBits * 4 >= packets && distinct * 2 >= min(packets, 256) { return .encrypted }
             if let format, !format.encodingName.isEmpty {
-                switch VideoCodec(encodingName: format.encodingName) {
-                case .h264: return .h264
-                case .h265: return .h265
-                case nil: return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
-                }
+                let codec = VideoCodec(encodingName: format.encodingName)
+                if codec == .h264 { return .h264 }
+                if codec == .h265 { return .h265 }
+                return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
             }
             if StaticPayloadType.isStaticRange(payloadType) { return .unknown }
             if looksLikeTelephoneEvents { return .telephoneEvent }

@@ -1,30 +1,50 @@
-/// The video codecs rtprecv takes, each with its RTP payload format: H.264 (RFC 6184) and H.265
-/// (RFC 7798).
-public enum VideoCodec: String, Sendable, CaseIterable {
-    case h264
-    case h265
+/// A video codec as rtprecv names it. Each payload format declares its codec in its RFC's folder
+/// and registers it in `VideoPayloadFormats`; the receiver, the SDP, the decoder and the report read
+/// what it says here rather than ask which codec it is.
+public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
+    /// What `--codec` and the `{codec}` template take: "h264".
+    public let rawValue: String
+    /// The name as the codec's specification writes it: "H.264".
+    public let name: String
+    /// The encoding name of the SDP's a=rtpmap: "H264".
+    public let encodingName: String
+    /// libavcodec's name for its decoder: "h264", "hevc".
+    public let decoderName: String
+    /// What the fmtp parameters that carry the parameter sets are called, for a hint.
+    public let parameterSetsInSDP: String
+    /// What the payload format's decoding order is called, when it has one, for the report.
+    public let decodingOrder: String
 
-    /// The name as the codec's specification writes it.
-    public var name: String {
-        switch self {
-        case .h264: "H.264"
-        case .h265: "H.265"
-        }
+    /// "h264", as file names and the JSON write it.
+    public var description: String { rawValue }
+
+    /// The registered codec `--codec` names, in any case.
+    public init?(rawValue: String) {
+        guard let codec = Self.allCases.first(where: { $0.rawValue == rawValue.lowercased() }) else { return nil }
+        self = codec
     }
 
-    /// The encoding name of the SDP's a=rtpmap (RFC 6184 §8.2.1, RFC 7798 §7.2.1).
-    public var encodingName: String {
-        switch self {
-        case .h264: "H264"
-        case .h265: "H265"
-        }
-    }
-
-    /// The codec an a=rtpmap encoding name names, in any case.
+    /// The registered codec an a=rtpmap encoding name names, in any case.
     public init?(encodingName: String) {
         guard let codec = Self.allCases.first(where: { $0.encodingName == encodingName.uppercased() }) else { return nil }
         self = codec
     }
+
+    init(rawValue: String, name: String, encodingName: String, decoderName: String, parameterSetsInSDP: String,
+         decodingOrder: String) {
+        self.rawValue = rawValue
+        self.name = name
+        self.encodingName = encodingName
+        self.decoderName = decoderName
+        self.parameterSetsInSDP = parameterSetsInSDP
+        self.decodingOrder = decodingOrder
+    }
+
+    /// Every registered codec, in the registry's order.
+    public static var allCases: [VideoCodec] { VideoPayloadFormats.registered.map(\.codec) }
+
+    public static func == (a: VideoCodec, b: VideoCodec) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
 /// `numerator`/`denominator` in lowest terms (a VUI's frame rate).
@@ -47,13 +67,12 @@ public struct VideoParameters: Sendable, Equatable {
     public var tier: String?
     /// level_idc: ten times the level (H.264), thirty times it (H.265's general_level_idc).
     public var levelIdc: Int
+    /// The level as a number: 4.1 for level_idc 41 (H.264) or 123 (H.265).
+    public var level: Double
     public var bitDepthLuma: Int
     public var bitDepthChroma: Int
     /// chroma_format_idc: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
     public var chromaFormatIdc: Int
-
-    /// The level as a number: 4.1 for level_idc 41 (H.264) or 123 (H.265).
-    public var level: Double { Double(levelIdc) / (codec == .h264 ? 10 : 30) }
 
     public var chroma: String {
         switch chromaFormatIdc {

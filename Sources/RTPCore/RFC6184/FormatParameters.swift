@@ -1,7 +1,7 @@
 /// The fmtp parameters of the H.264 media type (RFC 6184 §8.1) that a receiver needs:
 /// packetization-mode, profile-level-id, sprop-parameter-sets, and the de-interleaving parameters
 /// of the interleaved mode (sprop-interleaving-depth, -deint-buf-req, -init-buf-time, -max-don-diff).
-public struct H264FormatParameters: Sendable {
+public struct H264FormatParameters: VideoFormatParameters {
     public var packetizationMode = 0
     public var profileLevelId: String?
     /// sprop-parameter-sets, decoded; empty items skipped.
@@ -46,5 +46,25 @@ public struct H264FormatParameters: Sendable {
             }
         }
         if packetizationMode == 2 && interleaving == nil { interleaving = DeinterleavingBuffer.Parameters() }
+    }
+}
+
+extension H264FormatParameters {
+    /// The interleaved mode (packetization-mode=2) with `interleaving`, or mode 0 without.
+    public init(interleaving: DeinterleavingBuffer.Parameters?) {
+        self.init([])
+        self.interleaving = interleaving
+        packetizationMode = interleaving == nil ? 0 : 2
+    }
+
+    /// The packetization mode, when the packets used another: STAP-A or FU-A under mode 0, the
+    /// interleaved mode under 0 or 1, or not under 2.
+    public func contradiction(by stream: StreamStatistics) -> String? {
+        let sawAggregationOrFragments = stream.nalTypesSeen & (1 << 24 | 1 << 28) != 0
+        let mode = packetizationMode
+        guard (mode == 0 && sawAggregationOrFragments) || (mode < 2 && stream.interleaved) || (mode == 2 && !stream.interleaved)
+        else { return nil }
+        return "says packetization-mode=\(mode), but the packets use "
+            + "\(stream.interleaved ? "the interleaved mode" : "STAP-A or FU-A"); received as the packets say"
     }
 }

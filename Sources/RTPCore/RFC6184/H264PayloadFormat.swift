@@ -1,6 +1,20 @@
 /// RFC 6184 as a payload format: its depacketizer, with H.264's assembler and frame gate behind it.
 typealias H264PayloadFormat = NALPayloadFormat<Depacketizer>
 
+extension VideoCodec {
+    public static let h264 = VideoCodec(rawValue: "h264", name: "H.264", encodingName: "H264", decoderName: "h264",
+                                        parameterSetsInSDP: "sprop-parameter-sets",
+                                        decodingOrder: "interleaved mode (packetization-mode 2)")
+}
+
+extension VideoPayloadFormatRegistration {
+    static let rfc6184 = VideoPayloadFormatRegistration(codec: .h264, parameters: H264FormatParameters.self) {
+        ssrc, configuration, parameters in
+        AnyVideoPayloadFormat(H264PayloadFormat(ssrc: ssrc, configuration: configuration,
+                                                parameters: (parameters as? H264FormatParameters)?.interleaving))
+    }
+}
+
 extension Depacketizer: NALDepacketization {
     typealias Gate = FrameGate
     static var codec: VideoCodec { .h264 }

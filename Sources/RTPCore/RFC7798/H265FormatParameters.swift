@@ -3,7 +3,7 @@
 /// profile, tier and level, and the decoding order parameters (sprop-max-don-diff,
 /// sprop-depack-buf-nalus, sprop-depack-buf-bytes) whose presence above 0 puts DONL and DOND in
 /// the payloads.
-public struct H265FormatParameters: Sendable {
+public struct H265FormatParameters: VideoFormatParameters {
     /// VPS, then SPS, then PPS, then SEI: the order a decoder needs them in, whatever the line's.
     public var parameterSets: [[UInt8]] = []
     public var profileId: Int?

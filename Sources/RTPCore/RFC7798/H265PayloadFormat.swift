@@ -1,6 +1,20 @@
 /// RFC 7798 as a payload format: its depacketizer, with H.265's assembler and frame gate behind it.
 typealias H265PayloadFormat = NALPayloadFormat<H265Depacketizer>
 
+extension VideoCodec {
+    public static let h265 = VideoCodec(rawValue: "h265", name: "H.265", encodingName: "H265", decoderName: "hevc",
+                                        parameterSetsInSDP: "sprop-vps/sps/pps",
+                                        decodingOrder: "decoding order numbers (DONL)")
+}
+
+extension VideoPayloadFormatRegistration {
+    static let rfc7798 = VideoPayloadFormatRegistration(codec: .h265, parameters: H265FormatParameters.self) {
+        ssrc, configuration, parameters in
+        AnyVideoPayloadFormat(H265PayloadFormat(ssrc: ssrc, configuration: configuration,
+                                                parameters: parameters as? H265FormatParameters ?? H265FormatParameters()))
+    }
+}
+
 extension H265Depacketizer: NALDepacketization {
     typealias Gate = HEVCFrameGate
     static var codec: VideoCodec { .h265 }

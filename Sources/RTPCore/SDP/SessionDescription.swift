@@ -1,11 +1,11 @@
-/// An SDP (RFC 8866): every media line with what a receiver needs of it, and the H.264 or H.265
-/// video a receiver takes from it.
+/// An SDP (RFC 8866): every media line with what a receiver needs of it, and the video a receiver
+/// takes from it.
 ///
 /// Each `m=` line becomes a `MediaDescription`: its port, transport, payload types, connection
 /// address and source filter (RFC 4570), RTCP port (RFC 3605 `a=rtcp`) and `a=rtcp-mux` (RFC 5761),
 /// `a=control` (RFC 2326), `a=ssrc` (RFC 5576), and every format's `a=rtpmap` and `a=fmtp`. The
-/// first video line that carries H.264 or H.265 (else the first video line) gives the video fields,
-/// read by `H264FormatParameters` (RFC 6184 §8) or `H265FormatParameters` (RFC 7798 §7).
+/// first video line that carries a registered codec (else the first video line) gives the video
+/// fields, its fmtp read by that codec's `VideoFormatParameters`.
 public struct SessionDescription: Sendable {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var line: Int
@@ -17,7 +17,7 @@ public struct SessionDescription: Sendable {
     public var media: [MediaDescription] = []
     public var warnings: [String] = []
 
-    // The video, from the first video line with H.264 or H.265.
+    // The video, from the first video line with a registered codec.
     public var port: UInt16?
     public var connectionAddress: String?
     /// The sender an `a=source-filter: incl` names, for a source-specific multicast join: the
@@ -30,16 +30,10 @@ public struct SessionDescription: Sendable {
     public var codec: VideoCodec?
     /// Every payload type of the video line whose rtpmap names a codec rtprecv takes.
     public var videoCodecs: [UInt8: VideoCodec] = [:]
-    /// H.265's fmtp, when `codec` is H.265.
-    public var h265: H265FormatParameters?
-    /// H.264's packetization-mode; nil for H.265.
-    public var packetizationMode: Int? = 0
-    public var profileLevelId: String?
-    /// sprop-parameter-sets (H.264) or sprop-vps/sps/pps/sei (H.265), decoded; empty items skipped.
-    public var parameterSets: [[UInt8]] = []
-    /// The de-interleaving parameters when packetization-mode=2 (RFC 6184 §8.1); defaults for those
-    /// left out.
-    public var interleaving: DeinterleavingBuffer.Parameters?
+    /// The fmtp of `payloadType`, as `codec`'s payload format reads it.
+    public var formatParameters: (any VideoFormatParameters)?
+    /// The parameter sets of the fmtp (sprop-parameter-sets, sprop-vps/sps/pps/sei), decoded.
+    public var parameterSets: [[UInt8]] { formatParameters?.parameterSets ?? [] }
 
     /// b=AS at the session level, in kbit/s.
     public var sessionBandwidthKbps: Int?
@@ -108,7 +102,8 @@ public struct SessionDescription: Sendable {
         if let video { takeVideo(video) }
     }
 
-    /// The video fields, from `video`: its first H.264 or H.265 payload type, else its first one.
+    /// The video fields, from `video`: its first payload type of a registered codec, else its first
+    /// one, read by that codec's format parameters.
     private mutating func takeVideo(_ video: MediaDescription) {
         port = video.port
         connectionAddress = video.connectionAddress
@@ -116,31 +111,22 @@ public struct SessionDescription: Sendable {
         for pt in video.payloadTypes { if let codec = pt.videoCodec(in: video) { videoCodecs[pt] = codec } }
         payloadType = video.payloadTypes.first { $0.videoCodec(in: video) != nil } ?? video.payloadTypes.first
         guard let pt = payloadType, let format = video.formats[pt] else { return }
-        // An fmtp without an rtpmap is taken for H.264 too.
+        var registration = VideoPayloadFormats.withoutRtpmap
         if !format.encodingName.isEmpty {
             encodingName = format.encodingName
             clockRate = format.clockRate
-            guard let codec = VideoCodec(encodingName: format.encodingName) else {
-                warnings.append("payload type \(pt) is \(format.encodingName), neither H264 nor H265")
+            guard let codec = VideoCodec(encodingName: format.encodingName),
+                  let registered = VideoPayloadFormats.registration(codec) else {
+                let names = VideoCodec.allCases.map(\.encodingName).joined(separator: " nor ")
+                warnings.append("payload type \(pt) is \(format.encodingName), neither \(names)")
                 return
             }
-            if codec == .h265 {
-                self.codec = .h265
-                let h265 = H265FormatParameters(format.parameters)
-                packetizationMode = nil
-                parameterSets = h265.parameterSets
-                warnings += h265.warnings
-                self.h265 = h265
-                return
-            }
+            registration = registered
         }
-        codec = .h264
-        let h264 = H264FormatParameters(format.parameters)
-        packetizationMode = h264.packetizationMode
-        profileLevelId = h264.profileLevelId
-        parameterSets = h264.parameterSets
-        interleaving = h264.interleaving
-        warnings += h264.warnings
+        codec = registration.codec
+        let parameters = registration.parameters.init(format.parameters)
+        warnings += parameters.warnings
+        formatParameters = parameters
     }
 
     /// `<mode> IN <IP4|IP6|*> <destination> <source>...` (RFC 4570 §3): the first source of an

@@ -5,10 +5,11 @@
 /// SSRC of it is followed, and another takes over only once it has been silent for a second.
 ///
 /// Without `--ssrc`, every SSRC with a dynamic payload type is a candidate with a pipeline of its
-/// own, one per codec its payload type may carry (both H.264 and H.265 when no SDP names it); the
-/// first that proves to carry its codec (a parameter set that parses, a slice when the payload type
-/// was given, or three slices) is selected, and its other-codec twin forgotten. A later SSRC takes
-/// over only once the selected one has fallen silent: a sender restart, not a second sender.
+/// own, one per codec its payload type may carry (every registered one when neither the SDP nor
+/// `--codec` names it); the first that proves to carry its codec (for H.264 and H.265: a parameter
+/// set that parses, a slice when the payload type was given, or three slices) is selected, and its
+/// twins tried as other codecs forgotten. A later SSRC takes over only once the selected one has
+/// fallen silent: a sender restart, not a second sender.
 public final class Receiver {
     public struct Configuration: Sendable {
         public var ssrc: UInt32?
@@ -16,13 +17,12 @@ public final class Receiver {
         public var destinationPort: UInt16?
         public var stream = RTPStreamConfiguration()
         public var video = VideoFormatConfiguration()
-        /// What H.264 adds: packetization mode 2 from the SDP, with its sprop-* parameters.
-        public var interleaving: DeinterleavingBuffer.Parameters?
-        /// What H.265 adds: the SDP's DON parameters (RFC 7798 §7.1).
-        public var h265 = H265FormatParameters()
+        /// The SDP's fmtp for the video, read by its codec's format (RFC 6184's interleaving,
+        /// RFC 7798's DON parameters); each codec's format takes what it reads.
+        public var formatParameters: (any VideoFormatParameters)?
         /// The codec of each video payload type, as the SDP's a=rtpmap names it.
         public var videoCodecs: [UInt8: VideoCodec] = [:]
-        /// The codec of every dynamic payload type the SDP does not name (`--codec`); nil tries both.
+        /// The codec of every dynamic payload type the SDP does not name (`--codec`); nil tries each.
         public var codec: VideoCodec?
         /// Candidate streams followed at once; more SSRCs are counted and ignored.
         public var maxStreams = 16
@@ -60,6 +60,7 @@ public final class Receiver {
     }
 
     public let configuration: Configuration
+    private let formatChoices: VideoFormatChoices
     public private(set) var counters = Counters()
     public private(set) var selected: VideoStream? {
         didSet { selectedReference = selected.map(Unmanaged.passUnretained) }
@@ -98,6 +99,7 @@ public final class Receiver {
 
     public init(configuration: Configuration, sink: AccessUnitSink) {
         self.configuration = configuration
+        formatChoices = VideoFormatChoices(codecs: configuration.videoCodecs, otherwise: configuration.codec)
         self.sink = sink
         var ports = Set(configuration.rtcpPorts)
         if let port = configuration.destinationPort { ports.insert(port &+ 1) }
@@ -163,8 +165,8 @@ public final class Receiver {
             noteOther(packet, payload: payload, source: source, destination: destination)
             return
         }
-        for codec in codecs(payloadType: packet.payloadType) {
-            guard let candidate = candidate(for: packet, codec: codec, source: source, destination: destination,
+        for format in formatChoices.formats(payloadType: packet.payloadType) {
+            guard let candidate = candidate(for: packet, format: format, source: source, destination: destination,
                                             arrival: arrival) else {
                 counters.streamsOverLimit += 1
                 return
@@ -172,19 +174,6 @@ public final class Receiver {
             try candidate.receive(packet, payload: payload, arrival: arrival)
             if selected !== candidate { try considerSelecting(candidate) }
             if selected === candidate { return }
-        }
-    }
-
-    private static let bothCodecs: [VideoCodec] = [.h264, .h265]
-    private static let onlyH264: [VideoCodec] = [.h264]
-    private static let onlyH265: [VideoCodec] = [.h265]
-
-    /// The codecs a payload type may carry: the SDP's, or `--codec`, or both.
-    private func codecs(payloadType: UInt8) -> [VideoCodec] {
-        switch configuration.videoCodecs[payloadType] ?? configuration.codec {
-        case .h264: Self.onlyH264
-        case .h265: Self.onlyH265
-        case nil: Self.bothCodecs
         }
     }
 
@@ -356,12 +345,14 @@ public final class Receiver {
         otherStreams[packet.ssrc]!.bytes += payload.count
     }
 
-    private func candidate(for packet: RTPPacket, codec: VideoCodec, source: Endpoint?, destination: Endpoint?,
+    /// `format`: the index of the registered payload format the stream is tried as.
+    private func candidate(for packet: RTPPacket, format index: Int, source: Endpoint?, destination: Endpoint?,
                            arrival: Int64) -> VideoStream? {
-        let key = UInt64(packet.ssrc) << 16 | UInt64(packet.payloadType) << 8 | (codec == .h264 ? 0 : 1)
+        // bounded: widenings, and an index of the registry (a handful)
+        let key = UInt64(packet.ssrc) << 16 | UInt64(packet.payloadType) << 8 | UInt64(index)
         if let existing = candidates[key] { return existing }
         // The limit counts streams (SSRC and payload type), not the codecs each is tried as.
-        let isTwin = candidates[key ^ 1] != nil
+        let isTwin = candidates.keys.contains { $0 >> 8 == key >> 8 }
         if !isTwin && Set(candidates.keys.lazy.map { $0 >> 8 }).count >= configuration.maxStreams {
             // Make room by forgetting the stream silent longest, if it has been silent a while.
             guard let (_, stalest) = candidates.filter({ $0.value !== selected }).min(by: { $0.value.lastArrival < $1.value.lastArrival }),
@@ -372,11 +363,7 @@ public final class Receiver {
         var video = configuration.video
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
-        let format = switch codec {
-        case .h264: AnyVideoPayloadFormat(H264PayloadFormat(ssrc: packet.ssrc, configuration: video,
-                                                            parameters: configuration.interleaving))
-        case .h265: AnyVideoPayloadFormat(H265PayloadFormat(ssrc: packet.ssrc, configuration: video, parameters: configuration.h265))
-        }
+        let format = VideoPayloadFormats.registered[index].makeFormat(packet.ssrc, video, configuration.formatParameters)
         if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {
             format.base.addParameterSets(configuration.parameterSets)
         }
@@ -424,7 +411,7 @@ public final class Receiver {
             counters.ssrcChanges += 1
         }
         selected = stream
-        // Its twin of the other codec was wrong.
+        // Its twins tried as other codecs were wrong.
         candidates = candidates.filter { $0.value === stream || $0.value.ssrc != stream.ssrc || $0.value.payloadType != stream.payloadType }
         // What it said while only a candidate.
         for notice in stream.statistics.notices { onNotice(stream.ssrc, notice) }

@@ -1,13 +1,12 @@
 extension Receiver.Configuration {
     /// What a session description says about the streams to receive: the video's parameter sets,
-    /// payload type (unless one was chosen), clock rate, codecs and DON parameters; the audio lines;
+    /// payload type (unless one was chosen), clock rate, codecs and fmtp; the audio lines;
     /// the RTCP ports; the RTX payload types.
     public mutating func take(_ sdp: SessionDescription) {
         parameterSets = sdp.parameterSets
         payloadType = payloadType ?? sdp.payloadType
         video.clockRate = sdp.clockRate
-        interleaving = sdp.interleaving
-        h265 = sdp.h265 ?? H265FormatParameters()
+        formatParameters = sdp.formatParameters
         videoCodecs = sdp.videoCodecs
         audio.media = sdp.media.filter { $0.media == "audio" }
         rtcpPorts = sdp.media.compactMap(\.rtcpPort)
