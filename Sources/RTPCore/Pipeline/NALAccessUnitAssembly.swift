@@ -24,6 +24,12 @@ protocol NALAccessUnitAssembly: AnyObject {
     /// The same, before any access unit is open: what it says of the next picture.
     func noteLostPieceBeforeOpening(_ header: Header)
     func openAccessUnit(at ts: UInt32)
+    /// Starts a NAL unit: `body` is what follows its header, the whole unit or a first fragment.
+    /// `borrowing`: `body` stays valid until the access unit is handed on.
+    func beginNAL(header: Header, body: UnsafeRawBufferPointer, timestamp ts: UInt32, borrowing: Bool) throws
+    /// Appends a later fragment to the NAL unit begun last.
+    func appendNAL(_ bytes: UnsafeRawBufferPointer, borrowing: Bool)
+    func endNAL()
     /// Drops the NAL unit begun last: a piece of it is missing.
     func abortNAL()
     /// What the NAL units of an access unit say about it, read once at its end.
@@ -44,6 +50,12 @@ extension NALAccessUnitAssembly {
 
     /// Copies what the access unit in progress holds of `memory`, which may then be reused.
     func stopReferring(to memory: UnsafeRawBufferPointer) { units.stopReferring(to: memory) }
+
+    /// A whole NAL unit: begun and ended at once.
+    func addNAL(header: Header, body: UnsafeRawBufferPointer, timestamp ts: UInt32, borrowing: Bool) throws {
+        try beginNAL(header: header, body: body, timestamp: ts, borrowing: borrowing)
+        endNAL()
+    }
 
     @inline(__always)
     func endOfPacket(marker: Bool) throws {

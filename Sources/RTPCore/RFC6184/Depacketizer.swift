@@ -19,18 +19,10 @@ public final class Depacketizer {
     private let interleavingParameters: DeinterleavingBuffer.Parameters
     private let latencyNanoseconds: Int64
 
-    private var fragmentOpen = false
-    private var fragmentTimestamp: UInt32 = 0
-    /// The timestamp of a fragmented unit a loss cut short: its later fragments are its tail, not
-    /// fragments whose start was lost.
-    private var interruptedFragment: UInt32?
-    /// Interleaved mode: the fragmented unit is rebuilt here, since it has to wait for its DON turn.
-    private var fragment: [UInt8] = []
-    private var fragmentDON: UInt16 = 0
-    private var fragmentPacket: Int64 = 0
+    private var fragmentation: NALFragmentation<AccessUnitAssembler>
 
-    public private(set) var fragmentedUnitsDropped = 0
-    public private(set) var strayFragments = 0
+    public var fragmentedUnitsDropped: Int { fragmentation.unitsDropped }
+    public var strayFragments: Int { fragmentation.strayFragments }
     public private(set) var notAllowedInInterleavedMode = 0
     public private(set) var decodingOrderGaps = 0
     /// Aggregation units that ran past their packet, lost.
@@ -47,6 +39,7 @@ public final class Depacketizer {
     public init(assembler: AccessUnitAssembler, interleaving: DeinterleavingBuffer.Parameters? = nil,
                 latencyNanoseconds: Int64 = 500_000_000) {
         self.assembler = assembler
+        fragmentation = NALFragmentation(assembler: assembler)
         interleavingParameters = interleaving ?? DeinterleavingBuffer.Parameters()
         self.latencyNanoseconds = latencyNanoseconds
         if interleaving != nil { deinterleaver = makeDeinterleaver() }
@@ -67,8 +60,8 @@ public final class Depacketizer {
                         arrival: Int64 = 0, borrowing: Bool = false, sequenceNumber: Int64 = 0) throws {
         // Most packets of a video stream: an FU-A that goes on with the unit in progress, nothing
         // lost before it. Decided inline; everything else takes the general path.
-        if lostBefore == 0, deinterleaver == nil, fragmentOpen, payload.count >= 2, payload[0] & 0x1F == H264Payload.fuA,
-           payload[1] & 0x80 == 0, timestamp == fragmentTimestamp {
+        if lostBefore == 0, deinterleaver == nil, fragmentation.continues(at: timestamp), payload.count >= 2,
+           payload[0] & 0x1F == H264Payload.fuA, payload[1] & 0x80 == 0 {
             assembler.packet = sequenceNumber
             continueFragment(payload, borrowing: borrowing)
             try assembler.endOfPacket(marker: marker)
@@ -93,79 +86,51 @@ public final class Depacketizer {
             return
         }
         if lostBefore > 0 {
-            interruptedFragment = fragmentOpen ? fragmentTimestamp : nil
-            dropOpenFragment()
+            fragmentation.noteLoss()
             try assembler.noteLoss(before: timestamp, leading: H264Payload.leadingNAL(payload), missing: lostBefore)
         }
-        if type != H264Payload.fuA || payload[1] & 0x80 != 0 { interruptedFragment = nil }
+        if type != H264Payload.fuA || payload[1] & 0x80 != 0 { fragmentation.forgetInterruption() }
         switch type {
         case H264Payload.fuA:
             try processFragment(payload, timestamp: timestamp, borrowing: borrowing)
         case H264Payload.stapA:
-            dropOpenFragment()
+            fragmentation.drop()
             var units = AggregationUnits(payload)
             while let unit = units.next() {
-                try assembler.beginNAL(header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count), timestamp: timestamp,
-                                       borrowing: borrowing)
-                assembler.endNAL()
+                try assembler.addNAL(header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count), timestamp: timestamp,
+                                     borrowing: borrowing)
             }
             if units.overran {
                 aggregationUnitsOverrun += 1
                 assembler.noteLostUnit(header: units.overrunHeader, reason: .aggregationOverrun)
             }
         default:
-            dropOpenFragment()
-            try assembler.beginNAL(header: payload[0], body: payload.view(1..<payload.count), timestamp: timestamp,
-                                   borrowing: borrowing)
-            assembler.endNAL()
+            fragmentation.drop()
+            try assembler.addNAL(header: payload[0], body: payload.view(1..<payload.count), timestamp: timestamp,
+                                 borrowing: borrowing)
         }
         try assembler.endOfPacket(marker: marker)
     }
 
     private func processFragment(_ payload: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
         let fuHeader = payload[1]
-        let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
-        let fragment = payload.view(2..<payload.count)
-        if start {
-            dropOpenFragment()
-            // The NAL header comes back from the FU indicator's F and NRI and the FU header's type.
-            let header = (payload[0] & 0xE0) | (fuHeader & 0x1F)
-            try assembler.beginNAL(header: header, body: fragment, timestamp: timestamp, borrowing: borrowing)
-            // S and E together are invalid per §5.8, but real cameras send it: a whole unit.
-            if end {
-                assembler.endNAL()
-            } else {
-                fragmentOpen = true
-                fragmentTimestamp = timestamp
-            }
-            return
-        }
-        guard fragmentOpen, timestamp == fragmentTimestamp else {
+        // The NAL header comes back from the FU indicator's F and NRI and the FU header's type.
+        let header = (payload[0] & 0xE0) | (fuHeader & 0x1F)
+        if fuHeader & 0x80 != 0 {
+            try fragmentation.start(header: header, body: payload.view(2..<payload.count), timestamp: timestamp,
+                                    end: fuHeader & 0x40 != 0, borrowing: borrowing)
+        } else if fragmentation.continues(at: timestamp) {
+            continueFragment(payload, borrowing: borrowing)
+        } else {
             // A fragment of a unit whose start never came: the unit is lost, and its picture with it.
-            dropOpenFragment()
-            strayFragments += 1
-            try assembler.noteStrayFragment(header: (payload[0] & 0xE0) | (fuHeader & 0x1F), timestamp: timestamp,
-                                            startLost: interruptedFragment != timestamp)
-            return
+            try fragmentation.stray(header: header, timestamp: timestamp)
         }
-        continueFragment(payload, borrowing: borrowing)
     }
 
     /// A later fragment of the open unit (FU-A, S clear): its bytes, and the unit's end at E.
     @inline(__always)
     private func continueFragment(_ payload: UnsafeRawBufferPointer, borrowing: Bool) {
-        assembler.appendNAL(payload.view(2..<payload.count), borrowing: borrowing)
-        if payload[1] & 0x40 != 0 {
-            assembler.endNAL()
-            fragmentOpen = false
-        }
-    }
-
-    private func dropOpenFragment() {
-        guard fragmentOpen else { return }
-        fragmentOpen = false
-        fragmentedUnitsDropped += 1
-        if deinterleaver == nil { assembler.abortNAL() }
+        fragmentation.append(payload.view(2..<payload.count), end: payload[1] & 0x40 != 0, borrowing: borrowing)
     }
 
     // MARK: Interleaved mode
@@ -173,13 +138,13 @@ public final class Depacketizer {
     private func processInterleaved(_ payload: UnsafeRawBufferPointer, type: UInt8, timestamp: UInt32,
                                     lostBefore: Int, arrival: Int64, sequenceNumber: Int64) throws {
         // A lost packet shows up later as a gap in the decoding order numbers.
-        if lostBefore > 0 { dropOpenFragment() }
+        if lostBefore > 0 { fragmentation.drop() }
         guard let deinterleaver else { return }
         let depthBefore = deinterleaver.interleavingDepth
         defer { noteDepth(from: depthBefore) }
         switch type {
         case H264Payload.stapB:
-            dropOpenFragment()
+            fragmentation.drop()
             // Units after the first take the next DON each (§5.7.1).
             var units = AggregationUnits(payload)
             var don = units.decodingOrderNumber!
@@ -191,7 +156,7 @@ public final class Depacketizer {
             // A unit lost here shows up as a DON gap.
             if units.overran { aggregationUnitsOverrun += 1 }
         case H264Payload.mtap16, H264Payload.mtap24:
-            dropOpenFragment()
+            fragmentation.drop()
             // Each unit: DON = DONB + DOND; time = RTP timestamp + its own offset, never accumulated.
             var units = AggregationUnits(payload, sizeCountsPrefix: readsMTAPSizeWithPrefix(payload))
             let base = units.decodingOrderNumber!
@@ -203,37 +168,33 @@ public final class Depacketizer {
             if units.overran { aggregationUnitsOverrun += 1 }
         case H264Payload.fuB:
             // The first fragment, with the DON; the rest come as FU-A (§5.8).
-            dropOpenFragment()
             let fuHeader = payload[1]
-            fragmentDON = payload.loadUnaligned(fromByteOffset: 2, as: UInt16.self).bigEndian
-            fragment.removeAll(keepingCapacity: true)
-            fragment.append((payload[0] & 0xE0) | (fuHeader & 0x1F))
-            fragment.append(contentsOf: payload.view(4..<payload.count))
-            fragmentTimestamp = timestamp
-            fragmentPacket = sequenceNumber
-            if fuHeader & 0x40 != 0 { insertFragment(arrival: arrival) } else { fragmentOpen = true }
+            let header = (payload[0] & 0xE0) | (fuHeader & 0x1F)
+            let whole = withUnsafeBytes(of: header) {
+                fragmentation.startRebuilding(header: $0, body: payload.view(4..<payload.count),
+                                              don: payload.loadUnaligned(fromByteOffset: 2, as: UInt16.self).bigEndian,
+                                              timestamp: timestamp, packet: sequenceNumber, end: fuHeader & 0x40 != 0)
+            }
+            if whole { insertFragment(arrival: arrival) }
         case H264Payload.fuA where payload[1] & 0x80 == 0:
-            guard fragmentOpen, timestamp == fragmentTimestamp else {
-                dropOpenFragment()
-                strayFragments += 1
+            guard fragmentation.continues(at: timestamp) else {
+                try fragmentation.stray(header: nil, timestamp: timestamp)
                 return
             }
-            fragment.append(contentsOf: payload.view(2..<payload.count))
-            if payload[1] & 0x40 != 0 {
-                fragmentOpen = false
+            if fragmentation.appendRebuilt(payload.view(2..<payload.count), end: payload[1] & 0x40 != 0) {
                 insertFragment(arrival: arrival)
             }
         default:
             // Single NAL units, STAP-A and FU-A first fragments carry no DON: nowhere to put them.
-            dropOpenFragment()
+            fragmentation.drop()
             notAllowedInInterleavedMode += 1
         }
     }
 
     private func insertFragment(arrival: Int64) {
-        fragment.withUnsafeBytes { nal in
-            deinterleaver?.insert(don: fragmentDON, timestamp: fragmentTimestamp, header: nal[0],
-                                  body: nal.view(1..<nal.count), arrival: arrival, packet: fragmentPacket)
+        fragmentation.withRebuiltUnit { nal, don, timestamp, packet in
+            deinterleaver?.insert(don: don, timestamp: timestamp, header: nal[0], body: nal.view(1..<nal.count),
+                                  arrival: arrival, packet: packet)
         }
     }
 
@@ -267,8 +228,7 @@ public final class Depacketizer {
             try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0,
                                    reason: .decodingOrderGap)
         }
-        try assembler.beginNAL(header: header, body: body, timestamp: unit.timestamp)
-        assembler.endNAL()
+        try assembler.addNAL(header: header, body: body, timestamp: unit.timestamp, borrowing: false)
     }
 
     /// Lets the de-interleaving buffer give up waiting (time passes with no packet).
@@ -293,13 +253,13 @@ public final class Depacketizer {
 
     /// Ends the stream: an open fragmented unit is incomplete; the de-interleaving buffer empties.
     public func flush() throws {
-        dropOpenFragment()
+        fragmentation.drop()
         try deinterleaver?.flush(deliver)
         try assembler.flush()
     }
 
     public func restart() {
-        fragmentOpen = false
+        fragmentation.reset()
         if deinterleaver != nil {
             deinterleaver = makeDeinterleaver()
         }

@@ -14,19 +14,10 @@ public final class H265Depacketizer {
     public let assembler: HEVCAccessUnitAssembler
     public private(set) var decodingOrderBuffer: DeinterleavingBuffer?
 
-    private var fragmentOpen = false
-    private var fragmentTimestamp: UInt32 = 0
-    /// The timestamp of a fragmented unit a loss cut short: its later fragments are its tail.
-    private var interruptedFragment: UInt32?
-    /// With DONs the fragmented unit is rebuilt here, since it waits for its DON's turn.
-    private var fragment: [UInt8] = []
-    private var fragmentDON: UInt16 = 0
-    private var fragmentPacket: Int64 = 0
-    /// The unit being fragmented is of a reserved type: its fragments are skipped.
-    private var fragmentSkipped = false
+    private var fragmentation: NALFragmentation<HEVCAccessUnitAssembler>
 
-    public private(set) var fragmentedUnitsDropped = 0
-    public private(set) var strayFragments = 0
+    public var fragmentedUnitsDropped: Int { fragmentation.unitsDropped }
+    public var strayFragments: Int { fragmentation.strayFragments }
     public private(set) var decodingOrderGaps = 0
     public private(set) var aggregationUnitsOverrun = 0
     public private(set) var paciPackets = 0
@@ -38,6 +29,7 @@ public final class H265Depacketizer {
     public init(assembler: HEVCAccessUnitAssembler, decodingOrder: DeinterleavingBuffer.Parameters? = nil,
                 latencyNanoseconds: Int64 = 500_000_000) {
         self.assembler = assembler
+        fragmentation = NALFragmentation(assembler: assembler)
         decodingOrderBuffer = decodingOrder.map {
             DeinterleavingBuffer(parameters: $0, latencyNanoseconds: latencyNanoseconds, startsAtKeyframe: true)
         }
@@ -50,8 +42,8 @@ public final class H265Depacketizer {
                         arrival: Int64 = 0, borrowing: Bool = false, sequenceNumber: Int64 = 0) throws {
         // Most packets of a video stream: an FU that goes on with the unit in progress, nothing lost
         // before it, no DONL. Decided inline; everything else takes the general path.
-        if lostBefore == 0, decodingOrderBuffer == nil, fragmentOpen, payload.count >= 3,
-           HEVCNALHeader(payload).type == H265Payload.fragmentationUnit, payload[2] & 0x80 == 0, timestamp == fragmentTimestamp {
+        if lostBefore == 0, decodingOrderBuffer == nil, fragmentation.continues(at: timestamp), payload.count >= 3,
+           HEVCNALHeader(payload).type == H265Payload.fragmentationUnit, payload[2] & 0x80 == 0 {
             assembler.packet = sequenceNumber
             continueFragment(payload.view(2..<payload.count), borrowing: borrowing)
             try assembler.endOfPacket(marker: marker)
@@ -72,23 +64,22 @@ public final class H265Depacketizer {
         }
         if let buffer = decodingOrderBuffer {
             // A lost packet shows up later as a gap in the DONs.
-            if lostBefore > 0 { dropOpenFragment() }
-            processWithDecodingOrder(header, rest, timestamp: timestamp, arrival: arrival, sequenceNumber: sequenceNumber)
+            if lostBefore > 0 { fragmentation.drop() }
+            try processWithDecodingOrder(header, rest, timestamp: timestamp, arrival: arrival, sequenceNumber: sequenceNumber)
             try buffer.release(now: arrival, deliver)
             return
         }
         if lostBefore > 0 {
-            interruptedFragment = fragmentOpen ? fragmentTimestamp : nil
-            dropOpenFragment()
+            fragmentation.noteLoss()
             try assembler.noteLoss(before: timestamp, leading: H265Payload.leadingNAL(header, rest: rest), missing: lostBefore)
         }
         let isFU = header.type == H265Payload.fragmentationUnit
-        if !isFU || rest[0] & 0x80 != 0 { interruptedFragment = nil }
+        if !isFU || rest[0] & 0x80 != 0 { fragmentation.forgetInterruption() }
         switch header.type {
         case H265Payload.fragmentationUnit:
             try processFragment(header, rest, timestamp: timestamp, borrowing: borrowing)
         case H265Payload.aggregationPacket:
-            dropOpenFragment()
+            fragmentation.drop()
             var units = H265AggregationUnits(rest, decodingOrderNumbers: false)
             while let unit = units.next() {
                 try deliver(HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count), timestamp: timestamp, borrowing: borrowing)
@@ -98,7 +89,7 @@ public final class H265Depacketizer {
                 assembler.noteLostUnit(header: nil, reason: .aggregationOverrun)
             }
         default:
-            dropOpenFragment()
+            fragmentation.drop()
             try deliver(header, rest, timestamp: timestamp, borrowing: borrowing)
         }
         try assembler.endOfPacket(marker: marker)
@@ -110,70 +101,40 @@ public final class H265Depacketizer {
             reservedUnitsSkipped += 1
             return
         }
-        try assembler.beginNAL(header: header, body: body, timestamp: timestamp, borrowing: borrowing)
-        assembler.endNAL()
+        try assembler.addNAL(header: header, body: body, timestamp: timestamp, borrowing: borrowing)
     }
 
     private func processFragment(_ header: HEVCNALHeader, _ rest: UnsafeRawBufferPointer, timestamp: UInt32,
                                  borrowing: Bool) throws {
         let fuHeader = rest[0]
-        let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
         let unitHeader = header.with(type: fuHeader & 0x3F)
-        let bytes = rest.view(1..<rest.count)
-        if start {
-            dropOpenFragment()
-            fragmentSkipped = HEVCNALUnitType.isReserved(unitHeader.type)
-            if fragmentSkipped {
-                reservedUnitsSkipped += 1
-            } else {
-                try assembler.beginNAL(header: unitHeader, body: bytes, timestamp: timestamp, borrowing: borrowing)
-            }
+        let reserved = HEVCNALUnitType.isReserved(unitHeader.type)
+        if fuHeader & 0x80 != 0 {
+            if reserved { reservedUnitsSkipped += 1 }
             // S and E together are invalid (§4.4.3), but taken as a whole unit, as for H.264.
-            if end {
-                if !fragmentSkipped { assembler.endNAL() }
-            } else {
-                fragmentOpen = true
-                fragmentTimestamp = timestamp
-            }
-            return
+            try fragmentation.start(header: unitHeader, body: rest.view(1..<rest.count), timestamp: timestamp,
+                                    end: fuHeader & 0x40 != 0, skip: reserved, borrowing: borrowing)
+        } else if fragmentation.continues(at: timestamp) {
+            continueFragment(rest, borrowing: borrowing)
+        } else {
+            try fragmentation.stray(header: reserved ? nil : unitHeader, timestamp: timestamp)
         }
-        guard fragmentOpen, timestamp == fragmentTimestamp else {
-            dropOpenFragment()
-            strayFragments += 1
-            guard !HEVCNALUnitType.isReserved(unitHeader.type) else { return }
-            try assembler.noteStrayFragment(header: unitHeader, timestamp: timestamp,
-                                            startLost: interruptedFragment != timestamp)
-            return
-        }
-        continueFragment(rest, borrowing: borrowing)
     }
 
     /// A later fragment of the open unit (FU, S clear; `rest` from its FU header on): its bytes, and
     /// the unit's end at E.
     @inline(__always)
     private func continueFragment(_ rest: UnsafeRawBufferPointer, borrowing: Bool) {
-        if !fragmentSkipped { assembler.appendNAL(rest.view(1..<rest.count), borrowing: borrowing) }
-        if rest[0] & 0x40 != 0 {
-            if !fragmentSkipped { assembler.endNAL() }
-            fragmentOpen = false
-        }
-    }
-
-    private func dropOpenFragment() {
-        guard fragmentOpen else { return }
-        fragmentOpen = false
-        guard !fragmentSkipped else { return }
-        fragmentedUnitsDropped += 1
-        if decodingOrderBuffer == nil { assembler.abortNAL() }
+        fragmentation.append(rest.view(1..<rest.count), end: rest[0] & 0x40 != 0, borrowing: borrowing)
     }
 
     // MARK: Decoding order numbers
 
     private func processWithDecodingOrder(_ header: HEVCNALHeader, _ rest: UnsafeRawBufferPointer, timestamp: UInt32,
-                                          arrival: Int64, sequenceNumber: Int64) {
+                                          arrival: Int64, sequenceNumber: Int64) throws {
         switch header.type {
         case H265Payload.aggregationPacket:
-            dropOpenFragment()
+            fragmentation.drop()
             var units = H265AggregationUnits(rest, decodingOrderNumbers: true)
             while let unit = units.next() {
                 insert(don: unit.decodingOrderNumber, HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count),
@@ -186,39 +147,27 @@ public final class H265Depacketizer {
             let unitHeader = header.with(type: fuHeader & 0x3F)
             if fuHeader & 0x80 != 0 {
                 // The first fragment carries the DONL (§4.4.3).
-                dropOpenFragment()
-                fragmentDON = UInt16(rest[1]) << 8 | UInt16(rest[2])
-                fragment.removeAll(keepingCapacity: true)
-                fragment.append(unitHeader.byte0)
-                fragment.append(unitHeader.byte1)
-                fragment.append(contentsOf: rest.view(3..<rest.count))
-                fragmentTimestamp = timestamp
-                fragmentPacket = sequenceNumber
-                fragmentSkipped = false
-                if fuHeader & 0x40 != 0 { insertFragment(arrival: arrival) } else { fragmentOpen = true }
-                return
-            }
-            guard fragmentOpen, timestamp == fragmentTimestamp else {
-                dropOpenFragment()
-                strayFragments += 1
-                return
-            }
-            fragment.append(contentsOf: rest.view(1..<rest.count))
-            if fuHeader & 0x40 != 0 {
-                fragmentOpen = false
+                let don = UInt16(rest[1]) << 8 | UInt16(rest[2])  // bounded: bytes, widened
+                let whole = withUnsafeBytes(of: (unitHeader.byte0, unitHeader.byte1)) {
+                    fragmentation.startRebuilding(header: $0, body: rest.view(3..<rest.count), don: don, timestamp: timestamp,
+                                                  packet: sequenceNumber, end: fuHeader & 0x40 != 0)
+                }
+                if whole { insertFragment(arrival: arrival) }
+            } else if !fragmentation.continues(at: timestamp) {
+                try fragmentation.stray(header: nil, timestamp: timestamp)
+            } else if fragmentation.appendRebuilt(rest.view(1..<rest.count), end: fuHeader & 0x40 != 0) {
                 insertFragment(arrival: arrival)
             }
         default:
-            dropOpenFragment()
+            fragmentation.drop()
             let don = UInt16(rest[0]) << 8 | UInt16(rest[1])
             insert(don: don, header, rest.view(2..<rest.count), timestamp: timestamp, arrival: arrival, packet: sequenceNumber)
         }
     }
 
     private func insertFragment(arrival: Int64) {
-        fragment.withUnsafeBytes { nal in
-            insert(don: fragmentDON, HEVCNALHeader(nal), nal.view(2..<nal.count), timestamp: fragmentTimestamp,
-                   arrival: arrival, packet: fragmentPacket)
+        fragmentation.withRebuiltUnit { nal, don, timestamp, packet in
+            insert(don: don, HEVCNALHeader(nal), nal.view(2..<nal.count), timestamp: timestamp, arrival: arrival, packet: packet)
         }
     }
 
@@ -258,13 +207,13 @@ public final class H265Depacketizer {
     }
 
     public func flush() throws {
-        dropOpenFragment()
+        fragmentation.drop()
         try decodingOrderBuffer?.flush(deliver)
         try assembler.flush()
     }
 
     public func restart() {
-        fragmentOpen = false
+        fragmentation.reset()
         if let buffer = decodingOrderBuffer {
             decodingOrderBuffer = DeinterleavingBuffer(parameters: buffer.parameters, latencyNanoseconds: buffer.latencyNanoseconds,
                                                        startsAtKeyframe: true)
