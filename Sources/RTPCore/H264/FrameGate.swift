@@ -39,33 +39,16 @@ final class FrameGate {
         }
 
         let spsId = au.firstSlicePPSId.flatMap { cache.spsId(forPPS: $0) }
-        let slicesHaveParameterSets = spsId != nil && au.slicePPSIds.allSatisfy { cache.hasParameterSets(forPPS: $0) }
-        let repairable = au.damage.map { damage in
-            damage.onlyBeforeFirstSlice && au.startsAtFirstMacroblock && au.slicesParsed && slicesHaveParameterSets
-        } ?? true
         let referencesIntact = continuity.referencesIntact(au)
-        guard verdicts.outputHasBegun(atKeyframe: au.isKeyframe, pts: pts) else {
+        let facts = FrameVerdicts.Facts(
+            timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe, damage: au.damage,
+            pts: pts, slicesBeginPicture: au.startsAtFirstMacroblock && au.slicesParsed,
+            slicesNameParameterSets: au.firstSlicePPSId != nil,
+            slicesHaveParameterSets: spsId != nil && au.slicePPSIds.allSatisfy { cache.hasParameterSets(forPPS: $0) },
+            referencesIntact: referencesIntact)
+        guard case .toWrite(let record) = try verdicts.judge(facts) else {
             continuity.record(au, written: false)
             return
-        }
-        let record = verdicts.record(timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
-                                     damage: au.damage, referencesIntact: referencesIntact, pts: pts)
-
-        func drop(_ reason: FrameRecord.Reason) throws {
-            continuity.record(au, written: false)
-            try verdicts.drop(record, reason)
-        }
-        guard repairable else {
-            verdicts.noteUnrepairable(timestamp: au.timestamp)
-            return try drop(au.damage!.reason)
-        }
-        if verdicts.waitsForKeyframe(isKeyframe: au.isKeyframe, referencesIntact: referencesIntact) {
-            return try drop(.waitingForKeyframe)
-        }
-        // Slices that name a PPS never seen cannot be decoded. (Without a slice header that parses,
-        // only a keyframe must have its parameter sets known.)
-        if (au.firstSlicePPSId != nil || au.isKeyframe) && !slicesHaveParameterSets {
-            return try drop(.noParameterSets)
         }
 
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIDR,

@@ -33,37 +33,24 @@ final class HEVCFrameGate {
         let pts = verdicts.presentationTime(timestamp: au.timestamp, arrival: arrival, isIDR: au.isIRAP,
                                             newPicture: au.startsAtFirstSlice) { (nil, sps?.frameRateFraction) }
 
-        let slicesHaveParameterSets = chain != nil && au.slicePPSIds.allSatisfy { cache.chain(forPPS: $0) != nil }
-        let repairable = au.damage.map { damage in
-            damage.onlyBeforeFirstSlice && au.startsAtFirstSlice && au.slicesParsed && slicesHaveParameterSets
-        } ?? true
         let isReference = isReferencePicture(au, sps: sps)
         let referencesIntact = continuity.referencesIntact(au)
-        guard verdicts.outputHasBegun(atKeyframe: au.isKeyframe, pts: pts) else {
-            continuity.record(au, isReference: isReference, written: false)
-            return
-        }
-        let record = verdicts.record(timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe,
-                                     damage: au.damage, referencesIntact: referencesIntact, pts: pts)
-
-        func drop(_ reason: FrameRecord.Reason, harmless: Bool = false) throws {
-            continuity.record(au, isReference: harmless ? false : isReference, written: false)
-            try verdicts.drop(record, reason, harmless: harmless)
-        }
-        guard repairable else {
-            verdicts.noteUnrepairable(timestamp: au.timestamp)
-            return try drop(au.damage!.reason)
-        }
-        if verdicts.waitsForKeyframe(isKeyframe: au.isKeyframe, referencesIntact: referencesIntact) {
-            return try drop(.waitingForKeyframe)
-        }
         // RASL pictures refer to pictures before their IRAP: where output started at it, or those
         // were lost and damaged frames are not wanted, they cannot be written.
-        if au.isRASL && (skippingRASL || (configuration.waitForKeyframeAfterLoss && !referencesIntact)) {
-            return try drop(.skippedLeadingPicture, harmless: true)
-        }
-        if (au.firstSlicePPSId != nil || au.isKeyframe) && !slicesHaveParameterSets {
-            return try drop(.noParameterSets)
+        let facts = FrameVerdicts.Facts(
+            timestamp: au.timestamp, packets: au.packets, bytes: au.byteCount, isKeyframe: au.isKeyframe, damage: au.damage,
+            pts: pts, slicesBeginPicture: au.startsAtFirstSlice && au.slicesParsed,
+            slicesNameParameterSets: au.firstSlicePPSId != nil,
+            slicesHaveParameterSets: chain != nil && au.slicePPSIds.allSatisfy { cache.chain(forPPS: $0) != nil },
+            referencesIntact: referencesIntact,
+            skipsLeadingPicture: au.isRASL && (skippingRASL || (configuration.waitForKeyframeAfterLoss && !referencesIntact)))
+        let record: FrameRecord
+        switch try verdicts.judge(facts) {
+        case .notWritten(let harmless):
+            continuity.record(au, isReference: harmless ? false : isReference, written: false)
+            return
+        case .toWrite(let judged):
+            record = judged
         }
 
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP,

@@ -46,9 +46,71 @@ final class FrameVerdicts {
         return pts
     }
 
+    /// What a codec's gate knows of an access unit: all `judge` needs.
+    struct Facts {
+        var timestamp: UInt32
+        var packets: PacketSpan
+        var bytes: Int
+        var isKeyframe: Bool
+        /// What it lost; nil when whole.
+        var damage: AccessUnitDamage?
+        var pts: Int64
+        /// The first slice that came begins the picture, and every slice header parsed.
+        var slicesBeginPicture: Bool
+        /// A slice named a parameter set (else, with no slice header read, only a keyframe needs them).
+        var slicesNameParameterSets: Bool
+        /// The parameter sets every slice names are known.
+        var slicesHaveParameterSets: Bool
+        var referencesIntact: Bool
+        /// A leading picture whose references precede where output started, or were lost (H.265's
+        /// RASL pictures): dropped, and nothing refers to it.
+        var skipsLeadingPicture = false
+
+        /// Every loss lay before the first slice (the gap held parameter sets, SEI or an AUD), the
+        /// slices that came begin the picture, and their parameter sets are known: written with
+        /// them, the picture lost nothing.
+        var repairable: Bool {
+            damage.map { $0.onlyBeforeFirstSlice && slicesBeginPicture && slicesHaveParameterSets } ?? true
+        }
+    }
+
+    /// What `judge` leaves to the gate.
+    enum Judgement {
+        /// Not written: before output began, or dropped (and emitted as such). `harmless`: nothing
+        /// refers to it.
+        case notWritten(harmless: Bool)
+        /// To be written (`write`), with its record.
+        case toWrite(FrameRecord)
+    }
+
+    /// The verdict on an access unit, in the order every codec takes it: before the first keyframe,
+    /// not output; damaged beyond repair, dropped; waiting for a keyframe, dropped; a leading picture
+    /// that cannot decode, dropped; slices without their parameter sets, dropped; else written.
+    func judge(_ f: Facts) throws -> Judgement {
+        guard outputHasBegun(atKeyframe: f.isKeyframe, pts: f.pts) else { return .notWritten(harmless: false) }
+        let record = record(timestamp: f.timestamp, packets: f.packets, bytes: f.bytes, isKeyframe: f.isKeyframe,
+                            damage: f.damage, referencesIntact: f.referencesIntact, pts: f.pts)
+        let reason: FrameRecord.Reason
+        if !f.repairable, let damage = f.damage {
+            noteUnrepairable(timestamp: f.timestamp)
+            reason = damage.reason
+        } else if waitsForKeyframe(isKeyframe: f.isKeyframe, referencesIntact: f.referencesIntact) {
+            reason = .waitingForKeyframe
+        } else if f.skipsLeadingPicture {
+            reason = .skippedLeadingPicture
+        } else if (f.slicesNameParameterSets || f.isKeyframe) && !f.slicesHaveParameterSets {
+            reason = .noParameterSets
+        } else {
+            return .toWrite(record)
+        }
+        let harmless = reason == .skippedLeadingPicture
+        try drop(record, reason, harmless: harmless)
+        return .notWritten(harmless: harmless)
+    }
+
     /// Whether output has begun, or begins at this access unit, a keyframe whose time becomes the
     /// timeline's origin. Those before it are counted and never written.
-    func outputHasBegun(atKeyframe isKeyframe: Bool, pts: Int64) -> Bool {
+    private func outputHasBegun(atKeyframe isKeyframe: Bool, pts: Int64) -> Bool {
         if seenKeyframe { return true }
         guard isKeyframe else {
             tally.beforeFirstKeyframe += 1
@@ -60,7 +122,7 @@ final class FrameVerdicts {
     }
 
     /// The ledger's record of an access unit, its time on the output's timeline.
-    func record(timestamp: UInt32, packets: PacketSpan, bytes: Int, isKeyframe: Bool, damage: AccessUnitDamage?,
+    private func record(timestamp: UInt32, packets: PacketSpan, bytes: Int, isKeyframe: Bool, damage: AccessUnitDamage?,
                 referencesIntact: Bool, pts: Int64) -> FrameRecord {
         FrameRecord(ssrc: ssrc, timestamp: timestamp, packets: packets, bytes: bytes, isKeyframe: isKeyframe, damage: damage,
                     referencesIntact: referencesIntact,
@@ -68,19 +130,19 @@ final class FrameVerdicts {
     }
 
     /// A damaged access unit that cannot be repaired: its timestamp is kept, among the first.
-    func noteUnrepairable(timestamp: UInt32) {
+    private func noteUnrepairable(timestamp: UInt32) {
         if droppedTimestamps.count < Self.maxDroppedTimestamps { droppedTimestamps.append(timestamp) }
     }
 
     /// Whether a frame that is no keyframe must wait for one: output waits, or its references were
     /// lost and `waitForKeyframeAfterLoss` wants no damaged frame.
-    func waitsForKeyframe(isKeyframe: Bool, referencesIntact: Bool) -> Bool {
+    private func waitsForKeyframe(isKeyframe: Bool, referencesIntact: Bool) -> Bool {
         !isKeyframe && (waitingForKeyframe || (configuration.waitForKeyframeAfterLoss && !referencesIntact))
     }
 
     /// Drops the frame of `record` for `reason`; unless `harmless` (nothing refers to it), the
     /// references are damaged until the next keyframe.
-    func drop(_ record: FrameRecord, _ reason: FrameRecord.Reason, harmless: Bool = false) throws {
+    private func drop(_ record: FrameRecord, _ reason: FrameRecord.Reason, harmless: Bool = false) throws {
         var record = record
         record.status = .dropped
         record.reason = reason

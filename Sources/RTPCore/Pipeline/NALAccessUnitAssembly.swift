@@ -51,6 +51,15 @@ extension NALAccessUnitAssembly {
     /// Copies what the access unit in progress holds of `memory`, which may then be reused.
     func stopReferring(to memory: UnsafeRawBufferPointer) { units.stopReferring(to: memory) }
 
+    /// A NAL unit leaves a decoding-order buffer (`header` and `body` read from it): a gap in the
+    /// numbers before it is a loss. Returns whether there was one.
+    func noteDecodingOrder(of unit: DeinterleavingBuffer.Unit, header: Header, body: UnsafeRawBufferPointer) throws -> Bool {
+        packet = unit.packet
+        guard unit.followsGap else { return false }
+        try noteLoss(before: unit.timestamp, leading: (header, body), missing: 0, reason: .decodingOrderGap)
+        return true
+    }
+
     /// A whole NAL unit: begun and ended at once.
     func addNAL(header: Header, body: UnsafeRawBufferPointer, timestamp ts: UInt32, borrowing: Bool) throws {
         try beginNAL(header: header, body: body, timestamp: ts, borrowing: borrowing)

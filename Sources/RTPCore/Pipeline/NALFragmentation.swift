@@ -111,6 +111,11 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
         return end
     }
 
+    func fold(into s: inout StreamStatistics) {
+        s.fragmentedUnitsDropped = unitsDropped
+        s.strayFragments = strayFragments
+    }
+
     /// The rebuilt unit, whole, with its decoding order number, timestamp and first packet.
     func withRebuiltUnit<R>(_ body: (_ nal: UnsafeRawBufferPointer, _ don: UInt16, _ timestamp: UInt32, _ packet: Int64) throws -> R)
         rethrows -> R {

@@ -21,8 +21,6 @@ public final class Depacketizer {
 
     private var fragmentation: NALFragmentation<AccessUnitAssembler>
 
-    public var fragmentedUnitsDropped: Int { fragmentation.unitsDropped }
-    public var strayFragments: Int { fragmentation.strayFragments }
     public private(set) var notAllowedInInterleavedMode = 0
     public private(set) var decodingOrderGaps = 0
     /// Aggregation units that ran past their packet, lost.
@@ -222,12 +220,7 @@ public final class Depacketizer {
     /// A NAL unit leaving the de-interleaving buffer, in decoding order.
     private func deliver(_ unit: DeinterleavingBuffer.Unit) throws {
         let header = unit.nal[0], body = unit.nal.view(1..<unit.nal.count)
-        assembler.packet = unit.packet
-        if unit.followsGap {
-            decodingOrderGaps += 1
-            try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0,
-                                   reason: .decodingOrderGap)
-        }
+        if try assembler.noteDecodingOrder(of: unit, header: header, body: body) { decodingOrderGaps += 1 }
         try assembler.addNAL(header: header, body: body, timestamp: unit.timestamp, borrowing: false)
     }
 
@@ -237,8 +230,7 @@ public final class Depacketizer {
     }
 
     public func fold(into s: inout StreamStatistics) {
-        s.fragmentedUnitsDropped = fragmentedUnitsDropped
-        s.strayFragments = strayFragments
+        fragmentation.fold(into: &s)
         s.interleaved = isInterleaved
         s.decodingOrderGaps = decodingOrderGaps
         s.lateInterleavedUnits = deinterleaver?.lateUnits ?? 0

@@ -16,8 +16,6 @@ public final class H265Depacketizer {
 
     private var fragmentation: NALFragmentation<HEVCAccessUnitAssembler>
 
-    public var fragmentedUnitsDropped: Int { fragmentation.unitsDropped }
-    public var strayFragments: Int { fragmentation.strayFragments }
     public private(set) var decodingOrderGaps = 0
     public private(set) var aggregationUnitsOverrun = 0
     public private(set) var paciPackets = 0
@@ -182,11 +180,7 @@ public final class H265Depacketizer {
     /// A NAL unit leaving the de-packetization buffer, in DON order.
     private func deliver(_ unit: DeinterleavingBuffer.Unit) throws {
         let header = HEVCNALHeader(unit.nal), body = unit.nal.view(2..<unit.nal.count)
-        assembler.packet = unit.packet
-        if unit.followsGap {
-            decodingOrderGaps += 1
-            try assembler.noteLoss(before: unit.timestamp, leading: (header, body), missing: 0, reason: .decodingOrderGap)
-        }
+        if try assembler.noteDecodingOrder(of: unit, header: header, body: body) { decodingOrderGaps += 1 }
         try deliver(header, body, timestamp: unit.timestamp, borrowing: false)
     }
 
@@ -196,8 +190,7 @@ public final class H265Depacketizer {
     }
 
     public func fold(into s: inout StreamStatistics) {
-        s.fragmentedUnitsDropped = fragmentedUnitsDropped
-        s.strayFragments = strayFragments
+        fragmentation.fold(into: &s)
         s.interleaved = usesDecodingOrderNumbers
         s.decodingOrderGaps = decodingOrderGaps
         s.lateInterleavedUnits = decodingOrderBuffer?.lateUnits ?? 0
