@@ -67,7 +67,8 @@ extension Options {
         case "--codec":
             let text = try r.value()
             guard let named = VideoCodec(rawValue: text.lowercased()) else {
-                throw UsageError(description: "invalid value '\(text)' for '--codec': expected h264 or h265")
+                let names = VideoCodec.allCases.map(\.rawValue).joined(separator: " or ")
+                throw UsageError(description: "invalid value '\(text)' for '--codec': expected \(names)")
             }
             codec = named
         case "--port":

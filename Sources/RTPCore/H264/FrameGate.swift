@@ -52,7 +52,8 @@ final class FrameGate {
         }
 
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIDR,
-                                    frameRate: au.firstSlicePPSId.flatMap { cache.frameRate(forPPS: $0) }, arrival: arrival)
+                                    frameRate: au.firstSlicePPSId.flatMap { cache.frameRate(forPPS: $0) }, arrival: arrival,
+                                    codec: .h264)
         let taken: Bool
         if let spsId, let ppsId = au.firstSlicePPSId {
             // A keyframe or a repaired unit must carry its parameter sets; any unit, those that

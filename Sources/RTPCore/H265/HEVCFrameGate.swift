@@ -54,8 +54,7 @@ final class HEVCFrameGate {
         }
 
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP,
-                                    frameRate: sps?.frameRateFraction, arrival: arrival)
-        accessUnit.codec = .h265
+                                    frameRate: sps?.frameRateFraction, arrival: arrival, codec: .h265)
         var inserted: [[UInt8]] = []
         if let chain {
             let mustCarry = au.isKeyframe || record.status == .repaired

@@ -1,5 +1,5 @@
-/// A whole access unit as it leaves the receiver: Annex-B bytes with 4-byte start codes, preceded by
-/// its SPS and PPS when it is a keyframe, with the ledger's record of it.
+/// A whole access unit as it leaves the receiver, with the ledger's record of it. For H.264 and H.265:
+/// Annex-B bytes with 4-byte start codes, preceded by its parameter sets when it is a keyframe.
 public struct AccessUnit {
     /// What the frame ledger says of it (status written or repaired).
     public var record: FrameRecord
@@ -17,11 +17,12 @@ public struct AccessUnit {
     /// Its presentation time on the session timeline (`MediaClock`), in nanoseconds; nil outside a
     /// session (a unit made by hand), where sinks time it from `pts`.
     public var time: Int64?
-    /// H.264, or H.265 (two-byte NAL headers, VPS/SPS/PPS).
-    public var codec: VideoCodec = .h264
+    /// The codec, which says how the bytes read (for H.264 and H.265: NAL units behind start codes).
+    public var codec: VideoCodec
 
     public init(record: FrameRecord, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isIDR: Bool,
-                frameRate: (numerator: Int, denominator: Int)? = nil, arrival: Int64 = 0) {
+                frameRate: (numerator: Int, denominator: Int)? = nil, arrival: Int64 = 0, codec: VideoCodec) {
+        self.codec = codec
         self.record = record
         self.pts = pts
         self.pieces = pieces
@@ -32,12 +33,13 @@ public struct AccessUnit {
 
     /// An access unit made up by hand (tests, fuzzing): one written record around `pieces`.
     public init(timestamp: UInt32, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isKeyframe: Bool,
-                referencesIntact: Bool = true, frameRate: (numerator: Int, denominator: Int)? = nil) {
+                referencesIntact: Bool = true, frameRate: (numerator: Int, denominator: Int)? = nil,
+                codec: VideoCodec = .h264) {
         let bytes = pieces.reduce(0) { $0 + $1.count }
         self.init(record: FrameRecord(ssrc: 0, timestamp: timestamp, firstSequenceNumber: 0, lastSequenceNumber: 0,
                                       packets: 1, bytes: bytes, isKeyframe: isKeyframe, status: .written,
                                       referencesIntact: referencesIntact, presentationMilliseconds: pts / 90),
-                  pts: pts, pieces: pieces, isIDR: isKeyframe, frameRate: frameRate)
+                  pts: pts, pieces: pieces, isIDR: isKeyframe, frameRate: frameRate, codec: codec)
     }
 
     public var timestamp: UInt32 { record.timestamp }

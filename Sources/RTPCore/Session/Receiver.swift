@@ -20,6 +20,8 @@ public final class Receiver {
         /// The SDP's fmtp for the video, read by its codec's format (RFC 6184's interleaving,
         /// RFC 7798's DON parameters); each codec's format takes what it reads.
         public var formatParameters: (any VideoFormatParameters)?
+        /// The video payload formats a stream may be tried as: the registry's.
+        public var formats = VideoPayloadFormats.registered
         /// The codec of each video payload type, as the SDP's a=rtpmap names it.
         public var videoCodecs: [UInt8: VideoCodec] = [:]
         /// The codec of every dynamic payload type the SDP does not name (`--codec`); nil tries each.
@@ -99,7 +101,8 @@ public final class Receiver {
 
     public init(configuration: Configuration, sink: AccessUnitSink) {
         self.configuration = configuration
-        formatChoices = VideoFormatChoices(codecs: configuration.videoCodecs, otherwise: configuration.codec)
+        formatChoices = VideoFormatChoices(configuration.formats, codecs: configuration.videoCodecs,
+                                           otherwise: configuration.codec)
         self.sink = sink
         var ports = Set(configuration.rtcpPorts)
         if let port = configuration.destinationPort { ports.insert(port &+ 1) }
@@ -345,7 +348,7 @@ public final class Receiver {
         otherStreams[packet.ssrc]!.bytes += payload.count
     }
 
-    /// `format`: the index of the registered payload format the stream is tried as.
+    /// `format`: the index in `configuration.formats` of the payload format the stream is tried as.
     private func candidate(for packet: RTPPacket, format index: Int, source: Endpoint?, destination: Endpoint?,
                            arrival: Int64) -> VideoStream? {
         // bounded: widenings, and an index of the registry (a handful)
@@ -363,7 +366,7 @@ public final class Receiver {
         var video = configuration.video
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
-        let format = VideoPayloadFormats.registered[index].makeFormat(packet.ssrc, video, configuration.formatParameters)
+        let format = configuration.formats[index].makeFormat(packet.ssrc, video, configuration.formatParameters)
         if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {
             format.base.addParameterSets(configuration.parameterSets)
         }

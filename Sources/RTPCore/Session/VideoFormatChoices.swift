@@ -1,12 +1,11 @@
-/// The registered video payload formats each payload type may carry, by index in
-/// `VideoPayloadFormats.registered`: the one of the codec the SDP names for it, else the one of
+/// The video payload formats each payload type may carry, by index in the receiver's list (the
+/// registry's): the one of the codec the SDP names for it, else the one of
 /// `--codec`, else every one (the stream then proves which). Made once, so that the packet path
 /// looks up an array instead of filtering the registry.
 struct VideoFormatChoices {
     private let byPayloadType: [[Int]]
 
-    init(codecs: [UInt8: VideoCodec], otherwise: VideoCodec?) {
-        let registered = VideoPayloadFormats.registered
+    init(_ registered: [VideoPayloadFormatRegistration], codecs: [UInt8: VideoCodec], otherwise: VideoCodec?) {
         let every = Array(registered.indices)
         byPayloadType = (0...127).map { (pt: UInt8) in
             guard let codec = codecs[pt] ?? otherwise else { return every }
