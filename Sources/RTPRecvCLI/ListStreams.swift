@@ -52,29 +52,14 @@ struct ListStreams {
         return text
     }
 
-    /// What one payload type carries: H.264 with its resolution and NAL unit types; another codec
-    /// by name, clock rate, channels and packet duration, and whether rtprecv takes it; telephone
+    /// What one payload type carries: a video codec as its recognition sums it up (H.264 with its
+    /// resolution and NAL unit types); another codec by name, clock rate, channels and packet duration, and whether rtprecv takes it; telephone
     /// events by their digits.
     static func describe(_ e: StreamSurvey.PayloadTypeEntry, keys: Int = 0) -> String {
         if e.isTelephoneEvent { return telephoneEvents(e) }
         switch e.codec {
-        case .h264:
-            let types = (0..<32).filter { e.nalTypes & (1 << $0) != 0 }.map { t -> String in
-                switch t {
-                case 24: "STAP-A"
-                case 25: "STAP-B"
-                case 26: "MTAP16"
-                case 27: "MTAP24"
-                case 28: "FU-A"
-                case 29: "FU-B"
-                default: NALUnitType.name(UInt8(t))
-                }
-            }
-            return "H264 " + (e.sps.map { "\($0.width)x\($0.height)" } ?? "-") + "  " + types.joined(separator: ",")
-        case .h265:
-            let types = (0..<64).filter { e.hevcNALTypes & (1 << $0) != 0 }.map { HEVCNALUnitType.name(UInt8($0)) }
-            let sps = e.hevcSPS.map { "\($0.width)x\($0.height) \($0.profileName)" } ?? "-"
-            return "H265 " + sps + "  " + types.joined(separator: ",")
+        case .video(let codec):
+            return e.recognition(of: codec)?.summary ?? codec.encodingName
         case .named(let name, _, _) where name.uppercased() == "CN":
             return "comfort noise (RFC 3389)"
         case .named(let name, let rate, let channels):

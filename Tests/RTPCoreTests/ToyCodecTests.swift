@@ -19,9 +19,24 @@ struct ToyFormatParameters: VideoFormatParameters {
 }
 
 extension VideoPayloadFormatRegistration {
-    static let toy = VideoPayloadFormatRegistration(codec: .toy, parameters: ToyFormatParameters.self) { ssrc, configuration, _ in
+    static let toy = VideoPayloadFormatRegistration(codec: .toy, parameters: ToyFormatParameters.self,
+                                                   recognition: ToyRecognition()) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(ToyPayloadFormat(ssrc: ssrc, configuration: configuration))
     }
+}
+
+/// The toy known from its payloads: a flag byte with no bit but the keyframe's, in every payload.
+struct ToyRecognition: VideoRecognition {
+    private var valid = 0
+    private var keyframes = 0
+    mutating func record(_ payload: UnsafeRawBufferPointer) {
+        guard payload.count >= 2, payload[0] & 0x7F == 0 else { return }
+        valid += 1
+        if payload[0] != 0 { keyframes += 1 }
+    }
+    func proves(packets: Int) -> Bool { valid >= 3 && valid == packets }
+    var sawKeyframe: Bool { keyframes > 0 }
+    var summary: String { "TOY \(keyframes) keyframe packets" }
 }
 
 /// The toy's payload format: frames from packets, and the shared verdicts on each.
@@ -175,5 +190,19 @@ final class ToyCodecTests: XCTestCase {
         try f.send(Fixture.rtp(seq: 2, ts: 3000, marker: true, pt: 97, payload: [0x01]))
         _ = try f.finish()
         XCTAssertEqual(f.stream.invalidPayload[.tooShort], 1)
+    }
+
+    /// Without an SDP, a capture's survey (`--list`) knows the toy from its payloads, as its
+    /// recognition says, and not as H.264 or H.265.
+    func testTheSurveyKnowsTheCodecFromItsPayloads() throws {
+        var survey = StreamSurvey(formats: VideoPayloadFormats.registered + [.toy])
+        let frames: [(key: Bool, parts: [[UInt8]])] = [(true, [[1, 2], [3]]), (false, [[4]]), (false, [[5]])]
+        for packet in toyPackets(frames) {
+            packet.withUnsafeBytes { survey.add(datagram: $0, source: nil, destination: nil, time: 0) }
+        }
+        let entry = try XCTUnwrap(survey.entries.values.first?.main)
+        XCTAssertEqual(entry.codec, .video(.toy))
+        XCTAssertTrue(entry.sawKeyframe)
+        XCTAssertEqual(entry.recognition(of: .toy)?.summary, "TOY 2 keyframe packets")
     }
 }

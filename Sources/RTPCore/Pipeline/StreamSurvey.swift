@@ -1,13 +1,14 @@
 /// Lists the RTP streams in a capture, as a packet analyser's stream list does: per SSRC and address
 /// pair, the packets and the sequence gaps (RFC 3550: the sequence space is the SSRC's, whatever
 /// payload types it switches between), and per payload type within it the codec and what it shows
-/// (an H.264 or H.265 stream's NAL unit types and SPS; an audio stream's packet duration; the
-/// digits of telephone events).
+/// (a video stream's `VideoRecognition` summary, such as H.264's NAL unit types and SPS; an audio
+/// stream's packet duration; the digits of telephone events).
 ///
 /// The codec comes from the SDP when one is given, from the static payload types of RFC 3551,
-/// else from the payloads: a dynamic payload type is taken for H.264 or H.265 only on evidence (an
-/// SPS that parses, or slices that do in payloads that are valid for the codec), so that an audio
-/// stream never shows NAL types or a resolution read out of its samples.
+/// else from the payloads: a dynamic payload type is taken for a registered video codec only on
+/// the evidence its `VideoRecognition` asks for (for H.264 and H.265, an SPS that parses, or slices
+/// that do in payloads that are valid for the codec), so that an audio stream never shows NAL types
+/// or a resolution read out of its samples.
 public struct StreamSurvey {
     public struct Key: Hashable, Sendable {
         public var source: Endpoint?
@@ -16,13 +17,13 @@ public struct StreamSurvey {
     }
 
     public enum Codec: Equatable, Sendable {
-        case h264
-        case h265
+        /// A registered video codec: named by the SDP, or shown by the payloads.
+        case video(VideoCodec)
         /// Named by an rtpmap or a static payload type.
         case named(encodingName: String, clockRate: Int, channels: Int?)
         /// RFC 4733 events that no SDP names, known by their payloads.
         case telephoneEvent
-        /// A dynamic payload type with no SDP to name it, and no sign of H.264.
+        /// A dynamic payload type with no SDP to name it, and no sign of a registered video codec.
         case unknown
         /// SRTP that no key given decrypts, or, with no key, payloads that look like ciphertext.
         case encrypted
@@ -53,20 +54,10 @@ public struct StreamSurvey {
         public var packets = 0
         public var bytes = 0
         /// The rtpmap the SDP or RFC 3551 gives the payload type.
-        public var format: MediaDescription.Format?
-        /// Bit n set when NAL unit type n (or payload structure type 24-31) was seen.
-        public var nalTypes: UInt32 = 0
-        public var sps: SequenceParameterSet?
-        /// The same for H.265: NAL unit types (and RFC 7798's 48-50) seen, the latest SPS, and the
-        /// parameter set kinds seen.
-        public var hevcNALTypes: UInt64 = 0
-        public var hevcSPS: HEVCSequenceParameterSet?
-        /// Evidence of each codec for a dynamic payload type with no format: slices whose headers
-        /// parse, and payloads that are not valid for it.
-        fileprivate var slices = 0
-        fileprivate var invalidH264 = 0
-        fileprivate var hevcSlices = 0
-        fileprivate var invalidH265 = 0
+        public let format: MediaDescription.Format?
+        /// What the payloads show of each video codec the payload type may carry: every registered
+        /// one without a format, the named one with a format that names it, none else.
+        public private(set) var recognitions: [(codec: VideoCodec, recognition: any VideoRecognition)]
         /// Payloads that read as one RFC 4733 event, and those that repeat the event before them
         /// (same timestamp, a duration not shorter), as every event's packets do.
         fileprivate var eventLike = 0
@@ -80,7 +71,8 @@ public struct StreamSurvey {
         /// gives every value, a codec's first byte few.
         public fileprivate(set) var encryptedPackets = 0
         fileprivate var firstBytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        /// Payloads whose first byte has the top bit set: H.264's and H.265's forbidden bit.
+        /// Payloads whose first byte has the top bit set: H.264's and H.265's forbidden bit, which
+        /// ciphertext sets in half of them.
         fileprivate var forbiddenBits = 0
         /// The timestamp and sequence number of its previous packet.
         fileprivate var last: (timestamp: UInt32, sequenceNumber: UInt16)?
@@ -99,25 +91,35 @@ public struct StreamSurvey {
             // Opus's TOC byte sets the top bit too, but takes a few values.
             if packets >= VideoPayloadInvalid.minimumPacketsForCiphertext && forbiddenBits * 4 >= packets && distinct * 2 >= min(packets, 256) { return .encrypted }
             if let format, !format.encodingName.isEmpty {
-                let codec = VideoCodec(encodingName: format.encodingName)
-                if codec == .h264 { return .h264 }
-                if codec == .h265 { return .h265 }
+                if let codec = recognitions.first?.codec, codec.encodingName == format.encodingName.uppercased() {
+                    return .video(codec)
+                }
                 return .named(encodingName: format.encodingName, clockRate: format.clockRate, channels: format.channels)
             }
             if StaticPayloadType.isStaticRange(payloadType) { return .unknown }
             if looksLikeTelephoneEvents { return .telephoneEvent }
-            if sps != nil || (slices >= 3 && invalidH264 * 10 <= packets) { return .h264 }
-            if hevcSPS != nil || (hevcSlices >= 3 && invalidH265 * 10 <= packets) { return .h265 }
+            if let shown = recognitions.first(where: { $0.recognition.proves(packets: packets) }) { return .video(shown.codec) }
             return .unknown
         }
 
-        /// Whether a keyframe began in it: an IDR slice of H.264, an IRAP picture of H.265.
+        /// What the payloads showed of `codec`.
+        public func recognition(of codec: VideoCodec) -> (any VideoRecognition)? {
+            recognitions.first { $0.codec == codec }?.recognition
+        }
+
+        /// Whether a keyframe of its video codec began in it (an IDR slice of H.264, an IRAP
+        /// picture of H.265).
         public var sawKeyframe: Bool {
-            switch codec {
-            case .h264: nalTypes & (1 << NALUnitType.idrSlice) != 0
-            case .h265: (0..<64).contains { HEVCNALUnitType.isIRAP($0) && hevcNALTypes & (1 << $0) != 0 }
-            default: false
-            }
+            guard case .video(let codec) = codec else { return false }
+            return recognition(of: codec)?.sawKeyframe ?? false
+        }
+
+        /// `formats`: the video payload formats it may be recognised as.
+        init(payloadType: UInt8, format: MediaDescription.Format?, formats: [VideoPayloadFormatRegistration]) {
+            self.payloadType = payloadType
+            self.format = format
+            let named = format.map { name in formats.first { $0.codec.encodingName == name.encodingName.uppercased() }?.codec }
+            recognitions = formats.filter { named == nil || named == $0.codec }.map { ($0.codec, $0.recognition) }
         }
 
         /// Every payload 4 bytes that read as an event, and events repeated as RFC 4733 §2.5.1.2
@@ -150,9 +152,12 @@ public struct StreamSurvey {
     public static let maxStreams = 4096
     /// The SDP's media lines, for the formats of dynamic payload types.
     private let media: [MediaDescription]
+    /// The video payload formats a payload type may be recognised as: the registry's.
+    private let formats: [VideoPayloadFormatRegistration]
 
-    public init(media: [MediaDescription] = []) {
+    public init(media: [MediaDescription] = [], formats: [VideoPayloadFormatRegistration] = VideoPayloadFormats.registered) {
         self.media = media
+        self.formats = formats
     }
 
     /// `encrypted`: an SRTP packet no key decrypted; its header alone is read. `rtcpOnly`: it came
@@ -182,9 +187,8 @@ public struct StreamSurvey {
         }
         entries[key]!.count(packet, time: time)
         let index = entries[key]!.payloadTypes.firstIndex { $0.payloadType == packet.payloadType } ?? {
-            var added = PayloadTypeEntry(payloadType: packet.payloadType)
-            added.format = format(payloadType: packet.payloadType, port: destination?.port)
-            entries[key]!.payloadTypes.append(added)
+            let format = format(payloadType: packet.payloadType, port: destination?.port)
+            entries[key]!.payloadTypes.append(PayloadTypeEntry(payloadType: packet.payloadType, format: format, formats: formats))
             return entries[key]!.payloadTypes.count - 1
         }()
         entries[key]!.payloadTypes[index].record(packet, payload: datagram.view(packet.payloadRange), encrypted: encrypted)
@@ -235,9 +239,8 @@ extension StreamSurvey.PayloadTypeEntry {
             return
         }
         recordTelephoneEvent(payload, timestamp: packet.timestamp)
-        let named = format.flatMap { VideoCodec(encodingName: $0.encodingName) }
         // Where the payload type may be video: an audio codec's first bytes can be anything.
-        if format == nil || named != nil, let first = payload.first {
+        if !recognitions.isEmpty, let first = payload.first {
             if first & 0x80 != 0 { forbiddenBits += 1 }
             let bit = UInt64(1) << UInt64(first & 63)
             switch first >> 6 {
@@ -247,19 +250,8 @@ extension StreamSurvey.PayloadTypeEntry {
             default: firstBytes.3 |= bit
             }
         }
-        if format == nil || named == .h265 { recordH265(payload) }
-        // NAL units only where the payload type may be H.264.
-        guard format == nil || codec == .h264, let first = payload.first else { return }
-        if H264Payload.validate(payload) != nil { invalidH264 += 1 }
-        nalTypes |= 1 << nalUnitType(first)
-        H264Payload.forEachNALUnit(payload) { type, nal in
-            nalTypes |= 1 << type
-            if type == NALUnitType.sps, let nal, let parsed = SequenceParameterSet(nal: nal) { sps = parsed }
-            // Slices, not data partitions, which H.265 headers pose as.
-            if type == NALUnitType.nonIDRSlice || type == NALUnitType.idrSlice, let nal, SliceHeaderPrefix(nal: nal) != nil { slices += 1 }
-        }
+        for i in recognitions.indices { recognitions[i].recognition.record(payload) }
     }
-
 
     /// RFC 4733: the evidence that a payload type no SDP names carries events, and the events.
     fileprivate mutating func recordTelephoneEvent(_ payload: UnsafeRawBufferPointer, timestamp: UInt32) {
@@ -276,45 +268,5 @@ extension StreamSurvey.PayloadTypeEntry {
     /// The event whose end never came, told at the end of the capture.
     public mutating func finishTelephoneEvents() {
         if let open = events.finish(), telephoneEvents.count < Self.maxEvents { telephoneEvents.append(open) }
-    }
-
-    /// H.265 (RFC 7798, without DONL: no SDP says it is there).
-    fileprivate mutating func recordH265(_ payload: UnsafeRawBufferPointer) {
-        guard H265Payload.validate(payload, decodingOrderNumbers: false) == nil else {
-            invalidH265 += 1
-            return
-        }
-        let header = HEVCNALHeader(payload)
-        hevcNALTypes |= 1 << header.type
-        var rest = payload.view(2..<payload.count)
-        var outer = header
-        if header.type == H265Payload.paci, let (inner, carried) = H265Payload.unwrapPACI(header, rest: rest) {
-            (outer, rest) = (inner, carried)
-            hevcNALTypes |= 1 << inner.type
-        }
-        func unit(_ nal: UnsafeRawBufferPointer) {
-            let h = HEVCNALHeader(nal)
-            hevcNALTypes |= 1 << h.type
-            if h.type == HEVCNALUnitType.sps, let parsed = HEVCSequenceParameterSet(nal: nal) { hevcSPS = parsed }
-            if HEVCNALUnitType.isVCL(h.type) && !HEVCNALUnitType.isReserved(h.type) && h.layerId == 0,
-               HEVCSliceSegmentHeaderPrefix(type: h.type, body: nal.view(2..<nal.count)) != nil { hevcSlices += 1 }
-        }
-        switch outer.type {
-        case H265Payload.aggregationPacket:
-            var units = H265AggregationUnits(rest, decodingOrderNumbers: false)
-            while let u = units.next() { unit(u.nal) }
-        case H265Payload.fragmentationUnit:
-            if rest[0] & 0x80 != 0 { hevcNALTypes |= 1 << (rest[0] & 0x3F) }
-        default:
-            if outer.type != header.type {
-                withUnsafeBytes(of: (outer.byte0, outer.byte1)) { head in
-                    var nal = Array(head)
-                    nal.append(contentsOf: rest)
-                    nal.withUnsafeBytes { unit($0) }
-                }
-            } else {
-                unit(payload)
-            }
-        }
     }
 }

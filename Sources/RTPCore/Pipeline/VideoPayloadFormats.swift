@@ -20,6 +20,8 @@ public struct VideoPayloadFormatRegistration: Sendable {
     public let codec: VideoCodec
     /// The type that reads the format's a=fmtp.
     public let parameters: any VideoFormatParameters.Type
+    /// How the codec is known from payloads alone: a fresh reading, copied for each payload type.
+    public let recognition: any VideoRecognition
     /// A stream's format; `parameters` is what the SDP's fmtp says, of whichever codec it names.
     let makeFormat: @Sendable (_ ssrc: UInt32, _ configuration: VideoFormatConfiguration,
                                _ parameters: (any VideoFormatParameters)?) -> AnyVideoPayloadFormat

@@ -8,7 +8,8 @@ extension VideoCodec {
 }
 
 extension VideoPayloadFormatRegistration {
-    static let rfc6184 = VideoPayloadFormatRegistration(codec: .h264, parameters: H264FormatParameters.self) {
+    static let rfc6184 = VideoPayloadFormatRegistration(codec: .h264, parameters: H264FormatParameters.self,
+                                                        recognition: H264Recognition()) {
         ssrc, configuration, parameters in
         AnyVideoPayloadFormat(H264PayloadFormat(ssrc: ssrc, configuration: configuration,
                                                 parameters: (parameters as? H264FormatParameters)?.interleaving))

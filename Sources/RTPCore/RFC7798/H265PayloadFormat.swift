@@ -8,7 +8,8 @@ extension VideoCodec {
 }
 
 extension VideoPayloadFormatRegistration {
-    static let rfc7798 = VideoPayloadFormatRegistration(codec: .h265, parameters: H265FormatParameters.self) {
+    static let rfc7798 = VideoPayloadFormatRegistration(codec: .h265, parameters: H265FormatParameters.self,
+                                                        recognition: H265Recognition()) {
         ssrc, configuration, parameters in
         AnyVideoPayloadFormat(H265PayloadFormat(ssrc: ssrc, configuration: configuration,
                                                 parameters: parameters as? H265FormatParameters ?? H265FormatParameters()))
