@@ -196,6 +196,7 @@ public struct Options {
         c.audio.payloadType = audioPayloadType
         c.video.waitForKeyframeAfterLoss = waitKeyframe
         c.codec = codec
+        c.maxFrames = frames ?? Int.max
         return c
     }
 }

@@ -26,7 +26,6 @@ final class Outputs: AccessUnitSink {
     let ledger: FrameLedger?
     let audio: AudioFileOutput?
     let wav: WAVOutput?
-    private let limit: Int
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
     private let measuresLatency: Bool
     private(set) var latency = LatencyHistogram()
@@ -62,20 +61,16 @@ final class Outputs: AccessUnitSink {
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
-        limit = options.frames ?? Int.max
         measuresLatency = options.isLive
         codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
     }
-
-    var isFull: Bool { accessUnitsWritten >= limit }
 
     func gatherWrites(within memory: UnsafeRawBufferPointer) {
         gathered = memory
         annexB?.gather(within: memory)
     }
 
-    func write(_ accessUnit: AccessUnit) throws -> Bool {
-        guard !isFull else { return false }
+    func write(_ accessUnit: AccessUnit) throws {
         if codecPending { try name(after: accessUnit.codec) }
         if accessUnit.isKeyframe {
             if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
@@ -88,8 +83,6 @@ final class Outputs: AccessUnitSink {
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
         bytesWritten += accessUnit.byteCount
         accessUnitsWritten += 1
-        lastWritten = accessUnit.record
-        return true
     }
 
     /// SIGHUP: the ledger is reopened now, the Annex-B file and the FLV at the next keyframe (with
@@ -165,17 +158,8 @@ final class Outputs: AccessUnitSink {
         segmentStart = time
     }
 
-    /// The record of the access unit written last: its `account` call is still to come when the
-    /// frame limit has just been reached.
-    private var lastWritten: FrameRecord?
-
-    func account(_ record: FrameRecord) throws -> Bool {
-        if isFull {
-            guard record == lastWritten else { return false }
-            lastWritten = nil
-        }
+    func account(_ record: FrameRecord) throws {
         try ledger?.append(record)
-        return true
     }
 
     func write(telephoneEvent: TelephoneEventRecord) throws {

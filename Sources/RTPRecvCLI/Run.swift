@@ -210,7 +210,7 @@ final class Progress {
 
 extension Run: Recording {
     var takesMore: Bool {
-        @inline(__always) get { !sink.isFull && (sink.rtmp == nil || sink.failure == nil) }
+        @inline(__always) get { !receiver.isFull && (sink.rtmp == nil || sink.failure == nil) }
     }
     var framesWritten: Int { sink.accessUnitsWritten }
     var failure: String? { sink.failure }

@@ -65,21 +65,19 @@ enum Fixture {
 /// Collects what the receiver writes, and its ledger.
 final class CollectingSink: AccessUnitSink {
     var records: [FrameRecord] = []
-    func account(_ record: FrameRecord) throws -> Bool {
+    func account(_ record: FrameRecord) throws {
         records.append(record)
-        return true
     }
     var accessUnits: [[UInt8]] = []
     var keyframes: [Bool] = []
     var timestamps: [UInt32] = []
     var pieceCounts: [Int] = []
-    func write(_ accessUnit: AccessUnit) throws -> Bool {
+    func write(_ accessUnit: AccessUnit) throws {
         pieceCounts.append(accessUnit.pieces.count)
         XCTAssertEqual(accessUnit.pieces.reduce(0) { $0 + $1.count }, accessUnit.byteCount)
         accessUnits.append(accessUnit.pieces.flatMap { Array($0) })
         keyframes.append(accessUnit.isKeyframe)
         timestamps.append(accessUnit.timestamp)
-        return true
     }
 }
 

@@ -58,12 +58,13 @@ public struct AccessUnit {
 }
 
 /// Where access units go: a file, a decoder, a muxer, the frame ledger.
+/// A sink takes what the frame gate decided and the receiver let through (the selected stream, up
+/// to the frame limit); it decides nothing that the receive path reads back.
 public protocol AccessUnitSink: AnyObject {
-    /// Returns false when the sink takes no more (a frame limit was reached).
-    func write(_ accessUnit: AccessUnit) throws -> Bool
+    func write(_ accessUnit: AccessUnit) throws
     /// What became of an access unit: called for every one from the stream's first keyframe on, in
-    /// decoding order, after `write` for those written. Returns false when the sink takes no more.
-    func account(_ record: FrameRecord) throws -> Bool
+    /// decoding order, after `write` for those written.
+    func account(_ record: FrameRecord) throws
     /// An audio frame of the session's audio stream, with its ledger record passed to `account`.
     func write(audio frame: AudioFrame) throws
     /// A telephone event (RFC 4733) beside the audio stream, once, as it ends.
@@ -71,7 +72,7 @@ public protocol AccessUnitSink: AnyObject {
 }
 
 extension AccessUnitSink {
-    public func account(_ record: FrameRecord) throws -> Bool { true }
+    public func account(_ record: FrameRecord) throws {}
     public func write(audio frame: AudioFrame) throws {}
     public func write(telephoneEvent: TelephoneEventRecord) throws {}
 }

@@ -26,6 +26,8 @@ public final class Receiver {
         public var videoCodecs: [UInt8: VideoCodec] = [:]
         /// The codec of every dynamic payload type the SDP does not name (`--codec`); nil tries each.
         public var codec: VideoCodec?
+        /// The selected stream's frames to write (`--frames`); nothing is written or accounted after.
+        public var maxFrames = Int.max
         /// Candidate streams followed at once; more SSRCs are counted and ignored.
         public var maxStreams = 16
         /// Parameter sets from the SDP, for the codec of `payloadType`.
@@ -64,6 +66,10 @@ public final class Receiver {
     public let configuration: Configuration
     private let formatChoices: VideoFormatChoices
     public private(set) var counters = Counters()
+    /// Access units of the selected streams written.
+    public private(set) var framesWritten = 0
+    /// The frame limit is reached: the run is over.
+    public var isFull: Bool { framesWritten >= configuration.maxFrames }
     public private(set) var selected: VideoStream? {
         didSet { selectedReference = selected.map(Unmanaged.passUnretained) }
     }
@@ -382,12 +388,15 @@ public final class Receiver {
             guard self.isSelected(stream) else { return false }
             var record = record
             record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
+            guard !self.isFull else { return false }
             if var accessUnit {
                 accessUnit.time = self.clock.time(ssrc: stream.ssrc, ticks: accessUnit.pts,
                                                   clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
-                if try !self.sink.write(accessUnit) { return false }
+                try self.sink.write(accessUnit)
+                self.framesWritten += 1
             }
-            return try self.sink.account(record)
+            try self.sink.account(record)
+            return true
         }
         stream.onNotice = { [unowned self] stream, notice in
             if stream === self.selected { self.onNotice(stream.ssrc, notice) }
