@@ -38,8 +38,10 @@ let package = Package(
         .target(name: "CMappingGuard"),
         // File descriptors, sockets, mappings and errno: every syscall of the tool goes through here.
         .target(name: "SystemIO", dependencies: ["NetworkAddress", "CRecvBatch", "CMappingGuard"]),
+        // An HTTP/1.1 responder for the live loop (--metrics): bounded requests, clients and deadlines.
+        .target(name: "HTTPEndpoint", dependencies: ["RTPCore", "SystemIO"]),
         // Options, help, the replay run and the statistics report.
-        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP"],
+        .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP", "HTTPEndpoint"],
                 swiftSettings: hotPath),
         // Release builds carry the Swift runtime inside: the binary runs on a machine without the
         // toolchain, and starts 2 ms sooner (no libswiftCore and kin to map and relocate).

@@ -1,4 +1,5 @@
 import RTPCore
+import HTTPEndpoint
 import SystemIO
 
 /// Receives from UDP ports, or an RTSP session, until a signal, `--duration`, `--frames` or
@@ -41,7 +42,7 @@ final class LiveReception {
 
     private let progress: Progress
     private let status = LiveStatus()
-    private var metrics: MetricsEndpoint?
+    private var metrics: HTTPEndpoint?
     /// --reconnect: a lost RTSP connection, or a stream silent for --timeout (10 s by default), is set
     /// up again, backing off from 1 s to 30 s; the outputs go on.
     private var reconnection: RTSPReconnection
@@ -183,8 +184,14 @@ final class LiveReception {
         hangupsSeen = HangupSignal.count
         start = Terminal.monotonicNanoseconds()
         lastPacket = start
-        metrics = try options.metrics.map { try MetricsEndpoint($0) }
-        if let metrics, !options.quiet { Terminal.printError("metrics on http://\(metrics.listener.localEndpoint)/metrics\n") }
+        metrics = try options.metrics.map { target in
+            do {
+                return try HTTPEndpoint(target)
+            } catch {
+                throw RunError(description: "--metrics \(error)")
+            }
+        }
+        if let metrics, !options.quiet { Terminal.printError("metrics on http://\(metrics.localEndpoint)/metrics\n") }
         lastReceived = [Int64?](repeating: nil, count: sockets.count)
         makePoll()
         var stopReason = "stopped"

@@ -1,21 +1,24 @@
 import RTPCore
 import SystemIO
 
-/// `--metrics ADDR:PORT`: a small HTTP/1.1 responder on the live event loop. GET /metrics gives
-/// the Prometheus exposition, GET /healthz 200 while every port is receiving (else 503 naming the
-/// silent ones). One request per connection, read up to `maxRequestBytes`, at most `maxClients`
+/// A small HTTP/1.1 responder for an event loop (`--metrics`'s): it answers GET and HEAD with what
+/// the caller's page function gives for the path. One request per connection, read up to `maxRequestBytes`, at most `maxClients`
 /// at once; anything else is answered 400, 404, 405 or 431. Nothing here ever blocks the loop, and
 /// clients that hold a place without asking (slowloris) or without reading cannot keep a scrape
 /// out: a request is read as soon as its connection is accepted, a client that has not sent its
 /// whole request within `headerDeadline`, or taken its answer within `answerDeadline`, is dropped,
 /// and a new connection takes the place of the oldest when all are taken. An answer goes out as
 /// the socket takes it, between packets.
-final class MetricsEndpoint {
+public final class HTTPEndpoint {
+    public struct ListenError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     let listener: TCPListener
-    let maxClients = 8
-    let maxRequestBytes = 8192
-    let headerDeadline: Int64 = 2_000_000_000
-    let answerDeadline: Int64 = 5_000_000_000
+    public let maxClients = 8
+    public let maxRequestBytes = 8192
+    public let headerDeadline: Int64 = 2_000_000_000
+    public let answerDeadline: Int64 = 5_000_000_000
 
     private struct Client {
         let connection: TCPConnection
@@ -27,22 +30,26 @@ final class MetricsEndpoint {
     }
 
     private var clients: [Client] = []
-    private(set) var requestsServed = 0
+    public private(set) var requestsServed = 0
     /// Changes whenever `descriptors` does, for the loop to remake its poll set.
-    private(set) var generation = 0
+    public private(set) var generation = 0
 
-    init(_ target: (address: String, port: UInt16)) throws {
+    public init(_ target: (address: String, port: UInt16)) throws(ListenError) {
         do {
             listener = try TCPListener(address: target.address, port: target.port)
         } catch {
-            throw RunError(description: "--metrics \(target.address):\(target.port): \(error)")
+            throw ListenError(description: "\(target.address):\(target.port): \(error)")
         }
     }
 
-    var descriptors: [Int32] { [listener.descriptor] + clients.map(\.connection.descriptor) }
+    /// Where it listens (the port the system chose, when asked for 0).
+    public var localEndpoint: Endpoint { listener.localEndpoint }
+
+    /// The listening socket and every client's, to poll.
+    public var descriptors: [Int32] { [listener.descriptor] + clients.map(\.connection.descriptor) }
 
     /// `page(path)`: the status line's code and reason, the content type and the body for a GET.
-    func ready(_ descriptor: Int32, now: Int64, page: (String) -> (Int, String, String, String)) {
+    public func ready(_ descriptor: Int32, now: Int64, page: (String) -> (Int, String, String, String)) {
         if descriptor == listener.descriptor {
             while let connection = listener.accept() {
                 if clients.count >= maxClients { drop(0) }
@@ -86,7 +93,7 @@ final class MetricsEndpoint {
 
     /// Sends what answers the socket takes, and gives up on clients past their deadlines: a whole
     /// request within `headerDeadline`, the answer taken within `answerDeadline`.
-    func tick(now: Int64) {
+    public func tick(now: Int64) {
         var i = clients.count - 1
         while i >= 0 {
             if clients[i].answer != nil { send(i) }
