@@ -1,3 +1,4 @@
+import RTMPOutput
 import RTPCore
 
 /// The live status line: rates since the last line, loss so far, resolution, the audio beside it,

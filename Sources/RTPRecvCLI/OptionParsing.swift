@@ -1,3 +1,4 @@
+import RTMPOutput
 import RTPCore
 
 /// The command line's arguments one at a time, and the value of the option just read: the rest of

@@ -1,5 +1,6 @@
 import FFmpeg
 import FLV
+import RTMPOutput
 import RTPCore
 import SystemIO
 
@@ -51,12 +52,14 @@ final class Outputs: AccessUnitSink {
         flv = try options.flv.map { try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet) }
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init))
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
+        let quiet = options.quiet
+        let say: @Sendable (String) -> Void = { text in if !quiet { Terminal.printError(text) } }
         rtmp = try options.rtmp.map { url in
             let realtime = !options.isLive && (options.realtime ?? true)
             return try RTMPPublisher(configuration: .init(url: url, queueMilliseconds: options.rtmpQueueMilliseconds,
                                                           reconnect: options.reconnect, realtime: realtime,
                                                           blocksWhenFull: !options.isLive, measuresLatency: options.isLive),
-                                     muxer: FLVMuxer(configuration: muxing), quiet: options.quiet)
+                                     muxer: FLVMuxer(configuration: muxing), say: say)
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }

@@ -1,3 +1,4 @@
+import RTMPOutput
 import RTPCore
 import SRTP
 import SystemIO

@@ -1,10 +1,10 @@
 /// An RTMP URL as it may be shown: `rtmp://[user[:password]@]host[:port]/app[/more]/key[?query]`, with
 /// the stream key (the last path component after the application), any password and any query masked.
-enum RTMPURL {
-    static let schemes = ["rtmp", "rtmps", "rtmpt", "rtmpts", "rtmpe", "rtmpte"]
+public enum RTMPURL {
+    public static let schemes = ["rtmp", "rtmps", "rtmpt", "rtmpts", "rtmpe", "rtmpte"]
 
     /// Nil when `url` is not rtmp://host/app/key (or another RTMP scheme).
-    static func validationError(_ url: String) -> String? {
+    public static func validationError(_ url: String) -> String? {
         guard let separator = url.firstRange(of: "://"), schemes.contains(url[..<separator.lowerBound].lowercased()) else {
             return "'--rtmp \(masked(url))' is not an RTMP URL: expected rtmp://server[:port]/app/key (or rtmps://, rtmpt://)"
         }
@@ -15,7 +15,7 @@ enum RTMPURL {
         return nil
     }
 
-    static func masked(_ url: String) -> String {
+    public static func masked(_ url: String) -> String {
         guard let separator = url.firstRange(of: "://") else { return url.count > 8 ? "****" : url }
         var rest = url[separator.upperBound...]
         var query = ""
@@ -34,7 +34,7 @@ enum RTMPURL {
     }
 
     /// `text` (a library's message) with the URL, its stream key and its password masked wherever they appear.
-    static func masking(_ text: String, of url: String) -> String {
+    public static func masking(_ text: String, of url: String) -> String {
         var result = text.replacing(url, with: masked(url))
         let secrets = secretParts(of: url)
         for secret in secrets where secret.count >= 3 { result = result.replacing(secret, with: "****") }
@@ -42,7 +42,7 @@ enum RTMPURL {
     }
 
     /// The stream key, the password and the query: what `masked` hides.
-    static func secretParts(of url: String) -> [String] {
+    public static func secretParts(of url: String) -> [String] {
         guard let separator = url.firstRange(of: "://") else { return [url] }
         var rest = url[separator.upperBound...]
         var secrets: [String] = []

@@ -12,36 +12,51 @@ import SystemIO
 /// The server gets nothing before the first keyframe; then the FLV header, onMetaData and the
 /// sequence headers, then the keyframe, with tag times counted from it. After a lost connection
 /// (with `--reconnect`) the same start is made again at the next keyframe, the times running on.
-final class RTMPPublisher: @unchecked Sendable {
-    struct Configuration {
-        var url: String
-        var queueMilliseconds: Int
-        var reconnect: Bool
+public final class RTMPPublisher: @unchecked Sendable {
+    public struct Configuration {
+        public var url: String
+        public var queueMilliseconds: Int
+        public var reconnect: Bool
         /// Replay: send tags at the pace of their times, and make the reader wait for room.
-        var realtime: Bool
-        var blocksWhenFull: Bool
-        var timeoutSeconds = 10.0
+        public var realtime: Bool
+        public var blocksWhenFull: Bool
+        public var timeoutSeconds = 10.0
         /// Beside the bound in time, one in bytes, for frames of any size.
-        var maxQueueBytes = 256 << 20
-        var measuresLatency: Bool
+        public var maxQueueBytes = 256 << 20
+        public var measuresLatency: Bool
+
+        public init(url: String, queueMilliseconds: Int, reconnect: Bool, realtime: Bool, blocksWhenFull: Bool,
+                    measuresLatency: Bool) {
+            self.url = url
+            self.queueMilliseconds = queueMilliseconds
+            self.reconnect = reconnect
+            self.realtime = realtime
+            self.blocksWhenFull = blocksWhenFull
+            self.measuresLatency = measuresLatency
+        }
     }
 
-    struct Statistics {
-        var bytesSent = 0
-        var framesSent = 0
-        var keyframesSent = 0
-        var audioFramesSent = 0
-        var framesDropped = 0
-        var audioFramesDropped = 0
+    /// Why publishing cannot start.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public struct Statistics: Sendable {
+        public var bytesSent = 0
+        public var framesSent = 0
+        public var keyframesSent = 0
+        public var audioFramesSent = 0
+        public var framesDropped = 0
+        public var audioFramesDropped = 0
         /// Frames skipped after a reconnect while waiting for a keyframe.
-        var framesSkippedForReconnect = 0
-        var reconnects = 0
-        var queuePeakMilliseconds = 0
-        var queuePeakBytes = 0
-        var latency = LatencyHistogram()
+        public var framesSkippedForReconnect = 0
+        public var reconnects = 0
+        public var queuePeakMilliseconds = 0
+        public var queuePeakBytes = 0
+        public var latency = LatencyHistogram()
 
         /// Every count by its name, for the report and the JSON alike.
-        var fields: [(name: String, value: Int)] {
+        public var fields: [(name: String, value: Int)] {
             [("bytes_sent", bytesSent), ("frames_sent", framesSent), ("keyframes_sent", keyframesSent),
              ("audio_frames_sent", audioFramesSent), ("frames_dropped", framesDropped),
              ("audio_frames_dropped", audioFramesDropped), ("frames_skipped_for_reconnect", framesSkippedForReconnect),
@@ -61,10 +76,11 @@ final class RTMPPublisher: @unchecked Sendable {
         var arrival: Int64
     }
 
-    let configuration: Configuration
-    let displayURL: String
+    public let configuration: Configuration
+    public let displayURL: String
     let muxer: FLVMuxer
-    private let quiet: Bool
+    /// Says what happened to the connection (from the sender thread too): masked by the caller.
+    private let say: @Sendable (String) -> Void
 
     // Shared with the sender thread, under `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -84,10 +100,11 @@ final class RTMPPublisher: @unchecked Sendable {
     private var currentArrival: Int64 = 0
 
     /// Connects (a failure is an error, unless `reconnect`: then it is retried) and starts the sender.
-    init(configuration: Configuration, muxer: FLVMuxer, quiet: Bool) throws {
+    /// `say` takes its warnings and notes, a line each.
+    public init(configuration: Configuration, muxer: FLVMuxer, say: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.configuration = configuration
         self.muxer = muxer
-        self.quiet = quiet
+        self.say = say
         displayURL = RTMPURL.masked(configuration.url)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(changed, nil)
@@ -96,13 +113,13 @@ final class RTMPPublisher: @unchecked Sendable {
         } catch {
             let reason = RTMPURL.masking(Self.reason(error), of: configuration.url)
             guard configuration.reconnect else {
-                throw RunError(description: "cannot publish to \(displayURL): \(reason)")
+                throw Failure(description: "cannot publish to \(displayURL): \(reason)")
             }
-            if !quiet { Terminal.printError("warning: cannot publish to \(displayURL): \(reason); retrying (--reconnect)\n") }
+            say("warning: cannot publish to \(displayURL): \(reason); retrying (--reconnect)\n")
         }
         // The thread holds the publisher until it has sent everything.
         guard let sender = WorkerThread({ self.send() }) else {
-            throw RunError(description: "cannot publish to \(displayURL): no thread for the sender (\(SystemError("pthread_create", "")))")
+            throw Failure(description: "cannot publish to \(displayURL): no thread for the sender (\(SystemError("pthread_create", "")))")
         }
         self.sender = sender
     }
@@ -115,24 +132,24 @@ final class RTMPPublisher: @unchecked Sendable {
     }
 
     /// Why publishing stopped, when it did for good (without `--reconnect`).
-    var failure: String? { locked { failureText } }
+    public var failure: String? { locked { failureText } }
 
-    var statistics: Statistics { locked { shared } }
+    public var statistics: Statistics { locked { shared } }
 
     // MARK: The producer: tags from the muxer into the queue
 
-    func write(_ accessUnit: AccessUnit) throws {
+    public func write(_ accessUnit: AccessUnit) throws {
         currentArrival = accessUnit.arrival
         try muxer.write(accessUnit) { enqueue($0) }
     }
 
-    func write(audio frame: AudioFrame) throws {
+    public func write(audio frame: AudioFrame) throws {
         currentArrival = frame.arrival
         try muxer.write(audio: frame) { enqueue($0) }
     }
 
     /// Sends what is queued (paced, in replay) and closes the connection.
-    func finish() throws {
+    public func finish() throws {
         try muxer.finish { enqueue($0) }
         locked {
             finishing = true
@@ -191,10 +208,8 @@ final class RTMPPublisher: @unchecked Sendable {
     private func warnOnce() {
         guard !warnedFull else { return }
         warnedFull = true
-        if !quiet {
-            Terminal.printError("warning: \(displayURL): the server takes less than the stream: \(configuration.queueMilliseconds) ms "
-                                + "are queued (--rtmp-queue-ms); whole frames are dropped up to the next keyframe\n")
-        }
+        say("warning: \(displayURL): the server takes less than the stream: \(configuration.queueMilliseconds) ms "
+            + "are queued (--rtmp-queue-ms); whole frames are dropped up to the next keyframe\n")
     }
 
     /// The tag's kind and time, read from its header: type(8) size(24) time(24) time_ext(8) stream(24).
@@ -343,7 +358,7 @@ final class RTMPPublisher: @unchecked Sendable {
             }
             return
         }
-        if !quiet { Terminal.printError("warning: \(displayURL): the connection failed: \(reason); reconnecting\n") }
+        say("warning: \(displayURL): the connection failed: \(reason); reconnecting\n")
         locked { shared.reconnects += 1 }
     }
 
@@ -356,7 +371,7 @@ final class RTMPPublisher: @unchecked Sendable {
         while !locked({ finishing }) {
             do {
                 connection = try RTMPConnection(url: configuration.url, timeoutSeconds: configuration.timeoutSeconds)
-                if !quiet { Terminal.printError("\(displayURL): connected again; resuming at the next keyframe\n") }
+                say("\(displayURL): connected again; resuming at the next keyframe\n")
                 return true
             } catch {
                 Terminal.sleep(nanoseconds: Int64(wait * 1e9))
