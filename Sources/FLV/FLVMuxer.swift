@@ -43,7 +43,8 @@ public final class FLVMuxer {
         /// Frames larger than a tag can carry, dropped.
         public var droppedTooLarge = 0
         public var timestampJumps = 0
-        /// Frames of another codec than the first, which an FLV file cannot change to.
+        /// Frames FLV cannot carry here: of another codec than the first, which an FLV file cannot
+        /// change to, or of a codec FLV has no code for.
         public var droppedOtherCodec = 0
         public var audioFramesWritten = 0
         public var audioSequenceHeaders = 0
@@ -148,6 +149,10 @@ public final class FLVMuxer {
 
     // MARK: Video
 
+    /// Whether FLV has code for `codec`: AVC (codec id 7), and HEVC (Enhanced RTMP's 'hvc1', or the
+    /// legacy id 12). Other codecs are for the other outputs.
+    public static func carries(_ codec: VideoCodec) -> Bool { codec == .h264 || codec == .h265 }
+
     /// Adds one access unit; `emit` receives the bytes of every tag that became ready.
     public func write(_ accessUnit: AccessUnit, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         let pts = timeline(accessUnit.time ?? nanoseconds(ticks: accessUnit.pts, rate: configuration.clockRate))
@@ -156,7 +161,7 @@ public final class FLVMuxer {
             statistics.droppedAfterLoss += 1
             return
         }
-        if codec == nil { codec = accessUnit.codec }
+        if codec == nil && Self.carries(accessUnit.codec) { codec = accessUnit.codec }
         guard accessUnit.codec == codec else {
             statistics.droppedOtherCodec += 1
             return

@@ -135,7 +135,8 @@ final class RTSPPull {
         let taken = RTSPPull.mediaToTake(sdp, options: options)
         guard !taken.isEmpty else {
             let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
-            throw RunError(description: "\(url): the session has no H.264 or H.265 video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
+            let codecs = VideoCodec.allCases.map(\.name).joined(separator: " or ")
+            throw RunError(description: "\(url): the session has no \(codecs) video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
         }
 
         // SETUP each line.
@@ -473,7 +474,7 @@ final class RTSPPull {
         return to
     }
 
-    /// The media lines to SET UP: the first H.264 or H.265 video line, and the first audio line of a
+    /// The media lines to SET UP: the first video line of a registered codec, and the first audio line of a
     /// codec rtprecv takes (unless --no-audio).
     private static func mediaToTake(_ sdp: SessionDescription, options: Options) -> [Int] {
         var taken: [Int] = []

@@ -49,7 +49,7 @@ struct Report {
             lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP))
         }
         if streams.isEmpty {
-            lines.append("  no H.264 or H.265 stream found")
+            lines.append("  no " + VideoCodec.allCases.map(\.name).joined(separator: " or ") + " stream found")
         }
         for s in streams + audioStreams {
             lines.append("stream \(hex(s.ssrc)) PT \(s.payloadType)" + (s.audio != nil ? " (audio)" : "")
@@ -197,7 +197,9 @@ struct Report {
             if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
             if f.droppedBeforeKeyframe > 0 { line += ", \(f.droppedBeforeKeyframe) dropped before the first keyframe" }
             if f.droppedTooLarge > 0 { line += ", \(f.droppedTooLarge) too large for a tag (16 MiB) dropped" }
-            if f.droppedOtherCodec > 0 { line += ", \(f.droppedOtherCodec) of a codec other than the first (FLV cannot change) dropped" }
+            if f.droppedOtherCodec > 0 {
+                line += ", \(f.droppedOtherCodec) of a codec FLV cannot carry (none of its own, or other than the file's first) dropped"
+            }
             if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
             if f.audioFramesWritten + f.audioFramesNotCarried > 0 {
                 line += "; \(f.audioFramesWritten) audio frames"

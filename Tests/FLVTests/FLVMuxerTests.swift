@@ -1,6 +1,6 @@
 import XCTest
 @testable import FLV
-import RTPCore
+@testable import RTPCore
 
 /// Muxes synthetic access units and walks the file tag by tag.
 final class FLVMuxerTests: XCTestCase {
@@ -141,6 +141,31 @@ final class FLVMuxerTests: XCTestCase {
         XCTAssertEqual(number("height"), 240)
         XCTAssertEqual(number("videocodecid"), 7)
         XCTAssertEqual(try XCTUnwrap(number("duration")), 0.066, accuracy: 0.001)
+    }
+
+    /// Frames of a codec FLV has no code for never go in, whether they come first or later: the
+    /// file is its first carried codec's, and the others are counted.
+    func testFramesOfACodecFLVDoesNotCarryAreCountedAndLeftOut() throws {
+        let other = VideoCodec(rawValue: "other", name: "Other", encodingName: "OTHER", decoderName: "rawvideo",
+                               parameterSetsInSDP: "none", decodingOrder: "none")
+        XCTAssertFalse(FLVMuxer.carries(other))
+        let muxer = FLVMuxer()
+        var file: [UInt8] = []
+        for (i, (codec, nals, key)) in [(other, [[0x80, 1, 2, 3]], true), (VideoCodec.h264, [sps, pps, idr], true),
+                                       (other, [[0x00, 4, 5]], false), (VideoCodec.h264, [p], false)].enumerated() {
+            let bytes = annexB(nals)
+            try bytes.withUnsafeBytes { b in
+                try [b].withUnsafeBufferPointer { pieces in
+                    try muxer.write(AccessUnit(timestamp: UInt32(i * 3000), pts: Int64(i * 3000), pieces: pieces, isKeyframe: key,
+                                               codec: codec)) { file += $0 }
+                }
+            }
+        }
+        try muxer.finish { file += $0 }
+        // The sequence header, the IDR, the P frame and the end of sequence: AVC's, and nothing else.
+        XCTAssertEqual(walk(file).filter { $0.type == 9 }.map { $0.data.first! }, [0x17, 0x17, 0x27, 0x17])
+        XCTAssertEqual(muxer.statistics.droppedOtherCodec, 2)
+        XCTAssertEqual(muxer.statistics.framesWritten, 2)
     }
 
     func testFrameTooLargeForATagIsLeftOutWithTheFramesThatReferToIt() throws {
