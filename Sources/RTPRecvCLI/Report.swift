@@ -33,211 +33,12 @@ struct Report {
         }
     }
 
-    private var streams: [StreamStatistics] {
+    var streams: [StreamStatistics] {
         receiver.previousStreams + (receiver.selected.map { [$0.statistics] } ?? [])
     }
 
-    private var audioStreams: [StreamStatistics] {
+    var audioStreams: [StreamStatistics] {
         receiver.previousAudioStreams + (receiver.audio.map { [$0.statistics] } ?? [])
-    }
-
-    func text(verbose: Bool) -> String {
-        var lines: [String] = [input.summary]
-        let c = receiver.counters
-        let invalid = c.invalidRTP.values.reduce(0, +)
-        if invalid > 0 {
-            lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP))
-        }
-        if streams.isEmpty {
-            lines.append("  no " + VideoCodec.allCases.map(\.name).joined(separator: " or ") + " stream found")
-        }
-        for s in streams + audioStreams {
-            lines.append("stream \(hex(s.ssrc)) PT \(s.payloadType)" + (s.audio != nil ? " (audio)" : "")
-                         + (s.source.map { ", \($0) -> \(s.destination?.description ?? "?")" } ?? ""))
-            lines.append("  packets    \(s.packets) (\(s.bytes) payload bytes), \(s.lost) lost, \(s.duplicates) duplicate, "
-                         + "\(s.reordered) reordered, \(s.late) late; jitter \(format(s.jitterMilliseconds)) ms")
-            if s.paddingOnly > 0 { lines.append("  padding    \(s.paddingOnly) packets of padding only (bandwidth probes)") }
-            if s.otherPayloadType > 0 {
-                lines.append("  other PTs  \(s.otherPayloadType) packets of other payload types on its SSRC, counted in its sequence")
-            }
-            if s.invalidPackets > 0 {
-                lines.append("  invalid    \(s.invalidPackets): " + Report.describe(s.invalidPayload))
-                // Ciphertext sets the forbidden bit in half its packets; no sender sets it.
-                if security == nil, s.packets >= VideoPayloadInvalid.minimumPacketsForCiphertext, VideoPayloadInvalid.looksEncrypted(s.invalidPayload, packets: s.packets) {
-                    lines.append("  encrypted (SRTP?): most payloads are no video at all; give the key with --srtp-key")
-                }
-            }
-            if s.interleaved {
-                let mode = s.codec?.decodingOrder ?? "decoding order"
-                var line = "  \(mode): \(s.decodingOrderGaps) DON gaps, \(s.lateInterleavedUnits) units too late"
-                if let depth = s.interleavingDepth, depth.needed > depth.declared {
-                    line += ", interleaving depth \(depth.needed) needed where the SDP said \(depth.declared)"
-                }
-                if s.notAllowedInInterleavedMode > 0 {
-                    line += ", \(s.notAllowedInInterleavedMode) packets of types mode 2 does not allow dropped"
-                }
-                lines.append(line)
-            }
-            if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
-            let retransmissions = Report.counts(s.retransmissions.fields)
-            if !retransmissions.isEmpty { lines.append("  rtx        " + retransmissions.joined(separator: ", ")) }
-            if s.senderReports > 0 || s.cname != nil || s.goodbye {
-                var parts: [String] = []
-                if s.senderReports > 0 { parts.append("\(s.senderReports) sender reports") }
-                if let cname = s.cname { parts.append("CNAME \(cname)") }
-                if s.goodbye { parts.append("BYE") }
-                lines.append("  RTCP       " + parts.joined(separator: ", "))
-            }
-            if let sync = synchronization(s) {
-                lines.append("  sync       by sender reports from \(format(sync.after)) s after its first packet; that moved it "
-                             + "\(sync.correction) ms against the arrival of its packets")
-            }
-            if let clock = receiver.clock.streams[s.ssrc], clock.rejectedReports > 0 || clock.clockSteps > 0 {
-                lines.append("  sync       \(clock.rejectedReports) sender reports not followed (implausible), "
-                             + "\(clock.clockSteps) steps of the sender's clock followed")
-            }
-            if let audio = s.audio {
-                lines.append("  frames     " + Report.audioFrames(s.frames))
-                var line = "  audio      \(audio.track.description)"
-                if audio.gaps > 0 { line += "; \(audio.gaps) gaps (\(audio.gapMilliseconds) ms in all) where frames were lost, left as gaps" }
-                if audio.timestampJumps > 0 { line += "; \(audio.timestampJumps) timestamp jumps" }
-                if audio.comfortNoiseSpans > 0 {
-                    line += "; \(audio.comfortNoiseSpans) silences sent as comfort noise (\(audio.comfortNoiseMilliseconds) ms in all)"
-                }
-                lines.append(line)
-                if audio.telephoneEventCount > 0 { lines.append("  events     " + Report.telephoneEvents(audio)) }
-                if !audio.invalid.isEmpty {
-                    lines.append("  invalid    \(audio.invalid.values.reduce(0, +)): "
-                                 + Report.describe(audio.invalid))
-                }
-                continue
-            }
-            lines.append("  frames     " + Report.frames(s.frames))
-            if s.fragmentedUnitsDropped + s.strayFragments > 0 {
-                lines.append("  fragments  \(s.fragmentedUnitsDropped) fragmented NAL units dropped incomplete, "
-                             + "\(s.strayFragments) fragments without their start")
-            }
-            if s.aggregationUnitsOverrun > 0 {
-                lines.append("  aggregated \(s.aggregationUnitsOverrun) units ran past their packet (size field too large), lost; "
-                             + "the units before them kept")
-            }
-            if s.mtapPacketsWithPrefixInSize > 0 {
-                lines.append("  MTAP       \(s.mtapPacketsWithPrefixInSize) packets with unit sizes that count DOND and TS offset")
-            }
-            if s.retimedFrames > 0 {
-                lines.append("  timing     \(s.retimedFrames) frames came with the RTP timestamp of the one before, and were timed anew")
-            }
-            if s.repeatedParameterSetsRemoved > 0 {
-                lines.append("  SPS/PPS    \(s.repeatedParameterSetsRemoved) repeated between the slices of a picture, dropped")
-            }
-            if s.tooLarge > 0 { lines.append("  too large  \(s.tooLarge) packets over --max-packet-bytes") }
-            if let video = s.video { lines.append("  video      \(video.description)") }
-            if verbose && !s.droppedTimestamps.isEmpty {
-                lines.append("  dropped at RTP timestamps " + s.droppedTimestamps.map(String.init).joined(separator: " "))
-            }
-        }
-        let others = receiver.otherStreams.values
-        if !others.isEmpty {
-            lines.append("other streams: \(others.count) (\(others.reduce(0) { $0 + $1.packets }) packets) ignored")
-            if verbose {
-                for o in others.sorted(by: { $0.packets > $1.packets }).prefix(20) {
-                    lines.append("  \(hex(o.ssrc)) PT \(o.payloadType): \(o.packets) packets")
-                }
-            }
-        }
-        var notes: [String] = []
-        if c.otherPort > 0 { notes.append("\(c.otherPort) to other ports") }
-        if c.rtcp > 0 {
-            let kinds = RTCPPacket.Kind.allCases.compactMap { kind in c.rtcpPackets[kind].map { "\($0) \(kind.rawValue)" } }
-            notes.append("\(c.rtcp) RTCP (" + kinds.joined(separator: ", ") + ")")
-        }
-        if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
-        if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
-        if c.audioSSRCChanges > 0 { notes.append("\(c.audioSSRCChanges) audio SSRC changes") }
-        if c.retransmissions + c.retransmissionsUnmatched > 0 {
-            notes.append("\(c.retransmissions) retransmissions (RTX) unwrapped, \(c.retransmissionsUnmatched) of no stream followed")
-        }
-        if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
-        if let security {
-            for (ssrc, c) in security.counters.sorted(by: { $0.key < $1.key }) {
-                let counts = Report.counts(c.fields)
-                let key = security.key(of: ssrc).map { ", \($0.suite.rawValue) from \($0.origin)" } ?? ""
-                lines.append("srtp       \(hex(ssrc)): " + counts.joined(separator: ", ") + key)
-            }
-        }
-        for (ssrc, reason) in receiver.unusableAudio.sorted(by: { $0.key < $1.key }) {
-            lines.append("audio stream \(hex(ssrc)) left out: \(reason)")
-        }
-        lines.append("wrote \(outputs.bytesWritten) bytes of \(streams.first?.codec?.name ?? "video")" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : "")
-                     + (outputs.reopens > 0 ? ", reopened \(outputs.reopens) times on SIGHUP" : ""))
-        if let w = outputs.wav {
-            var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
-            if w.gapsFilled > 0 { line += ", \(w.gapsFilled) lost stretches filled with silence (\(w.silenceMilliseconds) ms)" }
-            if w.comfortNoiseFilled > 0 {
-                line += ", \(w.comfortNoiseFilled) silences filled with comfort noise (\(w.comfortNoiseMilliseconds) ms)"
-            }
-            if w.gapsLeft > 0 { line += ", \(w.gapsLeft) losses left as gaps" }
-            if w.framesSkipped > 0 { line += ", \(w.framesSkipped) frames skipped" }
-            lines.append(line)
-        }
-        if let a = outputs.audio {
-            var line = "audio file \(a.framesWritten) frames (\(a.bytesWritten) bytes)"
-            if let track = a.track { line += " of \(track.description)" }
-            if a.framesSkipped > 0 { line += ", \(a.framesSkipped) frames it cannot hold skipped" }
-            if a.silencesKept > 0 { line += ", \(a.silencesKept) comfort-noise silences kept as silence" }
-            lines.append(line)
-        }
-        let l = outputs.latency
-        if l.count > 0 {
-            lines.append("latency    last packet to written: p50 \(l.percentile(0.5)) µs, p99 \(l.percentile(0.99)) µs, "
-                         + "max \(l.maxMicroseconds) µs over \(l.count) frames")
-        }
-        if let f = outputs.flv?.muxer.statistics {
-            var line = "flv        \(f.framesWritten) frames (\(f.keyframesWritten) keyframes), \(f.sequenceHeaders) sequence headers"
-            if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
-            if f.droppedBeforeKeyframe > 0 { line += ", \(f.droppedBeforeKeyframe) dropped before the first keyframe" }
-            if f.droppedTooLarge > 0 { line += ", \(f.droppedTooLarge) too large for a tag (16 MiB) dropped" }
-            if f.droppedOtherCodec > 0 {
-                line += ", \(f.droppedOtherCodec) of a codec FLV cannot carry (none of its own, or other than the file's first) dropped"
-            }
-            if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
-            if f.audioFramesWritten + f.audioFramesNotCarried > 0 {
-                line += "; \(f.audioFramesWritten) audio frames"
-                if f.audioFramesNotCarried > 0 { line += ", \(f.audioFramesNotCarried) audio frames FLV cannot carry left out" }
-            }
-            if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
-            if f.framesMadeLater > 0 { line += "; \(f.framesMadeLater) frames 1 ms after the one before, whose time they shared" }
-            lines.append(line)
-        }
-        if let feedback {
-            let counts = Report.counts(feedback.reporter.statistics.fields)
-            var line = "rtcp sent  " + (counts.isEmpty ? "nothing (no sender heard from)" : counts.joined(separator: ", "))
-            if let to = feedback.lastDestination { line += " to \(to)" }
-            if feedback.sendFailures > 0 { line += "; \(feedback.sendFailures) could not be sent" }
-            lines.append(line)
-        }
-        if let rtmp = outputs.rtmp {
-            let r = rtmp.statistics
-            let counts = Report.counts(r.fields, keeping: ["frames_sent"])
-            var line = "rtmp       \(rtmp.displayURL): " + counts.joined(separator: ", ")
-            if r.latency.count > 0 {
-                line += "; last packet to sent: p50 \(r.latency.percentile(0.5)) µs, p99 \(r.latency.percentile(0.99)) µs"
-            }
-            lines.append(line)
-        }
-        if let d = outputs.decoding {
-            var line = "decoded    \(d.framesDecoded) frames"
-            if let format = d.nativeFormat { line += " (\(format))" }
-            line += ", \(d.framesWritten) written, \(d.decodeErrors) decode errors"
-            if d.corruptFramesWritten > 0 { line += ", \(d.corruptFramesWritten) possibly damaged written" }
-            if d.corruptFramesSkipped > 0 { line += ", \(d.corruptFramesSkipped) damaged skipped (--skip-corrupt)" }
-            lines.append(line)
-            if d.sizes.count > 1 {
-                lines.append("  size changes: " + d.sizes.map { "\($0.width)x\($0.height) from frame \($0.firstFrame)" }.joined(separator: ", ")
-                             + "; raw YUV frames keep their own size, Y4M frames the first size")
-            }
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 
     func json() -> String {
@@ -381,7 +182,7 @@ struct Report {
     }
 
     /// When the session clock took a stream's times from its sender reports, and how far that moved it.
-    private func synchronization(_ s: StreamStatistics) -> (after: Double, correction: Int64)? {
+    func synchronization(_ s: StreamStatistics) -> (after: Double, correction: Int64)? {
         guard let stream = receiver.clock.streams[s.ssrc], let at = stream.synchronizedAt else { return nil }
         return (Double(max(0, at - s.firstArrival)) / 1e9, stream.correction / 1_000_000)
     }
@@ -454,7 +255,7 @@ struct Report {
         .object(counts.map { ($0.key.rawValue, .int($0.value)) }.sorted { $0.0 < $1.0 })
     }
 
-    private func format(_ value: Double) -> String {
+    func format(_ value: Double) -> String {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
