@@ -4,8 +4,10 @@
 ///
 /// Without decoding order numbers, fragments go to the assembler as they come. With them, the unit
 /// is rebuilt here and handed on whole, since it waits for its DON's turn in a `DeinterleavingBuffer`.
+///
+/// The assembler comes with each call rather than being held: the depacketizer's own reference to
+/// it costs no reference counting on every fragment, where one loaded from here would.
 struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
-    let assembler: Assembler
     private(set) var isOpen = false
     private(set) var timestamp: UInt32 = 0
     /// The timestamp of a unit a loss cut short: its later fragments are its tail, not fragments
@@ -22,16 +24,14 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
     private(set) var unitsDropped = 0
     private(set) var strayFragments = 0
 
-    init(assembler: Assembler) { self.assembler = assembler }
-
     /// Whether a later fragment with `timestamp` goes on with the open unit.
     @inline(__always)
     func continues(at timestamp: UInt32) -> Bool { isOpen && timestamp == self.timestamp }
 
     /// Packets were lost before the one now arriving: the open unit cannot be finished.
-    mutating func noteLoss() {
+    mutating func noteLoss(_ assembler: Assembler) {
         interrupted = isOpen ? timestamp : nil
-        drop()
+        drop(assembler)
     }
 
     /// A packet that is not a later fragment: fragments after it no longer belong to a unit a loss
@@ -39,7 +39,7 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
     mutating func forgetInterruption() { interrupted = nil }
 
     /// Drops the open unit, if any: a piece of it is missing, or something else came in its middle.
-    mutating func drop() {
+    mutating func drop(_ assembler: Assembler) {
         guard isOpen else { return }
         isOpen = false
         guard !skipping else { return }
@@ -52,9 +52,9 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
 
     /// A first fragment (S set): the unit begins in the assembler, unless `skip`. S and E together
     /// are invalid, but real cameras send them: a whole unit.
-    mutating func start(header: Assembler.Header, body: UnsafeRawBufferPointer, timestamp: UInt32, end: Bool,
-                        skip: Bool = false, borrowing: Bool) throws {
-        drop()
+    mutating func start(_ assembler: Assembler, header: Assembler.Header, body: UnsafeRawBufferPointer, timestamp: UInt32,
+                        end: Bool, skip: Bool = false, borrowing: Bool) throws {
+        drop(assembler)
         skipping = skip
         rebuilding = false
         if !skip { try assembler.beginNAL(header: header, body: body, timestamp: timestamp, borrowing: borrowing) }
@@ -68,7 +68,7 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
 
     /// A later fragment (S clear) of the open unit: its bytes, and the unit's end at E.
     @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer, end: Bool, borrowing: Bool) {
+    mutating func append(_ assembler: Assembler, _ bytes: UnsafeRawBufferPointer, end: Bool, borrowing: Bool) {
         if !skipping { assembler.appendNAL(bytes, borrowing: borrowing) }
         if end {
             if !skipping { assembler.endNAL() }
@@ -79,8 +79,8 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
     /// A later fragment of no open unit, or of another picture's: its start was lost, or a loss
     /// cut its unit short. Counted; the assembler hears of it when its header is known (`header`
     /// nil: a unit whose decoding order number shows its loss later, or of a skipped type).
-    mutating func stray(header: Assembler.Header?, timestamp: UInt32) throws {
-        drop()
+    mutating func stray(_ assembler: Assembler, header: Assembler.Header?, timestamp: UInt32) throws {
+        drop(assembler)
         strayFragments += 1
         guard let header else { return }
         try assembler.noteStrayFragment(header: header, timestamp: timestamp, startLost: interrupted != timestamp)
@@ -90,9 +90,9 @@ struct NALFragmentation<Assembler: NALAccessUnitAssembly> {
 
     /// A first fragment, with its unit's decoding order number: `header` (the NAL header's bytes)
     /// and `body` start the unit rebuilt here. Returns whether it is whole already (E set too).
-    mutating func startRebuilding(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, don: UInt16,
-                                  timestamp: UInt32, packet: Int64, end: Bool) -> Bool {
-        drop()
+    mutating func startRebuilding(_ assembler: Assembler, header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer,
+                                  don: UInt16, timestamp: UInt32, packet: Int64, end: Bool) -> Bool {
+        drop(assembler)
         unit.removeAll(keepingCapacity: true)
         unit.append(contentsOf: header)
         unit.append(contentsOf: body)

@@ -2,18 +2,27 @@
 /// and registers it in `VideoPayloadFormats`; the receiver, the SDP, the decoder and the report read
 /// what it says here rather than ask which codec it is.
 public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
+    // Static strings: a codec is copied with every access unit and statistic, and these cost no
+    // reference counting, as String fields would.
+    private let key: StaticString
+    private let spelled: StaticString
+    private let encoding: StaticString
+    private let decoder: StaticString
+    private let parameterSetsField: StaticString
+    private let decodingOrderName: StaticString
+
     /// What `--codec` and the `{codec}` template take: "h264".
-    public let rawValue: String
+    public var rawValue: String { key.description }
     /// The name as the codec's specification writes it: "H.264".
-    public let name: String
+    public var name: String { spelled.description }
     /// The encoding name of the SDP's a=rtpmap: "H264".
-    public let encodingName: String
+    public var encodingName: String { encoding.description }
     /// libavcodec's name for its decoder: "h264", "hevc".
-    public let decoderName: String
+    public var decoderName: String { decoder.description }
     /// What the fmtp parameters that carry the parameter sets are called, for a hint.
-    public let parameterSetsInSDP: String
+    public var parameterSetsInSDP: String { parameterSetsField.description }
     /// What the payload format's decoding order is called, when it has one, for the report.
-    public let decodingOrder: String
+    public var decodingOrder: String { decodingOrderName.description }
 
     /// "h264", as file names and the JSON write it.
     public var description: String { rawValue }
@@ -30,21 +39,25 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
         self = codec
     }
 
-    init(rawValue: String, name: String, encodingName: String, decoderName: String, parameterSetsInSDP: String,
-         decodingOrder: String) {
-        self.rawValue = rawValue
-        self.name = name
-        self.encodingName = encodingName
-        self.decoderName = decoderName
-        self.parameterSetsInSDP = parameterSetsInSDP
-        self.decodingOrder = decodingOrder
+    init(rawValue: StaticString, name: StaticString, encodingName: StaticString, decoderName: StaticString,
+         parameterSetsInSDP: StaticString, decodingOrder: StaticString) {
+        key = rawValue
+        spelled = name
+        encoding = encodingName
+        decoder = decoderName
+        parameterSetsField = parameterSetsInSDP
+        decodingOrderName = decodingOrder
     }
 
     /// Every registered codec, in the registry's order.
     public static var allCases: [VideoCodec] { VideoPayloadFormats.registered.map(\.codec) }
 
-    public static func == (a: VideoCodec, b: VideoCodec) -> Bool { a.rawValue == b.rawValue }
-    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    public static func == (a: VideoCodec, b: VideoCodec) -> Bool {
+        if a.key.utf8Start == b.key.utf8Start && a.key.utf8CodeUnitCount == b.key.utf8CodeUnitCount { return true }
+        return a.key.withUTF8Buffer { x in b.key.withUTF8Buffer { y in x.elementsEqual(y) } }
+    }
+
+    public func hash(into hasher: inout Hasher) { key.withUTF8Buffer { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
 }
 
 /// `numerator`/`denominator` in lowest terms (a VUI's frame rate).

@@ -19,7 +19,7 @@ public final class Depacketizer {
     private let interleavingParameters: DeinterleavingBuffer.Parameters
     private let latencyNanoseconds: Int64
 
-    private var fragmentation: NALFragmentation<AccessUnitAssembler>
+    private var fragmentation = NALFragmentation<AccessUnitAssembler>()
 
     public private(set) var notAllowedInInterleavedMode = 0
     public private(set) var decodingOrderGaps = 0
@@ -37,8 +37,7 @@ public final class Depacketizer {
     public init(assembler: AccessUnitAssembler, interleaving: DeinterleavingBuffer.Parameters? = nil,
                 latencyNanoseconds: Int64 = 500_000_000) {
         self.assembler = assembler
-        fragmentation = NALFragmentation(assembler: assembler)
-        interleavingParameters = interleaving ?? DeinterleavingBuffer.Parameters()
+                interleavingParameters = interleaving ?? DeinterleavingBuffer.Parameters()
         self.latencyNanoseconds = latencyNanoseconds
         if interleaving != nil { deinterleaver = makeDeinterleaver() }
     }
@@ -84,7 +83,7 @@ public final class Depacketizer {
             return
         }
         if lostBefore > 0 {
-            fragmentation.noteLoss()
+            fragmentation.noteLoss(assembler)
             try assembler.noteLoss(before: timestamp, leading: H264Payload.leadingNAL(payload), missing: lostBefore)
         }
         if type != H264Payload.fuA || payload[1] & 0x80 != 0 { fragmentation.forgetInterruption() }
@@ -92,7 +91,7 @@ public final class Depacketizer {
         case H264Payload.fuA:
             try processFragment(payload, timestamp: timestamp, borrowing: borrowing)
         case H264Payload.stapA:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             var units = AggregationUnits(payload)
             while let unit = units.next() {
                 try assembler.addNAL(header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count), timestamp: timestamp,
@@ -103,7 +102,7 @@ public final class Depacketizer {
                 assembler.noteLostUnit(header: units.overrunHeader, reason: .aggregationOverrun)
             }
         default:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             try assembler.addNAL(header: payload[0], body: payload.view(1..<payload.count), timestamp: timestamp,
                                  borrowing: borrowing)
         }
@@ -115,20 +114,20 @@ public final class Depacketizer {
         // The NAL header comes back from the FU indicator's F and NRI and the FU header's type.
         let header = (payload[0] & 0xE0) | (fuHeader & 0x1F)
         if fuHeader & 0x80 != 0 {
-            try fragmentation.start(header: header, body: payload.view(2..<payload.count), timestamp: timestamp,
+            try fragmentation.start(assembler, header: header, body: payload.view(2..<payload.count), timestamp: timestamp,
                                     end: fuHeader & 0x40 != 0, borrowing: borrowing)
         } else if fragmentation.continues(at: timestamp) {
             continueFragment(payload, borrowing: borrowing)
         } else {
             // A fragment of a unit whose start never came: the unit is lost, and its picture with it.
-            try fragmentation.stray(header: header, timestamp: timestamp)
+            try fragmentation.stray(assembler, header: header, timestamp: timestamp)
         }
     }
 
     /// A later fragment of the open unit (FU-A, S clear): its bytes, and the unit's end at E.
     @inline(__always)
     private func continueFragment(_ payload: UnsafeRawBufferPointer, borrowing: Bool) {
-        fragmentation.append(payload.view(2..<payload.count), end: payload[1] & 0x40 != 0, borrowing: borrowing)
+        fragmentation.append(assembler, payload.view(2..<payload.count), end: payload[1] & 0x40 != 0, borrowing: borrowing)
     }
 
     // MARK: Interleaved mode
@@ -136,13 +135,13 @@ public final class Depacketizer {
     private func processInterleaved(_ payload: UnsafeRawBufferPointer, type: UInt8, timestamp: UInt32,
                                     lostBefore: Int, arrival: Int64, sequenceNumber: Int64) throws {
         // A lost packet shows up later as a gap in the decoding order numbers.
-        if lostBefore > 0 { fragmentation.drop() }
+        if lostBefore > 0 { fragmentation.drop(assembler) }
         guard let deinterleaver else { return }
         let depthBefore = deinterleaver.interleavingDepth
         defer { noteDepth(from: depthBefore) }
         switch type {
         case H264Payload.stapB:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             // Units after the first take the next DON each (§5.7.1).
             var units = AggregationUnits(payload)
             var don = units.decodingOrderNumber!
@@ -154,7 +153,7 @@ public final class Depacketizer {
             // A unit lost here shows up as a DON gap.
             if units.overran { aggregationUnitsOverrun += 1 }
         case H264Payload.mtap16, H264Payload.mtap24:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             // Each unit: DON = DONB + DOND; time = RTP timestamp + its own offset, never accumulated.
             var units = AggregationUnits(payload, sizeCountsPrefix: readsMTAPSizeWithPrefix(payload))
             let base = units.decodingOrderNumber!
@@ -169,14 +168,14 @@ public final class Depacketizer {
             let fuHeader = payload[1]
             let header = (payload[0] & 0xE0) | (fuHeader & 0x1F)
             let whole = withUnsafeBytes(of: header) {
-                fragmentation.startRebuilding(header: $0, body: payload.view(4..<payload.count),
+                fragmentation.startRebuilding(assembler, header: $0, body: payload.view(4..<payload.count),
                                               don: payload.loadUnaligned(fromByteOffset: 2, as: UInt16.self).bigEndian,
                                               timestamp: timestamp, packet: sequenceNumber, end: fuHeader & 0x40 != 0)
             }
             if whole { insertFragment(arrival: arrival) }
         case H264Payload.fuA where payload[1] & 0x80 == 0:
             guard fragmentation.continues(at: timestamp) else {
-                try fragmentation.stray(header: nil, timestamp: timestamp)
+                try fragmentation.stray(assembler, header: nil, timestamp: timestamp)
                 return
             }
             if fragmentation.appendRebuilt(payload.view(2..<payload.count), end: payload[1] & 0x40 != 0) {
@@ -184,7 +183,7 @@ public final class Depacketizer {
             }
         default:
             // Single NAL units, STAP-A and FU-A first fragments carry no DON: nowhere to put them.
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             notAllowedInInterleavedMode += 1
         }
     }
@@ -245,7 +244,7 @@ public final class Depacketizer {
 
     /// Ends the stream: an open fragmented unit is incomplete; the de-interleaving buffer empties.
     public func flush() throws {
-        fragmentation.drop()
+        fragmentation.drop(assembler)
         try deinterleaver?.flush(deliver)
         try assembler.flush()
     }

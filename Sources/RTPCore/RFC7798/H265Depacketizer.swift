@@ -14,7 +14,7 @@ public final class H265Depacketizer {
     public let assembler: HEVCAccessUnitAssembler
     public private(set) var decodingOrderBuffer: DeinterleavingBuffer?
 
-    private var fragmentation: NALFragmentation<HEVCAccessUnitAssembler>
+    private var fragmentation = NALFragmentation<HEVCAccessUnitAssembler>()
 
     public private(set) var decodingOrderGaps = 0
     public private(set) var aggregationUnitsOverrun = 0
@@ -27,8 +27,7 @@ public final class H265Depacketizer {
     public init(assembler: HEVCAccessUnitAssembler, decodingOrder: DeinterleavingBuffer.Parameters? = nil,
                 latencyNanoseconds: Int64 = 500_000_000) {
         self.assembler = assembler
-        fragmentation = NALFragmentation(assembler: assembler)
-        decodingOrderBuffer = decodingOrder.map {
+                decodingOrderBuffer = decodingOrder.map {
             DeinterleavingBuffer(parameters: $0, latencyNanoseconds: latencyNanoseconds, startsAtKeyframe: true)
         }
     }
@@ -62,13 +61,13 @@ public final class H265Depacketizer {
         }
         if let buffer = decodingOrderBuffer {
             // A lost packet shows up later as a gap in the DONs.
-            if lostBefore > 0 { fragmentation.drop() }
+            if lostBefore > 0 { fragmentation.drop(assembler) }
             try processWithDecodingOrder(header, rest, timestamp: timestamp, arrival: arrival, sequenceNumber: sequenceNumber)
             try buffer.release(now: arrival, deliver)
             return
         }
         if lostBefore > 0 {
-            fragmentation.noteLoss()
+            fragmentation.noteLoss(assembler)
             try assembler.noteLoss(before: timestamp, leading: H265Payload.leadingNAL(header, rest: rest), missing: lostBefore)
         }
         let isFU = header.type == H265Payload.fragmentationUnit
@@ -77,7 +76,7 @@ public final class H265Depacketizer {
         case H265Payload.fragmentationUnit:
             try processFragment(header, rest, timestamp: timestamp, borrowing: borrowing)
         case H265Payload.aggregationPacket:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             var units = H265AggregationUnits(rest, decodingOrderNumbers: false)
             while let unit = units.next() {
                 try deliver(HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count), timestamp: timestamp, borrowing: borrowing)
@@ -87,7 +86,7 @@ public final class H265Depacketizer {
                 assembler.noteLostUnit(header: nil, reason: .aggregationOverrun)
             }
         default:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             try deliver(header, rest, timestamp: timestamp, borrowing: borrowing)
         }
         try assembler.endOfPacket(marker: marker)
@@ -110,12 +109,12 @@ public final class H265Depacketizer {
         if fuHeader & 0x80 != 0 {
             if reserved { reservedUnitsSkipped += 1 }
             // S and E together are invalid (§4.4.3), but taken as a whole unit, as for H.264.
-            try fragmentation.start(header: unitHeader, body: rest.view(1..<rest.count), timestamp: timestamp,
+            try fragmentation.start(assembler, header: unitHeader, body: rest.view(1..<rest.count), timestamp: timestamp,
                                     end: fuHeader & 0x40 != 0, skip: reserved, borrowing: borrowing)
         } else if fragmentation.continues(at: timestamp) {
             continueFragment(rest, borrowing: borrowing)
         } else {
-            try fragmentation.stray(header: reserved ? nil : unitHeader, timestamp: timestamp)
+            try fragmentation.stray(assembler, header: reserved ? nil : unitHeader, timestamp: timestamp)
         }
     }
 
@@ -123,7 +122,7 @@ public final class H265Depacketizer {
     /// the unit's end at E.
     @inline(__always)
     private func continueFragment(_ rest: UnsafeRawBufferPointer, borrowing: Bool) {
-        fragmentation.append(rest.view(1..<rest.count), end: rest[0] & 0x40 != 0, borrowing: borrowing)
+        fragmentation.append(assembler, rest.view(1..<rest.count), end: rest[0] & 0x40 != 0, borrowing: borrowing)
     }
 
     // MARK: Decoding order numbers
@@ -132,7 +131,7 @@ public final class H265Depacketizer {
                                           arrival: Int64, sequenceNumber: Int64) throws {
         switch header.type {
         case H265Payload.aggregationPacket:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             var units = H265AggregationUnits(rest, decodingOrderNumbers: true)
             while let unit = units.next() {
                 insert(don: unit.decodingOrderNumber, HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count),
@@ -147,17 +146,17 @@ public final class H265Depacketizer {
                 // The first fragment carries the DONL (§4.4.3).
                 let don = UInt16(rest[1]) << 8 | UInt16(rest[2])  // bounded: bytes, widened
                 let whole = withUnsafeBytes(of: (unitHeader.byte0, unitHeader.byte1)) {
-                    fragmentation.startRebuilding(header: $0, body: rest.view(3..<rest.count), don: don, timestamp: timestamp,
+                    fragmentation.startRebuilding(assembler, header: $0, body: rest.view(3..<rest.count), don: don, timestamp: timestamp,
                                                   packet: sequenceNumber, end: fuHeader & 0x40 != 0)
                 }
                 if whole { insertFragment(arrival: arrival) }
             } else if !fragmentation.continues(at: timestamp) {
-                try fragmentation.stray(header: nil, timestamp: timestamp)
+                try fragmentation.stray(assembler, header: nil, timestamp: timestamp)
             } else if fragmentation.appendRebuilt(rest.view(1..<rest.count), end: fuHeader & 0x40 != 0) {
                 insertFragment(arrival: arrival)
             }
         default:
-            fragmentation.drop()
+            fragmentation.drop(assembler)
             let don = UInt16(rest[0]) << 8 | UInt16(rest[1])
             insert(don: don, header, rest.view(2..<rest.count), timestamp: timestamp, arrival: arrival, packet: sequenceNumber)
         }
@@ -200,7 +199,7 @@ public final class H265Depacketizer {
     }
 
     public func flush() throws {
-        fragmentation.drop()
+        fragmentation.drop(assembler)
         try decodingOrderBuffer?.flush(deliver)
         try assembler.flush()
     }

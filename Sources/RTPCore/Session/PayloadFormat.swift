@@ -22,6 +22,11 @@ public protocol PayloadFormat: AnyObject {
     /// packet with no media.
     func otherPayloadType(_ packet: RTPPacket, payload: UnsafeRawBufferPointer) throws
 
+    /// `process`, then `tick(now: arrival)`: what a packet that comes in order takes, in one call
+    /// (which a format behind one, `AnyVideoPayloadFormat`, makes one call rather than two).
+    func processInOrder(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                        arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws
+
     /// Time passes with no packet: what waits on time may go.
     func tick(now: Int64) throws
     /// The stream ends or restarts: what is in progress is finished or dropped as incomplete.
@@ -40,4 +45,12 @@ public protocol PayloadFormat: AnyObject {
 
 extension PayloadFormat {
     public func otherPayloadType(_ packet: RTPPacket, payload: UnsafeRawBufferPointer) throws {}
+
+    @inline(__always)
+    public func processInOrder(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                               arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+        try process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                    borrowing: borrowing, sequenceNumber: sequenceNumber)
+        try tick(now: arrival)
+    }
 }

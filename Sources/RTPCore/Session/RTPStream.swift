@@ -189,10 +189,9 @@ public final class RTPStream<Format: PayloadFormat> {
         if configuration.tracksMissing { noteMissing(extended, arrival: arrival) }
         if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
         if reorder.deliversInOrder(extended) {
-            try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
-                        arrival: arrival, borrowing: borrowing)
             // Nothing waits in the reorder buffer: only the format may have something due.
-            try format.tick(now: arrival)
+            try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
+                        arrival: arrival, borrowing: borrowing, ticking: true)
             return
         }
         while true {
@@ -235,18 +234,26 @@ public final class RTPStream<Format: PayloadFormat> {
                     arrival: p.arrival, borrowing: false)
     }
 
+    /// `ticking`: then lets the format release what is due at `arrival` (`tick`).
     @inline(__always)
     private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
-                         arrival: Int64, borrowing: Bool) throws {
+                         arrival: Int64, borrowing: Bool, ticking: Bool = false) throws {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
         guard !payload.isEmpty else {
             lossNotYetTold += lostBefore
+            if ticking { try format.tick(now: arrival) }
             return
         }
-        try format.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore + lossNotYetTold,
-                           arrival: arrival, borrowing: borrowing, sequenceNumber: extended)
+        if ticking {
+            try format.processInOrder(payload: payload, timestamp: timestamp, marker: marker,
+                                      lostBefore: lostBefore + lossNotYetTold, arrival: arrival, borrowing: borrowing,
+                                      sequenceNumber: extended)
+        } else {
+            try format.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore + lossNotYetTold,
+                               arrival: arrival, borrowing: borrowing, sequenceNumber: extended)
+        }
         lossNotYetTold = 0
     }
 

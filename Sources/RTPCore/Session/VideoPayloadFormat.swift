@@ -37,22 +37,30 @@ public struct VideoFormatConfiguration: Sendable {
 /// a retain and release, on every packet.
 public final class AnyVideoPayloadFormat: PayloadFormat {
     public let base: any VideoPayloadFormat
-    private let acceptsPayload: (UnsafeRawBufferPointer) -> Bool
-    private let processPayload: (UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
-    private let tickFormat: (Int64) throws -> Void
+    /// `base` as an object, unmanaged: `base` keeps it alive, and the calls cost no retain.
+    private let object: Unmanaged<AnyObject>
+    // Made where the format's type is known, so specialized for it; they capture nothing (the
+    // object comes with each call), so a call costs no context of its own.
+    private let acceptsPayload: (AnyObject, UnsafeRawBufferPointer) -> Bool
+    private let processPayload: (AnyObject, UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
+    private let processPayloadInOrder: (AnyObject, UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
+    private let tickFormat: (AnyObject, Int64) throws -> Void
 
     init<Format: VideoPayloadFormat>(_ format: Format) {
         base = format
-        // Unmanaged, since `base` holds it: no reference counting in the calls.
-        let format = Unmanaged.passUnretained(format)
-        acceptsPayload = { payload in format._withUnsafeGuaranteedRef { $0.accepts(payload) } }
-        processPayload = { payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
-            try format._withUnsafeGuaranteedRef {
-                try $0.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
-                               arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)
-            }
+        object = Unmanaged.passUnretained(format)
+        acceptsPayload = { object, payload in unsafeDowncast(object, to: Format.self).accepts(payload) }
+        processPayload = { object, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
+            try unsafeDowncast(object, to: Format.self).process(
+                payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                borrowing: borrowing, sequenceNumber: sequenceNumber)
         }
-        tickFormat = { now in try format._withUnsafeGuaranteedRef { try $0.tick(now: now) } }
+        processPayloadInOrder = { object, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
+            try unsafeDowncast(object, to: Format.self).processInOrder(
+                payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                borrowing: borrowing, sequenceNumber: sequenceNumber)
+        }
+        tickFormat = { object, now in try unsafeDowncast(object, to: Format.self).tick(now: now) }
     }
 
     public var codec: VideoCodec { base.codec }
@@ -70,16 +78,26 @@ public final class AnyVideoPayloadFormat: PayloadFormat {
     public func provesCodec(given: Bool) -> Bool { base.provesCodec(given: given) }
 
     @inline(__always)
-    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool { acceptsPayload(payload) }
+    public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool { object._withUnsafeGuaranteedRef { acceptsPayload($0, payload) } }
 
     @inline(__always)
     public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
-        try processPayload(payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
+        try object._withUnsafeGuaranteedRef {
+            try processPayload($0, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
+        }
     }
 
     @inline(__always)
-    public func tick(now: Int64) throws { try tickFormat(now) }
+    public func processInOrder(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
+                               arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+        try object._withUnsafeGuaranteedRef {
+            try processPayloadInOrder($0, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
+        }
+    }
+
+    @inline(__always)
+    public func tick(now: Int64) throws { try object._withUnsafeGuaranteedRef { try tickFormat($0, now) } }
 
     public func flush() throws { try base.flush() }
     public func restart() { base.restart() }
