@@ -68,7 +68,7 @@ extension Options {
         case "--codec":
             let text = try r.value()
             guard let named = VideoCodec(rawValue: text.lowercased()) else {
-                let names = VideoCodec.allCases.map(\.rawValue).joined(separator: " or ")
+                let names = VideoCodec.listed(\.rawValue)
                 throw UsageError(description: "invalid value '\(text)' for '--codec': expected \(names)")
             }
             codec = named

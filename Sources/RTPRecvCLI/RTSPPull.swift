@@ -135,7 +135,7 @@ final class RTSPPull {
         let taken = RTSPPull.mediaToTake(sdp, options: options)
         guard !taken.isEmpty else {
             let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
-            let codecs = VideoCodec.allCases.map(\.name).joined(separator: " or ")
+            let codecs = VideoCodec.listed()
             throw RunError(description: "\(url): the session has no \(codecs) video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
         }
 

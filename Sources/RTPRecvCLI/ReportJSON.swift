@@ -166,7 +166,7 @@ extension Report {
             fields.append(("height", .int(video.height)))
             fields.append(("profile_idc", .int(video.profileIdc)))
             if let tier = video.tier { fields.append(("tier", .string(tier.lowercased()))) }
-            fields.append(("level_idc", .int(video.levelIdc)))
+            if let level = video.levelIdc { fields.append(("level_idc", .int(level))) }
             fields.append(("bit_depth", .int(video.bitDepthLuma)))
             fields.append(("chroma_format_idc", .int(video.chromaFormatIdc)))
         }

@@ -10,7 +10,7 @@ extension Report {
             lines.append("  not RTP    \(invalid): " + Report.describe(c.invalidRTP))
         }
         if streams.isEmpty {
-            lines.append("  no " + VideoCodec.allCases.map(\.name).joined(separator: " or ") + " stream found")
+            lines.append("  no " + VideoCodec.listed() + " stream found")
         }
         for s in streams + audioStreams {
             lines += streamLines(s)

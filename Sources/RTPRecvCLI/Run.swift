@@ -157,7 +157,7 @@ final class Run {
             if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
                let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
-                                    + VideoCodec.allCases.map(\.name).joined(separator: " or ") + "; "
+                                    + VideoCodec.listed() + "; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
                                     + "config: pass it with --sdp FILE\n")
             }

@@ -54,7 +54,7 @@ final class H265PayloadTests: XCTestCase {
         let sdp = try SessionDescription(parsing: """
             v=0
             m=video 5004 RTP/AVP 97 98
-            a=rtpmap:97 VP8/90000
+            a=rtpmap:97 MP4V-ES/90000
             a=rtpmap:98 h265/90000
             a=fmtp:98 sprop-pps=RAHAc8GJ;sprop-vps=QAEMAf//AWAAAAMAkAAAAwAAAwA8lZQJ
             """)

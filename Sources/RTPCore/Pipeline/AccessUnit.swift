@@ -12,6 +12,8 @@ public struct AccessUnit {
     public var isIDR: Bool
     /// Frames per second from the SPS VUI, when signalled.
     public var frameRate: (numerator: Int, denominator: Int)?
+    /// The picture size a keyframe's header gives, where the codec's frames carry it (VP8).
+    public var pictureSize: (width: Int, height: Int)?
     /// When the packet that completed it arrived, on the packet clock (for latency figures).
     public var arrival: Int64 = 0
     /// Its presentation time on the session timeline (`MediaClock`), in nanoseconds; nil outside a

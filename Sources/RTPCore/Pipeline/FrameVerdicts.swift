@@ -65,6 +65,8 @@ final class FrameVerdicts {
         /// A leading picture whose references precede where output started, or were lost (H.265's
         /// RASL pictures): dropped, and nothing refers to it.
         var skipsLeadingPicture = false
+        /// Nothing refers to it (VP8's N bit): dropped, it damages no other frame.
+        var isDiscardable = false
 
         /// Every loss lay before the first slice (the gap held parameter sets, SEI or an AUD), the
         /// slices that came begin the picture, and their parameter sets are known: written with
@@ -103,7 +105,7 @@ final class FrameVerdicts {
         } else {
             return .toWrite(record)
         }
-        let harmless = reason == .skippedLeadingPicture
+        let harmless = reason == .skippedLeadingPicture || f.isDiscardable
         try drop(record, reason, harmless: harmless)
         return .notWritten(harmless: harmless)
     }

@@ -10,6 +10,8 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     private let decoder: StaticString
     private let parameterSetsField: StaticString
     private let decodingOrderName: StaticString
+    /// Empty for Annex-B.
+    private let ivfFourCC: StaticString
 
     /// What `--codec` and the `{codec}` template take: "h264".
     public var rawValue: String { key.description }
@@ -23,6 +25,11 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     public var parameterSetsInSDP: String { parameterSetsField.description }
     /// What the payload format's decoding order is called, when it has one, for the report.
     public var decodingOrder: String { decodingOrderName.description }
+
+    /// How `--out` writes the codec's frames as a file of their own.
+    public var elementaryStream: ElementaryStream {
+        ivfFourCC.utf8CodeUnitCount == 0 ? .annexB : .ivf(fourCC: ivfFourCC.description)
+    }
 
     /// "h264", as file names and the JSON write it.
     public var description: String { rawValue }
@@ -39,9 +46,12 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
         self = codec
     }
 
+    /// `ivfFourCC`: the FourCC of the codec's frames in an IVF file, for a codec written as IVF
+    /// rather than Annex-B.
     init(rawValue: StaticString, name: StaticString, encodingName: StaticString, decoderName: StaticString,
-         parameterSetsInSDP: StaticString, decodingOrder: StaticString) {
+         parameterSetsInSDP: StaticString, decodingOrder: StaticString, ivfFourCC: StaticString = "") {
         key = rawValue
+        self.ivfFourCC = ivfFourCC
         spelled = name
         encoding = encodingName
         decoder = decoderName
@@ -52,12 +62,28 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     /// Every registered codec, in the registry's order.
     public static var allCases: [VideoCodec] { VideoPayloadFormats.registered.map(\.codec) }
 
+    /// The registered codecs as a sentence lists them: "H.264, H.265 or VP8" (names), "h264, h265 or vp8".
+    public static func listed(_ name: (VideoCodec) -> String = \.name) -> String {
+        let names = allCases.map(name)
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
     public static func == (a: VideoCodec, b: VideoCodec) -> Bool {
         if a.key.utf8Start == b.key.utf8Start && a.key.utf8CodeUnitCount == b.key.utf8CodeUnitCount { return true }
         return a.key.withUTF8Buffer { x in b.key.withUTF8Buffer { y in x.elementsEqual(y) } }
     }
 
     public func hash(into hasher: inout Hasher) { key.withUTF8Buffer { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
+}
+
+/// How a codec's frames are written as a file of their own: what `--out` writes.
+public enum ElementaryStream: Sendable, Equatable {
+    /// Annex-B (H.264, H.265): the frame's NAL units behind start codes, as the access unit holds them.
+    case annexB
+    /// IVF (VP8, VP9, AV1): a file header naming the codec by `fourCC` and the picture size, then
+    /// each frame behind a header with its size and time.
+    case ivf(fourCC: String)
 }
 
 /// `numerator`/`denominator` in lowest terms (a VUI's frame rate).
@@ -78,10 +104,11 @@ public struct VideoParameters: Sendable, Equatable {
     public var profile: String
     /// H.265's general_tier_flag: "Main" or "High"; nil for H.264.
     public var tier: String?
-    /// level_idc: ten times the level (H.264), thirty times it (H.265's general_level_idc).
-    public var levelIdc: Int
+    /// level_idc: ten times the level (H.264), thirty times it (H.265's general_level_idc); nil for
+    /// a codec without levels (VP8).
+    public var levelIdc: Int?
     /// The level as a number: 4.1 for level_idc 41 (H.264) or 123 (H.265).
-    public var level: Double
+    public var level: Double?
     public var bitDepthLuma: Int
     public var bitDepthChroma: Int
     /// chroma_format_idc: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
@@ -98,8 +125,8 @@ public struct VideoParameters: Sendable, Equatable {
 
     /// "H.265 Main, Main tier, level 4.1, 1920x1080, 8-bit 4:2:0".
     public var description: String {
-        let level = (self.level * 10).rounded() / 10
-        return "\(codec.name) \(profile)" + (tier.map { ", \($0) tier" } ?? "") + ", level \(level), \(width)x\(height), "
+        let level = self.level.map { ", level \(($0 * 10).rounded() / 10)" } ?? ""
+        return "\(codec.name) \(profile)" + (tier.map { ", \($0) tier" } ?? "") + level + ", \(width)x\(height), "
             + "\(bitDepthLuma)-bit \(chroma)"
     }
 }

@@ -1,5 +1,5 @@
 /// Why a video payload was refused before it entered the stream's sequence (RFC 6184 §5, RFC 7798
-/// §4.4), whichever the codec: counted by reason.
+/// §4.4, RFC 7741 §4), whichever the codec: counted by reason.
 public enum VideoPayloadInvalid: String, Error, CaseIterable, Sendable {
     case empty = "empty payload"
     case forbiddenBit = "forbidden_zero_bit set"
@@ -14,6 +14,7 @@ public enum VideoPayloadInvalid: String, Error, CaseIterable, Sendable {
     case fuBWithoutStart = "FU-B that is not a first fragment"
     case paciOverrun = "PACI whose extensions run past its end"
     case paciNestedType = "PACI carrying a PACI"
+    case frameTag = "frame start whose VP8 frame tag does not parse"
 
     /// Ciphertext (SRTP without its key) sets the forbidden bit in half its packets; no sender of
     /// either codec sets it in a quarter of them.
