@@ -157,13 +157,13 @@ public final class FLVMuxer {
     public func write(_ accessUnit: AccessUnit, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         let pts = timeline(accessUnit.time ?? nanoseconds(ticks: accessUnit.pts, rate: configuration.clockRate))
         now = max(now, accessUnit.arrival)
-        if accessUnit.followsLoss && !configuration.keepAfterLoss {
-            statistics.droppedAfterLoss += 1
-            return
-        }
         if codec == nil && Self.carries(accessUnit.codec) { codec = accessUnit.codec }
         guard accessUnit.codec == codec else {
             statistics.droppedOtherCodec += 1
+            return
+        }
+        if accessUnit.followsLoss && !configuration.keepAfterLoss {
+            statistics.droppedAfterLoss += 1
             return
         }
         // Parameter sets go into the sequence header (VPS, SPS, PPS by kind), the rest length-prefixed.

@@ -4,20 +4,15 @@ import RTMPOutput
 import RTPCore
 import SystemIO
 
-/// Every output of one pass: the Annex-B file, the decoder with its files, the FLV and the frame
-/// ledger, up to `--frames`.
+/// Every output of one pass: the elementary stream (Annex-B or IVF), the decoder with its files,
+/// the FLV and the frame ledger, up to `--frames`.
 final class Outputs: AccessUnitSink {
-    private var annexB: OutputFile? {
-        didSet { if let gathered { annexB?.gather(within: gathered) } }
-    }
-    /// Memory that outlives the run (a capture mapped whole): the Annex-B file's writes of it wait
-    /// and go out together (`OutputFile.gather`), its next files' too.
-    private var gathered: UnsafeRawBufferPointer?
-    /// `--segment-seconds`: the Annex-B file and the FLV are cut together, at one keyframe.
+    private let elementary: ElementaryStreamOutput?
+    /// `--segment-seconds`: the elementary stream and the FLV are cut together, at one keyframe.
     private let segments: Segments?
     private var segmentStart: Int64?
     private(set) var segmentCount = 0
-    /// SIGHUP came: at the next keyframe the Annex-B file and the FLV are reopened (the next
+    /// SIGHUP came: at the next keyframe the elementary stream and the FLV are reopened (the next
     /// segment, with segments), so that a new file starts with one.
     private var reopenAtKeyframe = false
     private(set) var reopens = 0
@@ -40,7 +35,7 @@ final class Outputs: AccessUnitSink {
         let started = Terminal.wallclockNanoseconds()
         /// A segmented output's first file, or the output's one.
         func first(_ path: String) -> String { segments == nil ? path : OutputTemplate(pattern: path).path(n: 0, unixNanoseconds: started) }
-        annexB = try options.out.map { try open(first($0)) }
+        elementary = try options.out.map { try ElementaryStreamOutput(file: open(first($0)), quiet: options.quiet) }
         segmentCount = segments == nil ? 0 : 1
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         var muxing = FLVMuxer.Configuration()
@@ -49,7 +44,9 @@ final class Outputs: AccessUnitSink {
         muxing.expectsVideo = sdp.map { $0.video != nil } ?? true
         muxing.expectsAudio = !options.noAudio && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
         muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
-        flv = try options.flv.map { try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet) }
+        flv = try options.flv.map {
+            try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet, codec: sdp?.codec ?? options.codec)
+        }
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init))
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
         let quiet = options.quiet
@@ -68,9 +65,10 @@ final class Outputs: AccessUnitSink {
         codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
     }
 
+    /// Memory that outlives the run (a capture mapped whole): the elementary stream's writes of it
+    /// wait and go out together (`OutputFile.gather`), its next files' too.
     func gatherWrites(within memory: UnsafeRawBufferPointer) {
-        gathered = memory
-        annexB?.gather(within: memory)
+        elementary?.gathered = memory
     }
 
     func write(_ accessUnit: AccessUnit) throws {
@@ -79,7 +77,7 @@ final class Outputs: AccessUnitSink {
             if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
             if let segments { try cut(at: accessUnit, segments) }
         }
-        try annexB?.write(accessUnit.pieces)
+        try elementary?.write(accessUnit)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
         try rtmp?.write(accessUnit)
@@ -88,22 +86,24 @@ final class Outputs: AccessUnitSink {
         accessUnitsWritten += 1
     }
 
-    /// SIGHUP: the ledger is reopened now, the Annex-B file and the FLV at the next keyframe (with
-    /// segments, the next segment of both).
+    /// SIGHUP: the ledger is reopened now, the elementary stream and the FLV at the next keyframe
+    /// (with segments, the next segment of both).
     func reopen() throws {
         try ledger?.reopen()
-        reopenAtKeyframe = annexB != nil || flv != nil
+        reopenAtKeyframe = elementary != nil || flv != nil
     }
 
-    /// The paths of the Annex-B file and the FLV, segments named from them.
-    private var templates: (annexB: OutputTemplate?, flv: OutputTemplate?)
+    /// The paths of the elementary stream and the FLV, segments named from them.
+    private var templates: (elementary: OutputTemplate?, flv: OutputTemplate?)
 
     /// Paths with `{codec}` that the SDP and --codec left open: at the first access unit, the
     /// stream has proved its codec, and the files opened so far take their names.
     private var codecPending = false
 
     /// The files open now (a segment's, once named), standard output aside.
-    var files: [OutputFile] { ([annexB, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])).filter { $0.path != "-" } }
+    var files: [OutputFile] {
+        ([elementary?.file, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])).filter { $0.path != "-" }
+    }
 
     private func name(after codec: VideoCodec) throws {
         codecPending = false
@@ -115,7 +115,7 @@ final class Outputs: AccessUnitSink {
             }
         }
         let filled = { (template: OutputTemplate?) in template.map { OutputTemplate(pattern: OutputTemplate.codec($0.pattern, codec)) } }
-        templates = (filled(templates.annexB), filled(templates.flv))
+        templates = (filled(templates.elementary), filled(templates.flv))
     }
 
     private func reopenOutputs(at accessUnit: AccessUnit) throws {
@@ -125,10 +125,7 @@ final class Outputs: AccessUnitSink {
             try startSegment(at: segments?.time(of: accessUnit))
             return
         }
-        if let file = annexB, file.path != "-" {
-            try file.close()
-            annexB = try open(file.path, appending: true)
-        }
+        try elementary?.reopen { path, appending in try open(path, appending: appending) }
         // An FLV cannot be appended to: one moved away is finished, and a whole new one begins at
         // its path; one still there is written on.
         if let flv, flv.latestFile.path != "-", !flv.latestFile.isAtItsPath {
@@ -150,9 +147,8 @@ final class Outputs: AccessUnitSink {
     /// The next segment, begun at `time` (on the segments' clock).
     private func startSegment(at time: Int64?) throws {
         let started = Terminal.wallclockNanoseconds()
-        if let template = templates.annexB {
-            try annexB?.close()
-            annexB = try open(template.path(n: segmentCount, unixNanoseconds: started))
+        if let template = templates.elementary {
+            try elementary?.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
         }
         if let flv, let template = templates.flv {
             try flv.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
@@ -186,7 +182,7 @@ final class Outputs: AccessUnitSink {
         try decoding?.finish()
         try flv?.finish()
         try rtmp?.finish()
-        try annexB?.close()
+        try elementary?.close()
         try ledger?.finish()
     }
 }
@@ -334,11 +330,19 @@ final class FLVOutput {
     /// frames for their decode times).
     private var next: OutputFile?
     private let quiet: Bool
+    /// Frames of a codec the FLV does not carry were said to be left out.
+    private var saidLeftOut = false
     let muxer: FLVMuxer
 
-    init(file: OutputFile, configuration: FLVMuxer.Configuration, quiet: Bool) {
+    /// `codec`: the video's, when the SDP or --codec says it before any frame: one FLV cannot carry
+    /// is said at once.
+    init(file: OutputFile, configuration: FLVMuxer.Configuration, quiet: Bool, codec: VideoCodec?) {
         self.file = file
         self.quiet = quiet
+        if let codec, !FLVMuxer.carries(codec) {
+            if !quiet { Terminal.printError("warning: \(file.displayName): " + Self.leftOut(codec) + "\n") }
+            saidLeftOut = true
+        }
         muxer = FLVMuxer(configuration: configuration)
         muxer.onFileEnd = { [unowned self] patches in
             try patchAndClose(patches)
@@ -358,12 +362,23 @@ final class FLVOutput {
     }
 
     func write(_ accessUnit: AccessUnit) throws {
-        let tooLarge = muxer.statistics.droppedTooLarge
+        let (tooLarge, otherCodec) = (muxer.statistics.droppedTooLarge, muxer.statistics.droppedOtherCodec)
         try muxer.write(accessUnit) { try file.write($0) }
-        if tooLarge == 0 && muxer.statistics.droppedTooLarge > 0 && !quiet {
+        guard !quiet else { return }
+        if tooLarge == 0 && muxer.statistics.droppedTooLarge > 0 {
             Terminal.printError("warning: \(file.displayName): a frame larger than an FLV tag holds (16 MiB) "
                                 + "is left out of the FLV, with the frames that refer to it up to the next keyframe\n")
         }
+        if otherCodec == 0 && muxer.statistics.droppedOtherCodec > 0 && !saidLeftOut {
+            saidLeftOut = true
+            Terminal.printError("warning: \(file.displayName): " + Self.leftOut(accessUnit.codec) + "\n")
+        }
+    }
+
+    /// Why frames of `codec` are not in the FLV.
+    static func leftOut(_ codec: VideoCodec) -> String {
+        FLVMuxer.carries(codec) ? "the video changed codec to \(codec.name); FLV keeps the first, and leaves its frames out"
+            : "FLV does not carry \(codec.name) (it carries H.264 and H.265); its frames are left out of the FLV"
     }
 
     func finish() throws {
