@@ -27,12 +27,12 @@ func datagrams(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer)
     }
 }
 
-/// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler; H.264, or with
-/// `h265` RFC 7798 (with DONL for inputs whose first byte is odd).
-func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, h265: Bool = false) {
+/// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler: every registered
+/// format tried, or only `codec`'s (RFC 7798's with DONL for inputs whose first byte is odd).
+func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: VideoCodec? = nil) {
     var configuration = Receiver.Configuration()
-    if h265 {
-        configuration.codec = .h265
+    configuration.codec = codec
+    if codec == .h265 {
         if bytes.first.map({ $0 & 1 == 1 }) ?? false {
             var parameters = H265FormatParameters()
             parameters.maxDONDiff = 16
@@ -289,7 +289,8 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "audio": fuzzAudio(bytes)
     case "srtp": fuzzSRTP(bytes)
     case "rtsp": fuzzRTSP(bytes)
-    case "h265": fuzzReceiver(bytes, interleaved: false, h265: true)
+    case "h265": fuzzReceiver(bytes, interleaved: false, codec: .h265)
+    case "vp8": fuzzReceiver(bytes, interleaved: false, codec: .vp8)
     case "hevcbits": fuzzHEVCBits(bytes)
     case "session": fuzzSession(bytes)
     case "rtcp": fuzzRTCP(bytes)
