@@ -11,8 +11,8 @@ final class LiveTests: XCTestCase {
         let errFile: URL
         private(set) var port: UInt16 = 0
 
-        init(_ arguments: [String], prefix: [String] = [], name: String) throws {
-            out = Harness.temporaryFile(name + ".h264")
+        init(_ arguments: [String], prefix: [String] = [], name: String, outExtension: String = "h264") throws {
+            out = Harness.temporaryFile(name + "." + outExtension)
             errFile = Harness.temporaryFile(name + ".err")
             _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
             if prefix.isEmpty {
@@ -99,6 +99,22 @@ final class LiveTests: XCTestCase {
         try gstreamerSend(to: "127.0.0.1", port: listener.port, source: source)
         try assertOutput(listener, equals: [source])
         XCTAssertTrue(listener.stderr.contains("stopped by SIGINT"), listener.stderr)
+    }
+
+    /// VP8 from GStreamer's rtpvp8pay, live with no SDP and no --codec: known by its keyframe, and
+    /// every frame written to the IVF as the encoder made it.
+    func testGStreamerVP8SenderIsFoundAndWrittenAsIVF() throws {
+        let listener = try Listener(["--port", "0"], name: "gst-vp8-live", outExtension: "ivf")
+        let source = Harness.temporaryFile("gst-vp8-live-source.webm")
+        let result = try Harness.run("gst-launch-1.0", [
+            "-q", "videotestsrc", "is-live=true", "num-buffers=60", "pattern=ball",
+            "!", "video/x-raw,width=320,height=240,framerate=30/1", "!", "vp8enc", "deadline=1", "keyframe-max-dist=30",
+            "!", "tee", "name=t", "t.", "!", "queue", "!", "webmmux", "!", "filesink", "location=\(source.path)",
+            "t.", "!", "queue", "!", "rtpvp8pay", "picture-id-mode=15-bit", "mtu=600",
+            "!", "udpsink", "host=127.0.0.1", "port=\(listener.port)"])
+        XCTAssertEqual(result.status, 0, "gst-launch failed: \(result.stderr)")
+        try assertOutput(listener, equals: [source])
+        XCTAssertTrue(listener.stderr.contains("video      VP8 Profile 0, 320x240"), listener.stderr)
     }
 
     func testGStreamerSenderOverIPv6Loopback() throws {
