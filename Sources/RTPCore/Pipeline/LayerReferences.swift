@@ -56,7 +56,4 @@ struct LayerReferences {
             damaged &= ~(1 << UInt8(truncatingIfNeeded: min(max(layer, 0), Self.layers - 1)))
         }
     }
-
-    /// The source restarted.
-    mutating func reset() { self = LayerReferences() }
 }

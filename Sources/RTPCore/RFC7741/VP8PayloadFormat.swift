@@ -1,191 +1,13 @@
-/// RFC 7741 as a payload format: VP8 frames from their packets, and the shared verdicts on each,
-/// with loss reasoned about per temporal layer (`LayerReferences`).
-///
-/// A frame is the packets of one timestamp, from the one that starts partition 0 (S=1, PID=0) to
-/// the one with the marker bit; a new timestamp with nothing lost also ends one whose marker did
-/// not come. Its payload descriptors say which layer it is in, whether anything refers to it (N),
-/// and, through the PictureID and TL0PICIDX, whether frames were lost whole between two that came.
-/// The frame's bytes are copied out of the packets into a buffer kept for the next frame.
-final class VP8PayloadFormat: VideoPayloadFormat {
-    var output: (FrameRecord, AccessUnit?) throws -> Bool {
-        get { verdicts.emit }
-        set { verdicts.emit = newValue }
-    }
-    var onNotice: (StreamNotice) -> Void {
-        get { verdicts.onNotice }
-        set { verdicts.onNotice = newValue }
-    }
-    let codec = VideoCodec.vp8
-    let clockRate: Int
-    private(set) var invalidPayload: [VideoPayloadInvalid: Int] = [:]
-    private let verdicts: FrameVerdicts
-    private let maxFrameBytes: Int
+/// RFC 7741 as a payload format: VP8 frames between the packet that starts partition 0 (S=1, PID=0)
+/// and the one with the marker bit, through the shared frame pipeline (`FramePayloadFormat`), with
+/// loss reasoned about per temporal layer (`LayerReferences`: TID, Y, TL0PICIDX) and the N bit.
+typealias VP8PayloadFormat = FramePayloadFormat<RFC7741>
 
-    /// The frame in progress: its first packet's descriptor, whether that packet began the frame,
-    /// and whether its marker came.
-    private struct Frame {
-        var timestamp: UInt32
-        var descriptor: VP8PayloadDescriptor
-        var began: Bool
-        var ended = false
-        var damage: AccessUnitDamage?
-        var packets = PacketSpan()
-
-        mutating func damage(_ reason: FrameRecord.Reason, missing: Int = 0) {
-            var d = damage ?? AccessUnitDamage()
-            d.add(reason, missing: missing, beforeFirstSlice: false)
-            damage = d
-        }
-    }
-    private var frame: Frame?
-    private var bytes: [UInt8] = []
-    /// The descriptor of the last frame's first packet.
-    private var previous: VP8PayloadDescriptor?
-    private var references = LayerReferences()
-    /// The last keyframe's header: the stream's picture size and profile.
-    private var keyframe: VP8FrameHeader?
-    /// Evidence that the stream is VP8: frame tags that parse, and frames whose PictureIDs follow on.
-    private var frameTags = 0
-    private var followingPictureIDs = 0
-
-    init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
-        clockRate = configuration.clockRate
-        maxFrameBytes = configuration.maxAccessUnitBytes
-        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
-    }
-
-    var wantsKeyframe: Bool { verdicts.wantsKeyframe }
-    func addParameterSets(_ nalUnits: [[UInt8]]) {}
-
-    /// A keyframe header that parses proves VP8; so do eight frames whose PictureIDs each follow the
-    /// last one's, which no other payload does by chance; with the stream named, one frame tag.
-    func provesCodec(given: Bool) -> Bool {
-        keyframe != nil || followingPictureIDs >= 8 || (given && frameTags > 0)
-    }
-
-    func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
-        guard let descriptor = VP8PayloadDescriptor(payload), descriptor.size < payload.count else {
-            invalidPayload[payload.isEmpty ? .empty : .tooShort, default: 0] += 1
-            return false
-        }
-        if descriptor.beginsFrame, VP8FrameHeader.contradicted(by: payload.view(descriptor.size..<payload.count)) {
-            invalidPayload[.frameTag, default: 0] += 1
-            return false
-        }
-        return true
-    }
-
-    func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int, arrival: Int64,
-                 borrowing: Bool, sequenceNumber: Int64) throws {
-        guard let descriptor = VP8PayloadDescriptor(payload) else { return }
-        var tailLost = false
-        if var open = frame, open.timestamp != timestamp || descriptor.beginsFrame {
-            // What was lost may have been this frame's end.
-            tailLost = lostBefore > 0 && !open.ended
-            if tailLost { open.damage(.missingPackets, missing: lostBefore) }
-            frame = open
-            try finish(arrival: arrival)
-        }
-        if frame == nil {
-            if lostBefore > 0 && framesLostWhole(before: descriptor, lost: lostBefore, tailLost: tailLost) { references.lostWhole() }
-            frame = Frame(timestamp: timestamp, descriptor: descriptor, began: descriptor.beginsFrame)
-            if !descriptor.beginsFrame { frame?.damage(lostBefore > 0 ? .missingPackets : .missingFragmentStart, missing: lostBefore) }
-        } else if lostBefore > 0 {
-            frame?.damage(.missingPackets, missing: lostBefore)
-        }
-        append(payload.view(descriptor.size..<payload.count))
-        frame?.packets.add(sequenceNumber)
-        if marker {
-            frame?.ended = true
-            try finish(arrival: arrival)
-        }
-    }
-
-    /// Whether the `lost` packets before a new frame held frames of their own: its PictureID says so;
-    /// without one, they may have unless the last frame's end (`tailLost`, one at least) and the new
-    /// frame's start (when it lacks it, one at least) account for them all.
-    private func framesLostWhole(before descriptor: VP8PayloadDescriptor, lost: Int, tailLost: Bool) -> Bool {
-        guard let previous else { return false }
-        if let distance = descriptor.pictureDistance(from: previous) { return distance != 1 }
-        return lost > (tailLost ? 1 : 0) + (descriptor.beginsFrame ? 0 : 1)
-    }
-
-    private func append(_ data: UnsafeRawBufferPointer) {
-        guard bytes.count <= maxFrameBytes - data.count else {
-            if frame?.damage?.reasons.contains(FrameRecord.Reasons(.overMaxFrameBytes)) != true { frame?.damage(.overMaxFrameBytes) }
-            return
-        }
-        bytes.append(contentsOf: data)
-    }
-
-    /// The frame in progress is over: judged, and written or dropped.
-    private func finish(arrival: Int64) throws {
-        guard let f = frame else { return }
-        defer {
-            frame = nil
-            previous = f.descriptor
-            bytes.removeAll(keepingCapacity: true)
-        }
-        let header = f.began ? bytes.withUnsafeBytes { VP8FrameHeader($0) } : nil
-        if header != nil { frameTags += 1 }
-        if let previous, f.descriptor.pictureDistance(from: previous) == 1 { followingPictureIDs += 1 }
-        let isKeyframe = header?.isKeyframe == true
-        if isKeyframe { keyframe = header }
-        let layer = f.descriptor.temporalLayer ?? 0, sync = f.descriptor.layerSync
-        references.observe(tl0PictureIndex: f.descriptor.tl0PictureIndex, layer: f.descriptor.temporalLayer)
-        let referencesIntact = isKeyframe || references.intact(layer: layer, sync: sync)
-        let pts = verdicts.presentationTime(timestamp: f.timestamp, arrival: arrival, isIDR: isKeyframe, newPicture: true) { nil }
-        // A VP8 frame that lost a packet cannot be mended: it has nothing like parameter sets to put back.
-        var facts = FrameVerdicts.Facts(timestamp: f.timestamp, packets: f.packets, bytes: bytes.count, isKeyframe: isKeyframe,
-                                        damage: f.damage, pts: pts, slicesBeginPicture: false, slicesNameParameterSets: false,
-                                        slicesHaveParameterSets: true, referencesIntact: referencesIntact)
-        facts.isDiscardable = f.descriptor.nonReference
-        switch try verdicts.judge(facts) {
-        case .notWritten(let harmless):
-            if !harmless { references.lost(layer: layer) }
-        case .toWrite(let record):
-            try write(record, pts: pts, header: isKeyframe ? header : nil, arrival: arrival, referencesIntact: referencesIntact)
-            references.wrote(layer: layer, sync: sync, isKeyframe: isKeyframe)
-        }
-    }
-
-    private func write(_ record: FrameRecord, pts: Int64, header: VP8FrameHeader?, arrival: Int64, referencesIntact: Bool) throws {
-        try bytes.withUnsafeBytes { frameBytes in
-            try withUnsafePointer(to: frameBytes) { piece in
-                let pieces = UnsafeBufferPointer(start: piece, count: 1)
-                var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival,
-                                            codec: codec)
-                if let header { accessUnit.pictureSize = (header.width, header.height) }
-                guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
-                verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
-            }
-        }
-    }
-
-    func tick(now: Int64) throws {}
-
-    /// What is in progress ends here: whole if its marker came.
-    func flush() throws {
-        if frame?.ended == false { frame?.damage(.incompleteAtEnd) }
-        try finish(arrival: 0)
-    }
-
-    func restart() {
-        verdicts.restart()
-        references.reset()
-        previous = nil
-    }
-
-    // Every payload is copied into `bytes`: nothing refers to the caller's memory.
-    func refers(to memory: UnsafeRawBufferPointer) -> Bool { false }
-    func stopReferring(to memory: UnsafeRawBufferPointer) {}
-
-    func fold(into s: inout StreamStatistics) {
-        s.codec = codec
-        s.invalidPayload = invalidPayload
-        s.video = keyframe?.parameters
-        verdicts.fold(into: &s)
-    }
+enum RFC7741: FramePayloadRules {
+    typealias Descriptor = VP8PayloadDescriptor
+    typealias Header = VP8FrameHeader
+    typealias References = VP8References
+    static var codec: VideoCodec { .vp8 }
 }
 
 extension VideoCodec {
@@ -197,5 +19,32 @@ extension VideoPayloadFormatRegistration {
     static let rfc7741 = VideoPayloadFormatRegistration(codec: .vp8, parameters: VP8FormatParameters.self,
                                                         recognition: VP8Recognition()) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(VP8PayloadFormat(ssrc: ssrc, configuration: configuration))
+    }
+}
+
+extension VP8PayloadDescriptor: FrameDescriptor {
+    /// The marker bit ends a VP8 frame.
+    public var endsFrame: Bool { false }
+    public var isTaken: Bool { true }
+}
+
+extension VP8FrameHeader: FrameHeader {
+    public var pictureSize: (width: Int, height: Int)? { isKeyframe ? (width, height) : nil }
+}
+
+/// VP8's references: a frame of layer TID refers to frames of layers 0 to TID, only to TL0 when Y.
+struct VP8References: FrameReferences {
+    private var layers = LayerReferences()
+
+    mutating func observe(_ frame: VP8PayloadDescriptor) {
+        layers.observe(tl0PictureIndex: frame.tl0PictureIndex, layer: frame.temporalLayer)
+    }
+
+    func intact(_ frame: VP8PayloadDescriptor) -> Bool { layers.intact(layer: frame.temporalLayer ?? 0, sync: frame.layerSync) }
+    mutating func lost(_ frame: VP8PayloadDescriptor) { layers.lost(layer: frame.temporalLayer ?? 0) }
+    mutating func lostWhole() { layers.lostWhole() }
+
+    mutating func wrote(_ frame: VP8PayloadDescriptor, isKeyframe: Bool) {
+        layers.wrote(layer: frame.temporalLayer ?? 0, sync: frame.layerSync, isKeyframe: isKeyframe)
     }
 }

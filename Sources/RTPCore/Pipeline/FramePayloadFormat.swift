@@ -1,0 +1,198 @@
+/// A payload format whose frames come whole from a first packet to a last, each packet opened by a
+/// payload descriptor (VP8, VP9), with the codec's rules (`FramePayloadRules`) and the shared
+/// verdicts on each frame.
+///
+/// A frame is the packets of one timestamp, from the one whose descriptor begins it to the one that
+/// ends it (its descriptor, or the marker bit); a new timestamp with nothing lost also ends one whose
+/// end did not come. The descriptors say which frames may refer to a lost one (`FrameReferences`),
+/// and, through the PictureID, whether frames were lost whole between two that came. The frame's
+/// bytes are copied out of the packets into a buffer kept for the next frame.
+final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
+    typealias Descriptor = Rules.Descriptor
+
+    var output: (FrameRecord, AccessUnit?) throws -> Bool {
+        get { verdicts.emit }
+        set { verdicts.emit = newValue }
+    }
+    var onNotice: (StreamNotice) -> Void {
+        get { verdicts.onNotice }
+        set { verdicts.onNotice = newValue }
+    }
+    let codec = Rules.codec
+    let clockRate: Int
+    private(set) var invalidPayload: [VideoPayloadInvalid: Int] = [:]
+    private let verdicts: FrameVerdicts
+    private let maxFrameBytes: Int
+
+    /// The frame in progress: its first packet's descriptor, whether that packet began the frame,
+    /// and whether its last packet came.
+    private struct Frame {
+        var timestamp: UInt32
+        var descriptor: Descriptor
+        var began: Bool
+        var ended = false
+        var damage: AccessUnitDamage?
+        var packets = PacketSpan()
+
+        mutating func damage(_ reason: FrameRecord.Reason, missing: Int = 0) {
+            var d = damage ?? AccessUnitDamage()
+            d.add(reason, missing: missing, beforeFirstSlice: false)
+            damage = d
+        }
+    }
+    private var frame: Frame?
+    private var bytes: [UInt8] = []
+    /// The descriptor of the last frame's first packet.
+    private var previous: Descriptor?
+    private var references = Rules.References()
+    /// The last keyframe's header: the stream's picture size and profile.
+    private var keyframe: Rules.Header?
+    /// Evidence that the stream carries the codec: frame headers that parse, and frames whose
+    /// PictureIDs follow on.
+    private var frameHeaders = 0
+    private var followingPictureIDs = 0
+    /// Packets of frames this receiver does not take (`FrameDescriptor.isTaken`).
+    private(set) var packetsNotTaken = 0
+
+    init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
+        clockRate = configuration.clockRate
+        maxFrameBytes = configuration.maxAccessUnitBytes
+        verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
+    }
+
+    var wantsKeyframe: Bool { verdicts.wantsKeyframe }
+    func addParameterSets(_ nalUnits: [[UInt8]]) {}
+
+    /// A keyframe header that parses proves the codec; so do eight frames whose PictureIDs each follow
+    /// the last one's, which no other payload does by chance; with the stream named, one frame header.
+    func provesCodec(given: Bool) -> Bool {
+        keyframe != nil || followingPictureIDs >= 8 || (given && frameHeaders > 0)
+    }
+
+    func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {
+        guard let descriptor = Descriptor(payload), descriptor.size < payload.count else {
+            invalidPayload[payload.isEmpty ? .empty : .tooShort, default: 0] += 1
+            return false
+        }
+        if descriptor.beginsFrame, Rules.Header.contradicted(by: payload.view(descriptor.size..<payload.count)) {
+            invalidPayload[.frameTag, default: 0] += 1
+            return false
+        }
+        return true
+    }
+
+    func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int, arrival: Int64,
+                 borrowing: Bool, sequenceNumber: Int64) throws {
+        guard let descriptor = Descriptor(payload) else { return }
+        guard descriptor.isTaken else {
+            packetsNotTaken += 1
+            return
+        }
+        var tailLost = false
+        if var open = frame, open.timestamp != timestamp || descriptor.beginsFrame {
+            // What was lost may have been this frame's end.
+            tailLost = lostBefore > 0 && !open.ended
+            if tailLost { open.damage(.missingPackets, missing: lostBefore) }
+            frame = open
+            try finish(arrival: arrival)
+        }
+        if frame == nil {
+            if lostBefore > 0 && framesLostWhole(before: descriptor, lost: lostBefore, tailLost: tailLost) { references.lostWhole() }
+            frame = Frame(timestamp: timestamp, descriptor: descriptor, began: descriptor.beginsFrame)
+            if !descriptor.beginsFrame { frame?.damage(lostBefore > 0 ? .missingPackets : .missingFragmentStart, missing: lostBefore) }
+        } else if lostBefore > 0 {
+            frame?.damage(.missingPackets, missing: lostBefore)
+        }
+        append(payload.view(descriptor.size..<payload.count))
+        frame?.packets.add(sequenceNumber)
+        if marker || descriptor.endsFrame {
+            frame?.ended = true
+            try finish(arrival: arrival)
+        }
+    }
+
+    /// Whether the `lost` packets before a new frame held frames of their own: its PictureID says so;
+    /// without one, they may have unless the last frame's end (`tailLost`, one at least) and the new
+    /// frame's start (when it lacks it, one at least) account for them all.
+    private func framesLostWhole(before descriptor: Descriptor, lost: Int, tailLost: Bool) -> Bool {
+        guard let previous else { return false }
+        if let distance = descriptor.pictureDistance(from: previous) { return distance != 1 }
+        return lost > (tailLost ? 1 : 0) + (descriptor.beginsFrame ? 0 : 1)
+    }
+
+    private func append(_ data: UnsafeRawBufferPointer) {
+        guard bytes.count <= maxFrameBytes - data.count else {
+            if frame?.damage?.reasons.contains(FrameRecord.Reasons(.overMaxFrameBytes)) != true { frame?.damage(.overMaxFrameBytes) }
+            return
+        }
+        bytes.append(contentsOf: data)
+    }
+
+    /// The frame in progress is over: judged, and written or dropped.
+    private func finish(arrival: Int64) throws {
+        guard let f = frame else { return }
+        defer {
+            frame = nil
+            previous = f.descriptor
+            bytes.removeAll(keepingCapacity: true)
+        }
+        let header = f.began ? bytes.withUnsafeBytes { Rules.Header($0) } : nil
+        if header != nil { frameHeaders += 1 }
+        if let previous, f.descriptor.pictureDistance(from: previous) == 1 { followingPictureIDs += 1 }
+        let isKeyframe = header?.isKeyframe == true
+        if isKeyframe { keyframe = header }
+        references.observe(f.descriptor)
+        let referencesIntact = isKeyframe || references.intact(f.descriptor)
+        let pts = verdicts.presentationTime(timestamp: f.timestamp, arrival: arrival, isIDR: isKeyframe, newPicture: true) { nil }
+        // A frame that lost a packet cannot be mended: it has nothing like parameter sets to put back.
+        var facts = FrameVerdicts.Facts(timestamp: f.timestamp, packets: f.packets, bytes: bytes.count, isKeyframe: isKeyframe,
+                                        damage: f.damage, pts: pts, slicesBeginPicture: false, slicesNameParameterSets: false,
+                                        slicesHaveParameterSets: true, referencesIntact: referencesIntact)
+        facts.isDiscardable = f.descriptor.nonReference
+        switch try verdicts.judge(facts) {
+        case .notWritten(let harmless):
+            if !harmless { references.lost(f.descriptor) }
+        case .toWrite(let record):
+            try write(record, pts: pts, header: isKeyframe ? header : nil, arrival: arrival, referencesIntact: referencesIntact)
+            references.wrote(f.descriptor, isKeyframe: isKeyframe)
+        }
+    }
+
+    private func write(_ record: FrameRecord, pts: Int64, header: Rules.Header?, arrival: Int64, referencesIntact: Bool) throws {
+        try bytes.withUnsafeBytes { frameBytes in
+            try withUnsafePointer(to: frameBytes) { piece in
+                let pieces = UnsafeBufferPointer(start: piece, count: 1)
+                var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival,
+                                            codec: codec)
+                accessUnit.pictureSize = header?.pictureSize
+                guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
+                verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
+            }
+        }
+    }
+
+    func tick(now: Int64) throws {}
+
+    /// What is in progress ends here: whole if its last packet came.
+    func flush() throws {
+        if frame?.ended == false { frame?.damage(.incompleteAtEnd) }
+        try finish(arrival: 0)
+    }
+
+    func restart() {
+        verdicts.restart()
+        references = Rules.References()
+        previous = nil
+    }
+
+    // Every payload is copied into `bytes`: nothing refers to the caller's memory.
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool { false }
+    func stopReferring(to memory: UnsafeRawBufferPointer) {}
+
+    func fold(into s: inout StreamStatistics) {
+        s.codec = codec
+        s.invalidPayload = invalidPayload
+        s.video = keyframe?.parameters
+        verdicts.fold(into: &s)
+    }
+}

@@ -1,0 +1,58 @@
+/// What a payload format whose frames come whole between a first and a last packet, each packet
+/// opened by a payload descriptor (VP8's RFC 7741, VP9's RFC 9628), declares for
+/// `FramePayloadFormat`: its codec, how its descriptor and its frame header read, and how loss
+/// reaches the frames that refer to what was lost.
+protocol FramePayloadRules {
+    associatedtype Descriptor: FrameDescriptor
+    associatedtype Header: FrameHeader
+    associatedtype References: FrameReferences where References.Descriptor == Descriptor
+    static var codec: VideoCodec { get }
+}
+
+/// A payload descriptor: what one packet says of the frame it carries part of.
+protocol FrameDescriptor {
+    /// The descriptor at the start of `payload`, or nil when it runs past it.
+    init?(_ payload: UnsafeRawBufferPointer)
+    /// Bytes it takes; the frame's bytes follow.
+    var size: Int { get }
+    /// The packet begins a frame.
+    var beginsFrame: Bool { get }
+    /// The packet ends a frame (VP9's E bit); without one, the marker bit or the next timestamp does.
+    var endsFrame: Bool { get }
+    /// Nothing refers to the frame: dropping it damages no other.
+    var nonReference: Bool { get }
+    /// Whether the frame is one this receiver takes (VP9: the base spatial layer); the others'
+    /// packets are counted and left out.
+    var isTaken: Bool { get }
+    /// Frames from `earlier`'s picture to this one's, when both carry a PictureID of one width.
+    func pictureDistance(from earlier: Self) -> Int?
+}
+
+/// The header at the start of a frame's bytes (RFC 6386 §9.1, the VP9 uncompressed header).
+protocol FrameHeader {
+    /// Nil when the frame's start cannot be read as one.
+    init?(_ frame: UnsafeRawBufferPointer)
+    var isKeyframe: Bool { get }
+    /// A keyframe's picture size (for IVF), and what it says of the pictures (for the report).
+    var pictureSize: (width: Int, height: Int)? { get }
+    var parameters: VideoParameters? { get }
+    /// Whether the first bytes of a frame, as far as one packet holds them, cannot begin one: a
+    /// payload refused as `frameTag`.
+    static func contradicted(by start: UnsafeRawBufferPointer) -> Bool
+}
+
+/// Which frames may refer to a lost one, as the descriptors tell (layers, references).
+protocol FrameReferences {
+    associatedtype Descriptor
+    init()
+    /// A frame came, with the descriptor of its first packet: before its references are asked.
+    mutating func observe(_ frame: Descriptor)
+    /// Whether a frame's references are intact.
+    func intact(_ frame: Descriptor) -> Bool
+    /// A frame that others may refer to was lost or dropped.
+    mutating func lost(_ frame: Descriptor)
+    /// Frames were lost whole, with nothing known of them.
+    mutating func lostWhole()
+    /// A frame was written (whole; with its references intact or not).
+    mutating func wrote(_ frame: Descriptor, isKeyframe: Bool)
+}
