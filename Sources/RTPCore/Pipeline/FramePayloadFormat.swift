@@ -51,7 +51,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     /// PictureIDs follow on.
     private var frameHeaders = 0
     private var followingPictureIDs = 0
-    /// Packets of frames this receiver does not take (`FrameDescriptor.isTaken`).
+    /// Packets of frames this receiver does not take (`FrameDescriptor.isTaken`: VP9's upper spatial layers).
     private(set) var packetsNotTaken = 0
 
     init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
@@ -154,7 +154,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
             if !harmless { references.lost(f.descriptor) }
         case .toWrite(let record):
             try write(record, pts: pts, header: isKeyframe ? header : nil, arrival: arrival, referencesIntact: referencesIntact)
-            references.wrote(f.descriptor, isKeyframe: isKeyframe)
+            references.wrote(f.descriptor, isKeyframe: isKeyframe, referencesIntact: referencesIntact)
         }
     }
 
@@ -193,6 +193,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         s.codec = codec
         s.invalidPayload = invalidPayload
         s.video = keyframe?.parameters
+        s.upperSpatialLayerPackets = packetsNotTaken
         verdicts.fold(into: &s)
     }
 }

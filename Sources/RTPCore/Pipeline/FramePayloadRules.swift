@@ -53,6 +53,6 @@ protocol FrameReferences {
     mutating func lost(_ frame: Descriptor)
     /// Frames were lost whole, with nothing known of them.
     mutating func lostWhole()
-    /// A frame was written (whole; with its references intact or not).
-    mutating func wrote(_ frame: Descriptor, isKeyframe: Bool)
+    /// A frame was written whole, with its references intact or not.
+    mutating func wrote(_ frame: Descriptor, isKeyframe: Bool, referencesIntact: Bool)
 }

@@ -47,6 +47,13 @@ struct LayerReferences {
         damaged |= layered && tl0PictureIndex != nil ? 0xfe : 0xff
     }
 
+    /// A frame of `layer` with its references intact is a switching-up point (VP9's U): the frames of
+    /// the layers above it refer to nothing before it in those layers, so their damage is mended.
+    mutating func switchedUp(at layer: Int) {
+        let kept = (1 << (min(max(layer, 0), Self.layers - 1) + 1)) - 1
+        damaged &= UInt8(truncatingIfNeeded: kept)
+    }
+
     /// A frame of `layer` was written: a keyframe mends every layer, a sync frame with the base
     /// layer intact mends its own.
     mutating func wrote(layer: Int, sync: Bool, isKeyframe: Bool) {

@@ -98,7 +98,10 @@ public struct StreamSurvey {
             }
             if StaticPayloadType.isStaticRange(payloadType) { return .unknown }
             if looksLikeTelephoneEvents { return .telephoneEvent }
-            if let shown = recognitions.first(where: { $0.recognition.proves(packets: packets) }) { return .video(shown.codec) }
+            // Slices whose headers parse can be read out of another codec's payloads; a keyframe is
+            // the stronger evidence, and decides between two that prove.
+            let proving = recognitions.filter { $0.recognition.proves(packets: packets) }
+            if let shown = proving.first(where: { $0.recognition.sawKeyframe }) ?? proving.first { return .video(shown.codec) }
             return .unknown
         }
 

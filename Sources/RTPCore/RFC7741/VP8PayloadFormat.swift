@@ -44,7 +44,7 @@ struct VP8References: FrameReferences {
     mutating func lost(_ frame: VP8PayloadDescriptor) { layers.lost(layer: frame.temporalLayer ?? 0) }
     mutating func lostWhole() { layers.lostWhole() }
 
-    mutating func wrote(_ frame: VP8PayloadDescriptor, isKeyframe: Bool) {
+    mutating func wrote(_ frame: VP8PayloadDescriptor, isKeyframe: Bool, referencesIntact: Bool) {
         layers.wrote(layer: frame.temporalLayer ?? 0, sync: frame.layerSync, isKeyframe: isKeyframe)
     }
 }
