@@ -291,6 +291,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "rtsp": fuzzRTSP(bytes)
     case "h265": fuzzReceiver(bytes, interleaved: false, codec: .h265)
     case "vp8": fuzzReceiver(bytes, interleaved: false, codec: .vp8)
+    case "vp9": fuzzReceiver(bytes, interleaved: false, codec: .vp9)
     case "hevcbits": fuzzHEVCBits(bytes)
     case "session": fuzzSession(bytes)
     case "rtcp": fuzzRTCP(bytes)
