@@ -6,25 +6,19 @@ import XCTest
 /// Every frame written is compared with the encoder's own output (`-c copy` packet hashes, and
 /// pictures decoded by the ffmpeg CLI); losses are made by removing a frame's packets.
 final class VP8Tests: XCTestCase {
-    private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
+    private func capture(_ name: String) -> URL { FrameCaptures.capture(name) }
+    private func packetHashes(_ url: URL) throws -> [String] { try FrameCaptures.packetHashes(url) }
+    private func replay(_ pcap: URL, _ extra: [String] = [], name: String = #function) throws -> (ivf: URL, ledger: [Harness.LedgerRecord], stderr: String) {
+        try FrameCaptures.replay(pcap, extra, name: name)
+    }
+    private func frames(_ name: String) throws -> [(layer: Int?, packets: [FrameCaptures.Packet])] {
+        try FrameCaptures.frames(name, layer: tid)
+    }
+    private func without(_ lost: Set<Int>, of name: String) throws -> URL { try FrameCaptures.without(lost, of: name) }
 
     /// The source each capture was packetized from.
     private let sources = ["gst-vp8": "gst-vp8.webm", "gst-vp8-layers2": "gst-vp8-layers2.webm",
                            "gst-vp8-layers3": "gst-vp8-layers3.webm", "ffmpeg-vp8": "ffmpeg-vp8.ivf"]
-
-    /// The MD5 of each frame's bytes as ffmpeg demuxes them (no decoding).
-    private func packetHashes(_ url: URL) throws -> [String] {
-        let result = try Harness.run("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return Harness.hashes(result.stdout)
-    }
-
-    private func replay(_ pcap: URL, _ extra: [String] = [], name: String = #function) throws -> (ivf: URL, ledger: [Harness.LedgerRecord], stderr: String) {
-        let ivf = Harness.temporaryFile(name + ".ivf"), ledger = Harness.temporaryFile(name + ".jsonl")
-        let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", ivf.path, "--frames-json", ledger.path] + extra)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return (ivf, try Harness.ledger(ledger), result.stderr)
-    }
 
     /// Each capture, with no option (FFmpeg's with its SDP): the IVF holds every frame bit-exact, ffprobe
     /// reads it as VP8 of the right size, and it decodes as the source does.
@@ -73,21 +67,7 @@ final class VP8Tests: XCTestCase {
 
     // MARK: Loss, per temporal layer
 
-    /// A capture's RTP packets grouped by frame (timestamp), each frame with its temporal layer as
-    /// its first payload descriptor says (RFC 7741 §4.2, read here independently of rtprecv).
-    private func frames(_ name: String) throws -> [(layer: Int?, packets: [(microseconds: UInt64, rtp: [UInt8])])] {
-        var frames: [(timestamp: UInt32, layer: Int?, packets: [(microseconds: UInt64, rtp: [UInt8])])] = []
-        for record in try TestPcap.records(of: capture(name)) {
-            let rtp = Array(record.frame[42...])
-            let timestamp = rtp[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if frames.last?.timestamp != timestamp {
-                frames.append((timestamp, tid(Array(rtp[12...])), []))
-            }
-            frames[frames.count - 1].packets.append((record.microseconds, rtp))
-        }
-        return frames.map { ($0.layer, $0.packets) }
-    }
-
+    /// The TID of a VP8 payload descriptor (RFC 7741 §4.2).
     private func tid(_ payload: [UInt8]) -> Int? {
         guard payload[0] & 0x80 != 0 else { return nil }
         let x = payload[1]
@@ -95,15 +75,6 @@ final class VP8Tests: XCTestCase {
         if x & 0x80 != 0 { i += payload[i] & 0x80 != 0 ? 2 : 1 }
         if x & 0x40 != 0 { i += 1 }
         return x & 0x20 != 0 ? Int(payload[i] >> 6) : nil
-    }
-
-    /// The capture without the frames at `lost`, as a pcap of its own.
-    private func without(_ lost: Set<Int>, of name: String) throws -> URL {
-        let kept = try frames(name + ".pcap").enumerated().filter { !lost.contains($0.offset) }.flatMap { $0.element.packets }
-        let url = Harness.temporaryFile("\(name)-without-\(lost.sorted()).pcap")
-        try TestPcap.data(linkType: 1, records: kept.map { ($0.microseconds * 1000, TestPcap.udpFrame($0.rtp, ethernet: true)) })
-            .write(to: url)
-        return url
     }
 
     /// Replays `name` without the frames at `lost`, and checks the ledger's verdicts against
@@ -163,10 +134,7 @@ final class VP8Tests: XCTestCase {
         XCTAssertEqual(frames[30].packets.count, 2, "the keyframe at 30 is split in two packets")
         var packets = frames.flatMap(\.packets)
         packets.remove(at: frames[...30].reduce(0) { $0 + $1.packets.count } - 1)
-        let url = Harness.temporaryFile("gst-vp8-lost-end.pcap")
-        try TestPcap.data(linkType: 1, records: packets.map { ($0.microseconds * 1000, TestPcap.udpFrame($0.rtp, ethernet: true)) })
-            .write(to: url)
-        let (_, damaged, _) = try replay(url, name: "lost-end")
+        let (_, damaged, _) = try replay(try FrameCaptures.pcap(packets, name: "gst-vp8-lost-end"), name: "lost-end")
         XCTAssertEqual(damaged.count, 120)
         XCTAssertEqual(damaged[30].status, "dropped")
         XCTAssertEqual(damaged[30].reason, "missing_packets")
