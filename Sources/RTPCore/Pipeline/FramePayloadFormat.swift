@@ -42,6 +42,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     }
     private var frame: Frame?
     private var bytes: [UInt8] = []
+    private var assembly = Rules.Assembly()
     /// The descriptor of the last frame's first packet.
     private var previous: Descriptor?
     private var references = Rules.References()
@@ -97,13 +98,17 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
             try finish(arrival: arrival)
         }
         if frame == nil {
+            // Packets lost before it that the last frame's end does not account for, where the codec
+            // does not mark frame starts, may have held this one's.
+            let startMayBeLost = !Descriptor.marksFrameStarts && lostBefore > (tailLost ? 1 : 0)
             if lostBefore > 0 && framesLostWhole(before: descriptor, lost: lostBefore, tailLost: tailLost) { references.lostWhole() }
-            frame = Frame(timestamp: timestamp, descriptor: descriptor, began: descriptor.beginsFrame)
-            if !descriptor.beginsFrame { frame?.damage(lostBefore > 0 ? .missingPackets : .missingFragmentStart, missing: lostBefore) }
+            frame = Frame(timestamp: timestamp, descriptor: descriptor, began: descriptor.mayBeginFrame && !startMayBeLost)
+            if frame?.began == false { frame?.damage(lostBefore > 0 ? .missingPackets : .missingFragmentStart, missing: lostBefore) }
+            assembly.begin(&bytes)
         } else if lostBefore > 0 {
             frame?.damage(.missingPackets, missing: lostBefore)
         }
-        append(payload.view(descriptor.size..<payload.count))
+        append(payload.view(descriptor.size..<payload.count), of: descriptor)
         frame?.packets.add(sequenceNumber)
         if marker || descriptor.endsFrame {
             frame?.ended = true
@@ -117,20 +122,23 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     private func framesLostWhole(before descriptor: Descriptor, lost: Int, tailLost: Bool) -> Bool {
         guard let previous else { return false }
         if let distance = descriptor.pictureDistance(from: previous) { return distance != 1 }
-        return lost > (tailLost ? 1 : 0) + (descriptor.beginsFrame ? 0 : 1)
+        return lost > (tailLost ? 1 : 0) + (descriptor.mayBeginFrame ? 0 : 1)
     }
 
-    private func append(_ data: UnsafeRawBufferPointer) {
+    private func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor) {
         guard bytes.count <= maxFrameBytes - data.count else {
             if frame?.damage?.reasons.contains(FrameRecord.Reasons(.overMaxFrameBytes)) != true { frame?.damage(.overMaxFrameBytes) }
             return
         }
-        bytes.append(contentsOf: data)
+        if let reason = assembly.append(data, of: descriptor, to: &bytes), frame?.damage?.reasons.contains(FrameRecord.Reasons(reason)) != true {
+            frame?.damage(reason)
+        }
     }
 
     /// The frame in progress is over: judged, and written or dropped.
     private func finish(arrival: Int64) throws {
-        guard let f = frame else { return }
+        guard var f = frame else { return }
+        if let reason = assembly.end(&bytes) { f.damage(reason) }
         defer {
             frame = nil
             previous = f.descriptor

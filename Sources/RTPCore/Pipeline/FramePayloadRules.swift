@@ -6,6 +6,7 @@ protocol FramePayloadRules {
     associatedtype Descriptor: FrameDescriptor
     associatedtype Header: FrameHeader
     associatedtype References: FrameReferences where References.Descriptor == Descriptor
+    associatedtype Assembly: FrameAssembly = PlainAssembly<Descriptor> where Assembly.Descriptor == Descriptor
     static var codec: VideoCodec { get }
 }
 
@@ -17,6 +18,12 @@ protocol FrameDescriptor {
     var size: Int { get }
     /// The packet begins a frame.
     var beginsFrame: Bool { get }
+    /// The packet may be a frame's first: `beginsFrame` where the codec marks where frames begin;
+    /// AV1, which does not, when its first element continues nothing.
+    var mayBeginFrame: Bool { get }
+    /// The codec marks where frames begin (VP8's S and PID, VP9's B); where it does not, packets
+    /// lost before a new frame may have held its start.
+    static var marksFrameStarts: Bool { get }
     /// The packet ends a frame (VP9's E bit); without one, the marker bit or the next timestamp does.
     var endsFrame: Bool { get }
     /// Nothing refers to the frame: dropping it damages no other.
@@ -55,4 +62,35 @@ protocol FrameReferences {
     mutating func lostWhole()
     /// A frame was written whole, with its references intact or not.
     mutating func wrote(_ frame: Descriptor, isKeyframe: Bool, referencesIntact: Bool)
+}
+
+extension FrameDescriptor {
+    var mayBeginFrame: Bool { beginsFrame }
+    static var marksFrameStarts: Bool { true }
+}
+
+/// How a frame's bytes are made from its packets' (after each descriptor): as they come (VP8,
+/// VP9), or rewritten into the codec's elementary form (AV1's OBU elements into OBUs with sizes).
+protocol FrameAssembly {
+    associatedtype Descriptor
+    init()
+    /// A frame begins in `bytes` (empty).
+    mutating func begin(_ bytes: inout [UInt8])
+    /// Adds what one packet carries; returns why the frame is damaged when what came cannot be
+    /// read or continues what never began.
+    mutating func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, to bytes: inout [UInt8]) -> FrameRecord.Reason?
+    /// The frame's last packet came (or it ends without): what is held back goes in; returns why the
+    /// frame is damaged when something was left unfinished.
+    mutating func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason?
+}
+
+/// The payloads' bytes as they come.
+struct PlainAssembly<Descriptor>: FrameAssembly {
+    init() {}
+    func begin(_ bytes: inout [UInt8]) {}
+    func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, to bytes: inout [UInt8]) -> FrameRecord.Reason? {
+        bytes.append(contentsOf: data)
+        return nil
+    }
+    func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason? { nil }
 }
