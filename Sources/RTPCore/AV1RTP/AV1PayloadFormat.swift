@@ -1,0 +1,88 @@
+/// AV1 over RTP ("RTP Payload Format For AV1", AOMedia) as a payload format: temporal units from
+/// the packets of one timestamp to the marker, their OBU elements joined into OBUs with sizes
+/// (`AV1TemporalUnitAssembly`), through the shared frame pipeline (`FramePayloadFormat`). Nothing
+/// marks a unit's first packet, so packets lost before a unit may have held its start: it is
+/// dropped. Without the dependency descriptor, any loss damages every unit to the next keyframe.
+typealias AV1PayloadFormat = FramePayloadFormat<AV1RTP>
+
+enum AV1RTP: FramePayloadRules {
+    typealias Descriptor = AV1AggregationHeader
+    typealias Header = AV1TemporalUnitHeader
+    typealias References = AV1References
+    typealias Assembly = AV1TemporalUnitAssembly
+    static var codec: VideoCodec { .av1 }
+}
+
+extension VideoCodec {
+    public static let av1 = VideoCodec(rawValue: "av1", name: "AV1", encodingName: "AV1", decoderName: "libdav1d",
+                                       parameterSetsInSDP: "none", decodingOrder: "none", ivfFourCC: "AV01")
+}
+
+extension VideoPayloadFormatRegistration {
+    static let av1 = VideoPayloadFormatRegistration(codec: .av1, parameters: AV1FormatParameters.self,
+                                                    recognition: AV1Recognition()) { ssrc, configuration, _ in
+        AnyVideoPayloadFormat(AV1PayloadFormat(ssrc: ssrc, configuration: configuration))
+    }
+}
+
+extension AV1AggregationHeader: FrameDescriptor {
+    /// N: the first packet of a coded video sequence surely begins a unit.
+    public var beginsFrame: Bool { beginsCodedVideoSequence }
+    public var mayBeginFrame: Bool { !continuesOBU }
+    public static var marksFrameStarts: Bool { false }
+    /// The marker bit, or the next timestamp, ends a unit.
+    public var endsFrame: Bool { false }
+    public var nonReference: Bool { false }
+    public var isTaken: Bool { true }
+    public func pictureDistance(from earlier: AV1AggregationHeader) -> Int? { nil }
+}
+
+/// A temporal unit as assembled: a keyframe when its first frame header says KEY_FRAME and a
+/// sequence header is in the unit (came with it, or was put in front of it), which also gives the
+/// picture size and what the report says.
+public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
+    public var isKeyframe = false
+    public var sequenceHeader: AV1SequenceHeader?
+
+    /// The unit's header, or nil when its OBUs do not all read.
+    public init?(_ unit: UnsafeRawBufferPointer) {
+        var obus = OBUs(unit), read = 0, consumed = 0, frameHeader: UInt8?
+        while let (header, payload) = obus.next() {
+            guard header.isDefined else { return nil }
+            read += 1
+            consumed = payload.baseAddress! + payload.count - unit.baseAddress!
+            if header.type == OBUHeader.sequenceHeader { sequenceHeader = AV1SequenceHeader(payload) }
+            if frameHeader == nil, header.type == OBUHeader.frame || header.type == OBUHeader.frameHeader, let first = payload.first {
+                frameHeader = first
+            }
+        }
+        guard read > 0, consumed == unit.count else { return nil }
+        if let sequenceHeader, let frameHeader {
+            isKeyframe = AV1FrameType.isKeyframe(firstByte: frameHeader, reduced: sequenceHeader.reducedStillPictureHeader)
+        }
+    }
+
+    public var pictureSize: (width: Int, height: Int)? {
+        guard isKeyframe, let s = sequenceHeader else { return nil }
+        return (s.maxWidth, s.maxHeight)
+    }
+
+    public var parameters: VideoParameters? { isKeyframe ? sequenceHeader?.parameters : nil }
+
+    /// A unit's first packet carries OBU elements, not a unit: nothing to contradict.
+    public static func contradicted(by start: UnsafeRawBufferPointer) -> Bool { false }
+}
+
+/// Without the dependency descriptor, every unit refers to every one before it up to a keyframe.
+struct AV1References: FrameReferences {
+    private var layers = LayerReferences()
+
+    func observe(_ frame: AV1AggregationHeader) {}
+    func intact(_ frame: AV1AggregationHeader) -> Bool { layers.intact(layer: 0, sync: false) }
+    mutating func lost(_ frame: AV1AggregationHeader) { layers.lost(layer: 0) }
+    mutating func lostWhole() { layers.lostWhole() }
+
+    mutating func wrote(_ frame: AV1AggregationHeader, isKeyframe: Bool, referencesIntact: Bool) {
+        layers.wrote(layer: 0, sync: false, isKeyframe: isKeyframe)
+    }
+}
