@@ -292,6 +292,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "h265": fuzzReceiver(bytes, interleaved: false, codec: .h265)
     case "vp8": fuzzReceiver(bytes, interleaved: false, codec: .vp8)
     case "vp9": fuzzReceiver(bytes, interleaved: false, codec: .vp9)
+    case "av1": fuzzReceiver(bytes, interleaved: false, codec: .av1)
     case "hevcbits": fuzzHEVCBits(bytes)
     case "session": fuzzSession(bytes)
     case "rtcp": fuzzRTCP(bytes)
