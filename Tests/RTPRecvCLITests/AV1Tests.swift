@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+/// AV1 over RTP ("RTP Payload Format For AV1", AOMedia) end to end. No packetizer ships in Debian,
+/// so scripts/av1-rtp-packetize (Python, written from the specification, sharing nothing with
+/// rtprecv) packetizes a libaom encode (captures/av1-source.ivf) in each way the specification
+/// allows; every temporal unit rtprecv writes must be the encoder's, byte for byte, and decode as
+/// the ffmpeg CLI decodes the source.
+final class AV1Tests: XCTestCase {
+    private let source = FrameCaptures.capture("av1-source.ivf")
+
+    /// The source packetized with `options`, as a pcap.
+    private func packetized(_ options: [String], name: String) throws -> URL {
+        let pcap = Harness.temporaryFile(name + ".pcap")
+        let script = Harness.packageRoot.appendingPathComponent("scripts/av1-rtp-packetize").path
+        let result = try Harness.run("/usr/bin/python3", [script, source.path, pcap.path] + options)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return pcap
+    }
+
+    /// Aggregation with a length on every element (W=0) and without the last one's (W=count), in
+    /// packets large and small enough that most OBUs are fragmented across several (Z, Y).
+    func testEveryPacketizationIsTheEncodersTemporalUnits() throws {
+        let expected = try FrameCaptures.packetHashes(source)
+        XCTAssertEqual(expected.count, 60)
+        let decoded = try Harness.frameMD5(source)
+        for options in [["--mode", "w0"], ["--mode", "count"], ["--mode", "mixed", "--mtu", "500"], ["--mode", "count", "--mtu", "120"]] {
+            let name = "av1-" + options.joined(separator: "")
+            let (ivf, ledger, stderr) = try FrameCaptures.replay(try packetized(options, name: name), ["--codec", "av1"], name: name)
+            XCTAssertEqual(try FrameCaptures.packetHashes(ivf), expected, "\(options)")
+            XCTAssertEqual(try Harness.frameMD5(ivf), decoded, "\(options)")
+            XCTAssertEqual(ledger.filter { $0.keyframe }.count, 2, "\(options)")
+            XCTAssertTrue(ledger.allSatisfy { $0.status == "written" && $0.refs_intact }, "\(options)")
+            XCTAssertTrue(stderr.contains("video      AV1 Main, Main tier, level 2.0, 320x240, 8-bit 4:2:0"), stderr)
+        }
+        XCTAssertEqual(try Harness.probe(source, "stream=profile,pix_fmt"), "profile=Main\npix_fmt=yuv420p\n")
+    }
+
+    /// A sender that sends the sequence header only once: rtprecv puts the one it kept in front of
+    /// the next keyframe, so that the unit is the encoder's again and a file cut there plays.
+    func testTheSequenceHeaderIsPutBackInFrontOfAKeyframeThatCameWithoutIt() throws {
+        let pcap = try packetized(["--strip-repeated-sequence-headers"], name: "av1-stripped")
+        let (ivf, _, _) = try FrameCaptures.replay(pcap, ["--codec", "av1"], name: "av1-stripped")
+        XCTAssertEqual(try FrameCaptures.packetHashes(ivf), try FrameCaptures.packetHashes(source))
+    }
+
+    /// Without an SDP or --codec, the sequence header in a packet with N proves AV1 (for --list and
+    /// the receiver alike); with an SDP's AV1/90000, the payload type is AV1 from the start.
+    func testAV1IsKnownWithoutAnSDPAndFromOne() throws {
+        let pcap = try packetized(["--mode", "mixed"], name: "av1-plain")
+        let list = try Harness.rtprecv(["--pcap", pcap.path, "--list"])
+        XCTAssertTrue(String(decoding: list.stdout, as: UTF8.self).contains("AV1 320x240  2 coded video sequences"),
+                      String(decoding: list.stdout, as: UTF8.self))
+        let (found, _, _) = try FrameCaptures.replay(pcap, name: "av1-found")
+        XCTAssertEqual(try FrameCaptures.packetHashes(found).count, 60)
+        let sdp = Harness.temporaryFile("av1.sdp")
+        try "v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 AV1/90000\r\na=fmtp:96 profile=0;level-idx=5;tier=0\r\n"
+            .write(to: sdp, atomically: true, encoding: .utf8)
+        let (named, _, stderr) = try FrameCaptures.replay(pcap, ["--sdp", sdp.path], name: "av1-sdp")
+        XCTAssertEqual(try FrameCaptures.packetHashes(named).count, 60, stderr)
+    }
+
+    /// A packet lost inside a unit drops that unit, and every unit up to the next keyframe (30) is
+    /// written with damaged references; a unit whose first packet was lost is dropped too, as
+    /// nothing marks a unit's start.
+    func testALostPacketDamagesUpToTheNextKeyframe() throws {
+        let pcap = try packetized(["--mode", "w0", "--mtu", "300"], name: "av1-lossy-source")
+        let records = try TestPcap.records(of: pcap)
+        let timestamps = records.map { Array($0.frame[42...])[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        let units = Array(Set(timestamps)).sorted()
+        let unit10 = timestamps.indices.filter { timestamps[$0] == units[10] }, unit40 = timestamps.indices.filter { timestamps[$0] == units[40] }
+        XCTAssertGreaterThan(unit10.count, 1)
+        let lost: Set<Int> = [unit10[1], unit40[0]]
+        let kept = records.enumerated().filter { !lost.contains($0.offset) }.map { ($0.element.microseconds, Array($0.element.frame[42...])) }
+        let (ivf, ledger, _) = try FrameCaptures.replay(try FrameCaptures.pcap(kept, name: "av1-lossy"), ["--codec", "av1"], name: "av1-lossy")
+        XCTAssertEqual(ledger.count, 60)
+        XCTAssertEqual(ledger.enumerated().filter { $0.element.status == "dropped" }.map(\.offset), [10, 40])
+        // The unit that lost its first packet begins with the rest of an OBU: its start is missing.
+        XCTAssertEqual(ledger.filter { $0.status == "dropped" }.map(\.reason), ["missing_packets", "missing_fragment_start"])
+        let damaged = ledger.enumerated().filter { $0.element.status == "written" && !$0.element.refs_intact }.map(\.offset)
+        XCTAssertEqual(damaged, Array(11..<30) + Array(41..<60))
+        // Every unit written came whole: byte for byte the encoder's, the two lost ones aside.
+        let expected = try FrameCaptures.packetHashes(source).enumerated().filter { ![10, 40].contains($0.offset) }.map(\.element)
+        XCTAssertEqual(try FrameCaptures.packetHashes(ivf), expected)
+    }
+}
