@@ -4,8 +4,8 @@ public enum Help {
     public static let usage = "rtprecv (--pcap FILE | --port N | rtsp://HOST/PATH) [--sdp FILE] [--out FILE|-] [options]"
 
     public static let text = """
-    OVERVIEW: Receive H.264, H.265, VP8 or VP9 video and its audio carried over RTP (RFC 3550,
-    RFC 6184, RFC 7798, RFC 7741, RFC 9628) and write them out.
+    OVERVIEW: Receive H.264, H.265, VP8, VP9 or AV1 video and its audio carried over RTP (RFC 3550,
+    RFC 6184, RFC 7798, RFC 7741, RFC 9628, AOMedia's AV1 payload format) and write them out.
 
     rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
     order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
@@ -26,7 +26,9 @@ public enum Help {
     every frame to the next keyframe. The ledger says which frames were written with damaged
     references. VP9 (RFC 9628) likewise, in flexible mode by the references P_DIFF names, in
     non-flexible mode by TID, U and TL0PICIDX; the base spatial layer is written, the packets of
-    the layers above it counted and left out.
+    the layers above it counted and left out. AV1 temporal units are joined from their OBU
+    elements and fragments into the low-overhead bitstream, the last sequence header put in front
+    of a keyframe that lacks it; any loss damages every unit to the next keyframe.
 
     Beside the video it takes one audio stream: AAC (RFC 3640 mpeg4-generic and RFC 6416
     MP4A-LATM, which need the SDP), G.711 (PCMU, PCMA), G.722, MPEG audio (RFC 2250 MPA) and
@@ -151,14 +153,15 @@ public enum Help {
                               session's statistics in one file ("sessions").
       --sdp-dir DIR           Every *.sdp file in DIR, as --sdp given for each.
 
-    STREAM SELECTION (default: the first stream that proves to carry H.264, H.265, VP8 or VP9):
+    STREAM SELECTION (default: the first stream that proves to carry one of the codecs above):
       --ssrc N                Only this SSRC (decimal or 0x-hex).
       --payload-type N        Only this RTP payload type (default: from --sdp, else any of 35-127).
-      --codec NAME            h264, h265, vp8 or vp9: the codec of payload types the SDP does not
-                              name (an SDP's a=rtpmap H264/90000, H265/90000, VP8/90000 or
-                              VP9/90000 decides; without either, each stream is tried as each
-                              until one proves itself: VP8 and VP9 by a keyframe header, or
-                              PictureIDs that follow on).
+      --codec NAME            h264, h265, vp8, vp9 or av1: the codec of payload types the SDP
+                              does not name (an SDP's a=rtpmap H264/90000, H265/90000,
+                              VP8/90000, VP9/90000 or AV1/90000 decides; without either, each
+                              stream is tried as each until one proves itself: VP8 and VP9 by a
+                              keyframe header or PictureIDs that follow on, AV1 by a sequence
+                              header).
       --port N                With --pcap: only datagrams to this UDP port (default: from
                               --sdp, else any).
       --max-streams N         Candidate streams followed at once (default 16, or one a port of a
@@ -169,9 +172,10 @@ public enum Help {
                               paths with {ssrc} (8 hex digits), {pt}, {port} (the destination
                               port) and {src} (the sender's address) filled in, such as
                               --out 'rec/{port}-{ssrc}.h264'. A path with any of them implies
-                              it. {codec} (h264, h265, vp8, vp9) may name the file too: where neither the
-                              SDP nor --codec says, the file keeps "{codec}" in its name until
-                              its stream proves the codec, and is renamed then. --stats-json without them gets every stream's statistics in
+                              it. {codec} (h264, h265, vp8, vp9, av1) may name the file too:
+                              where neither the SDP nor --codec says, the file keeps "{codec}"
+                              in its name until its stream proves the codec, and is renamed
+                              then. --stats-json without them gets every stream's statistics in
                               one file ("all_streams"). A stream that proves to be no video
                               leaves no files. A stream whose outputs fail (cannot be opened,
                               a full disk) is stopped and said, the others go on, and rtprecv
@@ -189,7 +193,7 @@ public enum Help {
 
     OUTPUT:
       -o, --out FILE          The video's elementary stream; '-' for standard output. H.264 and
-                              H.265 as Annex-B with 4-byte start codes, VP8 and VP9 as IVF
+                              H.265 as Annex-B with 4-byte start codes, VP8, VP9 and AV1 as IVF
                               (times on the 90 kHz clock, from 0; the frame count filled in at
                               the end when FILE is a regular file). Output starts at the first
                               keyframe (IDR or recovery point), with its SPS and PPS put in
@@ -246,9 +250,9 @@ public enum Help {
                               After a lost reference picture, frames wait for the next keyframe,
                               as players smear until then. A frame over 16 MiB, more than a tag
                               holds, is left out (with a warning), and so are those after it.
-                              FLV carries H.264 and H.265: VP8 and VP9 frames are left out of it
-                              (said at start-up when the SDP or --codec names the codec) and go
-                              to the other outputs.
+                              FLV carries H.264 and H.265: VP8, VP9 and AV1 frames are left out
+                              of it (said at start-up when the SDP or --codec names the codec)
+                              and go to the other outputs.
       --flv-keep-after-loss   Write the frames between a loss and the next keyframe anyway.
                               The session's audio goes in too: AAC (its sequence header holds
                               the AudioSpecificConfig as sent), MP3 and G.711; Opus and G.722
