@@ -467,7 +467,9 @@ public final class Receiver {
         }
         try selected?.finish()
         try audio?.finish()
-        for stream in candidates.values where stream !== selected {
+        // Of an SSRC's candidates (one per codec tried), the registry's first is kept, written last:
+        // its payload checks (H.264's forbidden bit) are what tell ciphertext from the rest.
+        for (_, stream) in candidates.sorted(by: { $0.key > $1.key }) where stream !== selected {
             otherStreams[stream.ssrc] = stream.snapshot()
         }
         candidates.removeAll()
