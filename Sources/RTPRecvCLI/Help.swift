@@ -25,8 +25,8 @@ public enum Help {
     (Y) or a keyframe, gaps in PictureID and TL0PICIDX showing frames lost whole; without layers,
     every frame to the next keyframe. The ledger says which frames were written with damaged
     references. VP9 (RFC 9628) likewise, in flexible mode by the references P_DIFF names, in
-    non-flexible mode by TID, U and TL0PICIDX; the base spatial layer is written, the packets of
-    the layers above it counted and left out. AV1 temporal units are joined from their OBU
+    non-flexible mode by TID, U and TL0PICIDX; a picture's spatial layers are written as one
+    superframe (up to --spatial-layer). AV1 temporal units are joined from their OBU
     elements and fragments into the low-overhead bitstream, the last sequence header put in front
     of a keyframe that lacks it; any loss damages every unit to the next keyframe.
 
@@ -203,6 +203,9 @@ public enum Help {
                               non-reference picture (nal_ref_idc 0, such as most B-frames) costs
                               only itself; frame_num tells when whole pictures went with lost
                               packets.
+      --spatial-layer N       VP9 with spatial layers: write the layers up to N (0, the base,
+                              to 7) instead of every one; a picture of several layers is written
+                              as one superframe, and the size reported is its largest layer's.
       --segment-seconds N     Cut --out and --flv into files at the first keyframe after every N
                               seconds (of the stream's time), named from their paths with {n}
                               (0, 1, …) and {start} (UTC, as 20261201T154200Z): each starts with

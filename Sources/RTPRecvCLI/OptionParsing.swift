@@ -126,6 +126,7 @@ extension Options {
         case "--stats-json": statsJSON = try r.value()
         case "--frames-json": framesJSON = try r.value()
         case "--wait-keyframe": waitKeyframe = true
+        case "--spatial-layer": spatialLayer = try r.number(Int.self, 0...7)
         case "--decode": decode = true
         case "--yuv": yuv = try r.value()
         case "--y4m": y4m = try r.value()

@@ -42,6 +42,8 @@ public struct Options {
     public var maxStreams = 16
     var maxStreamsGiven = false
     public var waitKeyframe = false
+    /// --spatial-layer: the highest VP9 spatial layer written.
+    public var spatialLayer: Int?
     public var decode = false
     public var yuv: String?
     public var y4m: String?
@@ -195,6 +197,7 @@ public struct Options {
         c.audio.ssrc = audioSSRC
         c.audio.payloadType = audioPayloadType
         c.video.waitForKeyframeAfterLoss = waitKeyframe
+        c.video.maxSpatialLayer = spatialLayer
         c.codec = codec
         c.maxFrames = frames ?? Int.max
         return c

@@ -10,7 +10,7 @@ final class VP9PayloadTests: XCTestCase {
         // I P L F B: 15-bit PictureID 0x0102, TID 2 U SID 0, P_DIFF 1, 2 and 5.
         let d = try XCTUnwrap(descriptor([0xF8, 0x81, 0x02, 0x50, 0x03, 0x05, 0x0A, 0xAA]))
         XCTAssertEqual(d.size, 7)
-        XCTAssertTrue(d.flexible && d.beginsFrame && !d.endsFrame && d.interPicturePredicted)
+        XCTAssertTrue(d.flexible && d.beginsFrame && !d.endsLayer && d.interPicturePredicted)
         XCTAssertEqual(d.pictureID, 0x102)
         XCTAssertEqual(d.temporalLayer, 2)
         XCTAssertTrue(d.switchingUp)
@@ -32,11 +32,14 @@ final class VP9PayloadTests: XCTestCase {
         XCTAssertEqual(d.pictureID, 9)
         XCTAssertEqual(d.spatialLayer, 1)
         XCTAssertTrue(d.interLayerDependent)
-        XCTAssertFalse(d.isTaken, "an upper spatial layer")
+        XCTAssertFalse(d.beginsFrame, "an upper spatial layer's frame begins no picture")
+        XCTAssertTrue(d.beginsLayerFrame)
         XCTAssertEqual(d.tl0PictureIndex, 7)
         XCTAssertEqual(d.scalability?.spatialLayers, 2)
-        XCTAssertEqual(d.scalability?.width, 320)
-        XCTAssertEqual(d.scalability?.height, 240)
+        XCTAssertEqual(d.scalability?.widths, [320, 640])
+        XCTAssertEqual(d.scalability?.heights, [240, 480])
+        XCTAssertEqual(d.pictureSize(upTo: nil)?.width, 640)
+        XCTAssertEqual(d.pictureSize(upTo: 0)?.height, 240)
         XCTAssertEqual(d.scalability?.pictureGroup, 2)
         for cut in 1..<bytes.count - 1 { XCTAssertNil(descriptor(Array(bytes[..<cut])), "cut at \(cut)") }
     }
@@ -60,22 +63,30 @@ final class VP9PayloadTests: XCTestCase {
         XCTAssertTrue([UInt8(0x42)].withUnsafeBytes { VP9FrameHeader.contradicted(by: $0) })
     }
 
-    /// Upper spatial layers are counted and left out; the base layer's frames are written.
-    func testUpperSpatialLayersAreLeftOut() throws {
-        let f = Feeder { $0.codec = .vp9 }
+    /// A picture of two spatial layers is written as a superframe, its index after the frames;
+    /// with the highest layer set to 0, the layer above is counted and left out.
+    func testSpatialLayersMakeASuperframeOrAreLeftOut() throws {
         let key: [UInt8] = [0x82, 0x49, 0x83, 0x42, 0x00, 0x13, 0xF0, 0x0E, 0xF0]
-        // I L B E, PictureID n, TID 0 SID s, TL0PICIDX n.
+        // I L B E, PictureID n, TID 0 SID s (D above the base), TL0PICIDX n.
         func packet(_ seq: UInt16, picture: UInt8, sid: UInt8, frame: [UInt8], marker: Bool) -> [UInt8] {
             Fixture.rtp(seq: seq, ts: UInt32(picture) * 3000, marker: marker,
                         payload: [0xAC | (picture == 0 ? 0 : 0x40), picture, sid << 1 | (sid > 0 ? 1 : 0), picture] + frame)
         }
-        try f.send(packet(1, picture: 0, sid: 0, frame: key, marker: false))
-        try f.send(packet(2, picture: 0, sid: 1, frame: [0x86, 1], marker: true))
-        try f.send(packet(3, picture: 1, sid: 0, frame: [0x86, 2], marker: false))
-        try f.send(packet(4, picture: 1, sid: 1, frame: [0x86, 3], marker: true))
-        let written = try f.finish()
-        XCTAssertEqual(written, [key, [0x86, 2]])
-        XCTAssertEqual(f.stream.upperSpatialLayerPackets, 2)
-        XCTAssertEqual(f.stream.codec, .vp9)
+        let packets = [packet(1, picture: 0, sid: 0, frame: key, marker: false), packet(2, picture: 0, sid: 1, frame: [0x86, 1], marker: true),
+                       packet(3, picture: 1, sid: 0, frame: [0x86, 2], marker: false), packet(4, picture: 1, sid: 1, frame: [0x86, 3], marker: true)]
+        let all = Feeder { $0.codec = .vp9 }
+        for p in packets { try all.send(p) }
+        // Sizes 9 and 2, one byte each: the marker 0b110_00_001 before and after them.
+        XCTAssertEqual(try all.finish(), [key + [0x86, 1, 0xC1, 9, 2, 0xC1], [0x86, 2, 0x86, 3, 0xC1, 2, 2, 0xC1]])
+        XCTAssertEqual(all.stream.upperSpatialLayerPackets, 0)
+
+        let base = Feeder {
+            $0.codec = .vp9
+            $0.video.maxSpatialLayer = 0
+        }
+        for p in packets { try base.send(p) }
+        XCTAssertEqual(try base.finish(), [key, [0x86, 2]])
+        XCTAssertEqual(base.stream.upperSpatialLayerPackets, 2)
+        XCTAssertEqual(base.stream.codec, .vp9)
     }
 }

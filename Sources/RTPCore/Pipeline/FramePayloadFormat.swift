@@ -52,12 +52,16 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     /// PictureIDs follow on.
     private var frameHeaders = 0
     private var followingPictureIDs = 0
-    /// Packets of frames this receiver does not take (`FrameDescriptor.isTaken`: VP9's upper spatial layers).
+    /// Packets of spatial layers above `maxSpatialLayer`, left out.
     private(set) var packetsNotTaken = 0
+    private let maxSpatialLayer: Int?
+    /// The picture size the descriptors last gave (VP9's scalability structure), for the layers kept.
+    private var layerPictureSize: (width: Int, height: Int)?
 
     init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
         clockRate = configuration.clockRate
         maxFrameBytes = configuration.maxAccessUnitBytes
+        maxSpatialLayer = configuration.maxSpatialLayer
         verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
     }
 
@@ -85,8 +89,8 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int, arrival: Int64,
                  borrowing: Bool, sequenceNumber: Int64) throws {
         guard let descriptor = Descriptor(payload) else { return }
-        guard descriptor.isTaken else {
-            packetsNotTaken += 1
+        if let layer = descriptor.spatialLayer, let maxSpatialLayer, layer > maxSpatialLayer {
+            try leaveOut(timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival)
             return
         }
         var tailLost = false
@@ -111,6 +115,19 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         append(payload.view(descriptor.size..<payload.count), of: descriptor)
         frame?.packets.add(sequenceNumber)
         if marker || descriptor.endsFrame {
+            frame?.ended = true
+            try finish(arrival: arrival)
+        }
+    }
+
+    /// A packet of a spatial layer not kept: counted; what was lost before it may have been the
+    /// picture's, and its marker still ends the picture.
+    private func leaveOut(timestamp: UInt32, marker: Bool, lostBefore: Int, arrival: Int64) throws {
+        packetsNotTaken += 1
+        if lostBefore > 0 {
+            if frame?.timestamp == timestamp { frame?.damage(.missingPackets, missing: lostBefore) } else { references.lostWhole() }
+        }
+        if marker, frame?.timestamp == timestamp {
             frame?.ended = true
             try finish(arrival: arrival)
         }
@@ -148,7 +165,10 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         if header != nil { frameHeaders += 1 }
         if let previous, f.descriptor.pictureDistance(from: previous) == 1 { followingPictureIDs += 1 }
         let isKeyframe = header?.isKeyframe == true
-        if isKeyframe { keyframe = header }
+        if isKeyframe {
+            keyframe = header
+            if let size = f.descriptor.pictureSize(upTo: maxSpatialLayer) { layerPictureSize = size }
+        }
         references.observe(f.descriptor)
         let referencesIntact = isKeyframe || references.intact(f.descriptor)
         let pts = verdicts.presentationTime(timestamp: f.timestamp, arrival: arrival, isIDR: isKeyframe, newPicture: true) { nil }
@@ -172,7 +192,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
                 let pieces = UnsafeBufferPointer(start: piece, count: 1)
                 var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival,
                                             codec: codec)
-                accessUnit.pictureSize = header?.pictureSize
+                accessUnit.pictureSize = header.flatMap { _ in layerPictureSize } ?? header?.pictureSize
                 guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
                 verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
             }
@@ -201,6 +221,10 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         s.codec = codec
         s.invalidPayload = invalidPayload
         s.video = keyframe?.parameters
+        if let size = layerPictureSize {
+            s.video?.width = size.width
+            s.video?.height = size.height
+        }
         s.upperSpatialLayerPackets = packetsNotTaken
         verdicts.fold(into: &s)
     }

@@ -28,9 +28,17 @@ protocol FrameDescriptor {
     var endsFrame: Bool { get }
     /// Nothing refers to the frame: dropping it damages no other.
     var nonReference: Bool { get }
-    /// Whether the frame is one this receiver takes (VP9: the base spatial layer); the others'
-    /// packets are counted and left out.
-    var isTaken: Bool { get }
+    /// The spatial layer of the packet (VP9's SID), where the codec has them: a frame is a picture's
+    /// layer frames, the base's first, and those above `VideoFormatConfiguration.maxSpatialLayer`
+    /// are left out.
+    var spatialLayer: Int? { get }
+    /// The packet begins a layer frame above the base within the picture in progress (VP9's B with
+    /// a SID above 0).
+    var beginsLayerFrame: Bool { get }
+    /// The size of the pictures of spatial layers up to `layer` (all, when nil), where the
+    /// descriptor says it (VP9's scalability structure): the largest wins over the frame header's,
+    /// which is the base layer's.
+    func pictureSize(upTo layer: Int?) -> (width: Int, height: Int)?
     /// Frames from `earlier`'s picture to this one's, when both carry a PictureID of one width.
     func pictureDistance(from earlier: Self) -> Int?
 }
@@ -67,6 +75,9 @@ protocol FrameReferences {
 extension FrameDescriptor {
     var mayBeginFrame: Bool { beginsFrame }
     static var marksFrameStarts: Bool { true }
+    var spatialLayer: Int? { nil }
+    var beginsLayerFrame: Bool { false }
+    func pictureSize(upTo layer: Int?) -> (width: Int, height: Int)? { nil }
 }
 
 /// How a frame's bytes are made from its packets' (after each descriptor): as they come (VP8,

@@ -23,8 +23,8 @@ public struct VP9PayloadDescriptor: Sendable {
     /// F: flexible mode, references given by P_DIFF.
     public var flexible: Bool
     /// B and E: the packet begins, ends, a layer frame.
-    public var beginsFrame: Bool
-    public var endsFrame: Bool
+    public var beginsLayer: Bool
+    public var endsLayer: Bool
     public var pictureID: Int?
     public var pictureIDBits = 0
     /// TID, U, SID and D (L): the temporal layer, a switching-up point, the spatial layer, and
@@ -49,8 +49,8 @@ public struct VP9PayloadDescriptor: Sendable {
         guard let first = c.readUInt8() else { return nil }
         interPicturePredicted = first & 0x40 != 0
         flexible = first & 0x10 != 0
-        beginsFrame = first & 0x08 != 0
-        endsFrame = first & 0x04 != 0
+        beginsLayer = first & 0x08 != 0
+        endsLayer = first & 0x04 != 0
         size = 0
         if first & 0x80 != 0 {
             guard let id = c.readUInt8() else { return nil }
@@ -123,18 +123,19 @@ public struct VP9PayloadDescriptor: Sendable {
 ///    N_G: | TID |U| R |-|-| }  N_G times, each with R P_DIFF bytes
 public struct VP9ScalabilityStructure: Sendable, Equatable {
     public var spatialLayers: Int
-    /// The first spatial layer's size, when given.
-    public var width: Int?
-    public var height: Int?
+    /// Each spatial layer's picture size, when given (Y).
+    public var widths: [Int] = []
+    public var heights: [Int] = []
     public var pictureGroup = 0
 
     init?(_ c: inout ByteCursor) {
         guard let head = c.readUInt8() else { return nil }
         spatialLayers = Int(head >> 5) + 1  // bounded: three bits
         if head & 0x10 != 0 {
-            for layer in 0..<spatialLayers {
+            for _ in 0..<spatialLayers {
                 guard let w = c.readUInt16(), let h = c.readUInt16() else { return nil }
-                if layer == 0 { (width, height) = (Int(w), Int(h)) }  // bounded: 16-bit fields
+                widths.append(Int(w))  // bounded: a 16-bit field
+                heights.append(Int(h))  // bounded: a 16-bit field
             }
         }
         if head & 0x08 != 0 {

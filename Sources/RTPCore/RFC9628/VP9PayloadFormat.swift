@@ -1,7 +1,8 @@
-/// RFC 9628 as a payload format: VP9 frames between the packets whose descriptor begins (B) and
-/// ends (E) them, through the shared frame pipeline (`FramePayloadFormat`). The base spatial layer
-/// is taken; the packets of the layers above it are counted and left out, so that what is written
-/// decodes by itself. Loss reaches the frames that may refer to what was lost: in flexible mode,
+/// RFC 9628 as a payload format: VP9 pictures from the packet that begins the base layer's frame (B)
+/// to the marker, through the shared frame pipeline (`FramePayloadFormat`). A picture of several
+/// spatial layers is written as the superframe a decoder takes (`VP9SuperframeAssembly`), its layers
+/// up to `--spatial-layer` (every one by default); the packets of the layers above are counted and
+/// left out. Loss reaches the frames that may refer to what was lost: in flexible mode,
 /// exactly those whose P_DIFF names it; in non-flexible mode with layer indices, the frames of its
 /// temporal layer and above until a switching-up point (U) below them or a keyframe, TL0PICIDX
 /// showing base-layer frames lost whole; without either, every frame to the next keyframe.
@@ -11,6 +12,7 @@ enum RFC9628: FramePayloadRules {
     typealias Descriptor = VP9PayloadDescriptor
     typealias Header = VP9FrameHeader
     typealias References = VP9References
+    typealias Assembly = VP9SuperframeAssembly
     static var codec: VideoCodec { .vp9 }
 }
 
@@ -27,10 +29,63 @@ extension VideoPayloadFormatRegistration {
 }
 
 extension VP9PayloadDescriptor: FrameDescriptor {
+    /// B on the base layer begins a picture; on a layer above, that layer's frame within it.
+    public var beginsFrame: Bool { beginsLayer && (spatialLayer ?? 0) == 0 }
+    public var beginsLayerFrame: Bool { beginsLayer && (spatialLayer ?? 0) > 0 }
+    /// E ends a layer frame; the marker ends the picture.
+    public var endsFrame: Bool { false }
     /// VP9 has no non-reference flag in its descriptor.
     public var nonReference: Bool { false }
-    /// The base spatial layer.
-    public var isTaken: Bool { (spatialLayer ?? 0) == 0 }
+
+    public func pictureSize(upTo layer: Int?) -> (width: Int, height: Int)? {
+        guard let ss = scalability, !ss.widths.isEmpty else { return nil }
+        let top = min(layer ?? Int.max, ss.widths.count - 1)
+        return (ss.widths[top], ss.heights[top])
+    }
+}
+
+/// A picture's layer frames as one superframe (VP9 bitstream specification, Annex B): the frames
+/// one after another, then an index of their sizes, each in the fewest bytes that hold the largest:
+///
+///     marker 0b110 | bytes-1 (2) | frames-1 (3) | sizes, little-endian | the marker again
+///
+/// A picture of one layer is its frame as it came.
+struct VP9SuperframeAssembly: FrameAssembly {
+    /// Where each layer frame after the first begins.
+    private var layerStarts: [Int] = []
+
+    init() {}
+
+    mutating func begin(_ bytes: inout [UInt8]) { layerStarts.removeAll(keepingCapacity: true) }
+
+    mutating func append(_ data: UnsafeRawBufferPointer, of descriptor: VP9PayloadDescriptor, to bytes: inout [UInt8]) -> FrameRecord.Reason? {
+        if descriptor.beginsLayerFrame && !bytes.isEmpty { layerStarts.append(bytes.count) }
+        bytes.append(contentsOf: data)
+        return nil
+    }
+
+    mutating func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason? {
+        guard !layerStarts.isEmpty else { return nil }
+        // More layer frames than a superframe holds (eight): a hostile stream's, never a sender's.
+        guard layerStarts.count < 8 else { return .aggregationOverrun }
+        // Each frame ends where the next begins, the last at the end.
+        layerStarts.append(bytes.count)
+        var largest = 0, start = 0
+        for end in layerStarts {
+            largest = max(largest, end - start)
+            start = end
+        }
+        let width = largest < 1 << 8 ? 1 : largest < 1 << 16 ? 2 : largest < 1 << 24 ? 3 : 4
+        let marker = UInt8(truncatingIfNeeded: 0xC0 | (width - 1) << 3 | (layerStarts.count - 1))
+        bytes.append(marker)
+        start = 0
+        for end in layerStarts {
+            for byte in 0..<width { bytes.append(UInt8(truncatingIfNeeded: (end - start) >> (8 * byte))) }
+            start = end
+        }
+        bytes.append(marker)
+        return nil
+    }
 }
 
 extension VP9FrameHeader: FrameHeader {

@@ -8,7 +8,7 @@ struct VP9Recognition: VideoRecognition {
     private var followingPictureIDs = 0
 
     mutating func record(_ payload: UnsafeRawBufferPointer) {
-        guard let descriptor = VP9PayloadDescriptor(payload), descriptor.beginsFrame, descriptor.isTaken,
+        guard let descriptor = VP9PayloadDescriptor(payload), descriptor.beginsFrame,
               let header = VP9FrameHeader(payload.view(descriptor.size..<payload.count)) else { return }
         frameStarts += 1
         if header.isKeyframe {

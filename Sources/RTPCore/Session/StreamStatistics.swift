@@ -42,7 +42,7 @@ public struct StreamStatistics: Sendable {
     public var decodingOrderGaps = 0
     public var lateInterleavedUnits = 0
     public var notAllowedInInterleavedMode = 0
-    /// VP9: packets of spatial layers above the base, which are left out.
+    /// VP9: packets of spatial layers above --spatial-layer, left out.
     public var upperSpatialLayerPackets = 0
     /// The de-interleaving depth the SDP declared, and the one the stream needed.
     public var interleavingDepth: (declared: Int, needed: Int)?
@@ -148,7 +148,7 @@ public struct StreamStatistics: Sendable {
          Counter(name: "paci_packets", help: "H.265 PACI packets unwrapped", value: paciPackets),
          Counter(name: "reserved_nal_units_skipped", help: "H.265 NAL units of reserved types, skipped",
                  value: reservedUnitsSkipped),
-         Counter(name: "upper_spatial_layer_packets", help: "VP9 packets of spatial layers above the base, left out",
+         Counter(name: "upper_spatial_layer_packets", help: "VP9 packets of spatial layers above --spatial-layer, left out",
                  value: upperSpatialLayerPackets),
          Counter(name: "sender_reports", help: "RTCP sender reports received", value: senderReports)]
     }

@@ -27,6 +27,8 @@ public struct VideoFormatConfiguration: Sendable {
     /// How long a buffer in decoding order (RFC 6184's interleaved mode, RFC 7798's DONs) waits for
     /// a missing unit; the receiver sets the reorder latency.
     public var latencyNanoseconds: Int64 = 500_000_000
+    /// The highest spatial layer written (VP9's SID; `--spatial-layer`); nil: every layer.
+    public var maxSpatialLayer: Int?
 
     public init() {}
 }
