@@ -97,6 +97,93 @@ final class VP9Tests: XCTestCase {
     }
 }
 
+extension VP9Tests {
+    /// The pictures of captures/vp9-svc.ivf (libvpx's SVC encoder, scripts/vp9-svc-encode.c: two
+    /// spatial layers, 160x120 and 320x240), each split into its layer frames by its superframe index.
+    private func svcPictures() throws -> [[[UInt8]]] {
+        let data = [UInt8](try Data(contentsOf: capture("vp9-svc.ivf")))
+        var pictures: [[[UInt8]]] = [], offset = 32
+        while offset + 12 <= data.count {
+            let size = data[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+            let picture = Array(data[offset + 12..<offset + 12 + size])
+            offset += 12 + size
+            let marker = picture.last!
+            XCTAssertEqual(marker >> 5, 6, "a superframe index")
+            let frames = Int(marker & 7) + 1, width = Int(marker >> 3 & 3) + 1
+            var sizes: [Int] = [], at = picture.count - 1 - frames * width
+            for _ in 0..<frames {
+                sizes.append(picture[at..<at + width].reversed().reduce(0) { $0 << 8 | Int($1) })
+                at += width
+            }
+            var start = 0
+            pictures.append(sizes.map { size in
+                defer { start += size }
+                return Array(picture[start..<start + size])
+            })
+        }
+        return pictures
+    }
+
+    /// Each picture's layer frames in packets of at most 500 bytes, with I (PictureID), P, L (SID,
+    /// D above the base) and TL0PICIDX, B and E per layer frame, the scalability structure with both
+    /// layers' sizes on a keyframe's first packet, and the marker on the picture's last packet.
+    private func svcPackets(_ pictures: [[[UInt8]]]) -> [FrameCaptures.Packet] {
+        var packets: [FrameCaptures.Packet] = [], sequence: UInt16 = 500
+        for (n, layers) in pictures.enumerated() {
+            let key = layers[0][0] & 0x04 == 0
+            for (sid, frame) in layers.enumerated() {
+                let chunks = stride(from: 0, to: frame.count, by: 500).map { Array(frame[$0..<min($0 + 500, frame.count)]) }
+                for (j, chunk) in chunks.enumerated() {
+                    let ss: [UInt8] = key && sid == 0 && j == 0 ? [0x30, 0, 160, 0, 120, 1, 64, 0, 240] : []
+                    var first: UInt8 = 0x80 | 0x20 | (key ? 0 : 0x40)
+                    if j == 0 { first |= 0x08 }
+                    if j == chunks.count - 1 { first |= 0x04 }
+                    if !ss.isEmpty { first |= 0x02 }
+                    let descriptor = [first, 0x80 | UInt8(n >> 8), UInt8(n & 0xff), UInt8(sid << 1) | (sid > 0 ? 1 : 0), UInt8(n & 0xff)] + ss
+                    let last = sid == layers.count - 1 && j == chunks.count - 1
+                    packets.append((UInt64(1_000_000 + n * 33_333), TestPcap.rtp(descriptor + chunk, marker: last, sequence: sequence,
+                                                                                timestamp: UInt32(n * 3000), ssrc: 0x5C5C_0001)))
+                    sequence &+= 1
+                }
+            }
+        }
+        return packets
+    }
+
+    /// Spatial layers as an SFU forwards them: every picture written as the superframe the
+    /// encoder made, byte for byte, and decoded alike; with --spatial-layer 0, the base layer's
+    /// frames alone, the packets above counted.
+    func testSpatialLayersAreWrittenAsTheEncodersSuperframes() throws {
+        let pictures = try svcPictures()
+        XCTAssertEqual(pictures.count, 60)
+        XCTAssertTrue(pictures.allSatisfy { $0.count == 2 })
+        let pcap = try FrameCaptures.pcap(svcPackets(pictures), name: "vp9-svc")
+        let (ivf, ledger, stderr) = try FrameCaptures.replay(pcap, ["--codec", "vp9"], name: "vp9-svc")
+        XCTAssertEqual(try FrameCaptures.packetHashes(ivf), try FrameCaptures.packetHashes(capture("vp9-svc.ivf")))
+        XCTAssertEqual(try Harness.frameMD5(ivf), try Harness.frameMD5(capture("vp9-svc.ivf")))
+        XCTAssertEqual(ledger.filter { $0.status == "written" }.count, 60)
+        XCTAssertTrue(stderr.contains("video      VP9 Profile 0, 320x240"), stderr)
+
+        let stats = Harness.temporaryFile("vp9-svc-base.json")
+        let (base, _, baseErr) = try FrameCaptures.replay(pcap, ["--codec", "vp9", "--spatial-layer", "0", "--stats-json", stats.path],
+                                                          name: "vp9-svc-base")
+        let baseFrames = pictures.map { $0[0] }
+        let baseIVF = Harness.temporaryFile("vp9-svc-base-source.ivf")
+        var data = [UInt8](try Data(contentsOf: capture("vp9-svc.ivf")).prefix(32))
+        for (n, frame) in baseFrames.enumerated() {
+            withUnsafeBytes(of: UInt32(frame.count).littleEndian) { data += $0 }
+            withUnsafeBytes(of: UInt64(n).littleEndian) { data += $0 }
+            data += frame
+        }
+        try Data(data).write(to: baseIVF)
+        XCTAssertEqual(try FrameCaptures.packetHashes(base), try FrameCaptures.packetHashes(baseIVF))
+        XCTAssertTrue(baseErr.contains("video      VP9 Profile 0, 160x120"), baseErr)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any]
+        let stream = (json?["streams"] as? [[String: Any]])?.first ?? (json?["stream"] as? [String: Any])
+        XCTAssertGreaterThan(stream?["upper_spatial_layer_packets"] as? Int ?? 0, 0, "\(String(describing: json))")
+    }
+}
+
 /// An RFC 9628 packetizer for the tests, written from the RFC and sharing nothing with rtprecv:
 /// 15-bit PictureIDs, layer indices, and in flexible mode one P_DIFF per inter frame (a TL0 frame
 /// refers to the TL0 frame before it, a TL1 frame to the TL0 frame just before it); in non-flexible
