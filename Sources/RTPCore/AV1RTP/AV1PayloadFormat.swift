@@ -33,7 +33,6 @@ extension AV1AggregationHeader: FrameDescriptor {
     /// The marker bit, or the next timestamp, ends a unit.
     public var endsFrame: Bool { false }
     public var nonReference: Bool { false }
-    public var isTaken: Bool { true }
     public func pictureDistance(from earlier: AV1AggregationHeader) -> Int? { nil }
 }
 

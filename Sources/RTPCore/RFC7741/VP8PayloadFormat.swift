@@ -25,7 +25,6 @@ extension VideoPayloadFormatRegistration {
 extension VP8PayloadDescriptor: FrameDescriptor {
     /// The marker bit ends a VP8 frame.
     public var endsFrame: Bool { false }
-    public var isTaken: Bool { true }
 }
 
 extension VP8FrameHeader: FrameHeader {
