@@ -81,3 +81,36 @@ final class AV1PayloadTests: XCTestCase {
         XCTAssertEqual(assembly.end(&bytes), .unfinishedFragment)
     }
 }
+
+/// VP8, VP9 and AV1 are not proved by what only looks like them: random payloads (ciphertext, or
+/// audio on a dynamic payload type without its SDP), with their first byte random or fixed as an
+/// Opus TOC byte is, tried as every registered codec. (A fixed 0x08 reads as H.265 TSA_N slices
+/// whose headers parse, and H.265 takes it: a weakness of its slice-based proof, older than these.)
+final class NoFalseProofTests: XCTestCase {
+    private struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    func testRandomPayloadsProveNoCodec() throws {
+        for (seed, firstByte) in [(1, nil), (2, nil), (3, UInt8(0x78)), (4, UInt8(0xFC)), (5, UInt8(0x08))] as [(UInt64, UInt8?)] {
+            var rng = SplitMix(state: seed)
+            let f = Feeder()
+            for i in 0..<3000 {
+                var payload = (0..<Int.random(in: 20...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                if let firstByte { payload[0] = firstByte }
+                try f.send(Fixture.rtp(seq: UInt16(i), ts: UInt32(i / 3 * 3000), marker: i % 3 == 2, pt: 111, payload: payload))
+            }
+            _ = try f.finish()
+            let taken = f.receiver.selected?.statistics.codec
+            XCTAssertFalse([.vp8, .vp9, .av1].contains(taken), "seed \(seed): taken as \(String(describing: taken))")
+            if firstByte != 0x08 { XCTAssertNil(taken, "seed \(seed)") }
+        }
+    }
+}

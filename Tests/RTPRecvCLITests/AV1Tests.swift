@@ -36,6 +36,16 @@ final class AV1Tests: XCTestCase {
         XCTAssertEqual(try Harness.probe(source, "stream=profile,pix_fmt"), "profile=Main\npix_fmt=yuv420p\n")
     }
 
+    /// rtprecv's own decoder output (libavcodec's libdav1d) is the ffmpeg CLI's decode of the
+    /// source, picture for picture.
+    func testTheDecodedFramesAreTheSourcesDecodedByFFmpeg() throws {
+        let md5 = Harness.temporaryFile("av1.md5")
+        let pcap = try packetized(["--mode", "mixed", "--mtu", "500"], name: "av1-decode")
+        let result = try Harness.rtprecv(["--pcap", pcap.path, "--codec", "av1", "--frame-md5", md5.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(Harness.hashes(try Data(contentsOf: md5)), try Harness.frameMD5(source))
+    }
+
     /// A sender that sends the sequence header only once: rtprecv puts the one it kept in front of
     /// the next keyframe, so that the unit is the encoder's again and a file cut there plays.
     func testTheSequenceHeaderIsPutBackInFrontOfAKeyframeThatCameWithoutIt() throws {

@@ -22,6 +22,15 @@ final class VP9Tests: XCTestCase {
         }
     }
 
+    /// rtprecv's own decoder output (libavcodec's vp9, opened by the codec's name) is the ffmpeg
+    /// CLI's decode of the source, picture for picture.
+    func testTheDecodedFramesAreTheSourcesDecodedByFFmpeg() throws {
+        let md5 = Harness.temporaryFile("vp9.md5")
+        let result = try Harness.rtprecv(["--pcap", capture("gst-vp9.pcap").path, "--frame-md5", md5.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(Harness.hashes(try Data(contentsOf: md5)), try Harness.frameMD5(capture("gst-vp9.webm")))
+    }
+
     /// FFmpeg's payloads (a descriptor of B and E only) read as H.265 slices too: --list and the
     /// receiver take VP9, whose keyframe header is the stronger evidence.
     func testWithoutAnSDPFFmpegsVP9IsKnownAsVP9() throws {

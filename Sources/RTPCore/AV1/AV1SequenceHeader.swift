@@ -26,7 +26,17 @@ public struct AV1SequenceHeader: Sendable, Equatable {
         (levelIndex, self.tier) = (level, tier)
         // bounded: at most 16-bit fields, plus one
         (maxWidth, maxHeight) = (Int(width) + 1, Int(height) + 1)
-        guard Self.skipCodingTools(&r, reduced: reduced), readColorConfig(&r) else { return nil }
+        guard Self.skipCodingTools(&r, reduced: reduced), readColorConfig(&r), r.skip(1),  // film_grain_params_present
+              Self.endsInTrailingBits(r) else { return nil }
+    }
+
+    /// The payload ends where its trailing bits do (§5.3.4): a one, then zeros to the byte's end, and
+    /// no byte more. Few bits in a sequence header are fixed; these make one read out of anything else
+    /// (ciphertext, audio) all but impossible.
+    private static func endsInTrailingBits(_ reader: BitReader) -> Bool {
+        var r = reader
+        guard r.bitsLeft >= 1, r.bitsLeft <= 8, r.read(1) == 1 else { return false }
+        return r.bitsLeft == 0 || r.read(r.bitsLeft) == 0
     }
 
     /// The first operating point's seq_level_idx and seq_tier, past timing and decoder model info.
@@ -122,12 +132,17 @@ public struct AV1SequenceHeader: Sendable, Equatable {
             guard let p = r.read(8), let t = r.read(8), let m = r.read(8) else { return false }
             (primaries, transfer, matrix) = (p, t, m)
         }
-        if monochrome { return r.skip(1) }
+        if monochrome { return r.skip(1) }  // color_range
         if primaries == 1 && transfer == 13 && matrix == 0 {  // sRGB: 4:4:4
             (subsamplingX, subsamplingY) = (false, false)
-            return true
+        } else {
+            guard r.skip(1), readSubsampling(&r) else { return false }  // color_range, then the subsampling
+            if subsamplingX && subsamplingY && !r.skip(2) { return false }  // chroma_sample_position
         }
-        guard r.skip(1) else { return false }  // color_range
+        return r.skip(1)  // separate_uv_delta_q
+    }
+
+    private mutating func readSubsampling(_ r: inout BitReader) -> Bool {
         switch profile {
         case 0: (subsamplingX, subsamplingY) = (true, true)
         case 1: (subsamplingX, subsamplingY) = (false, false)

@@ -9,6 +9,8 @@ public struct OBUHeader: Sendable, Equatable {
     public var hasSizeField: Bool
     public var temporalID = 0
     public var spatialID = 0
+    /// obu_reserved_1bit, or the extension's reserved bits, set: no encoder sets them.
+    public var setsReservedBits: Bool
 
     /// Bytes the header takes: 1, or 2 with the extension.
     public var size: Int { hasExtension ? 2 : 1 }
@@ -29,8 +31,10 @@ public struct OBUHeader: Sendable, Equatable {
         type = first >> 3 & 0x0f
         hasExtension = first & 0x04 != 0
         hasSizeField = first & 0x02 != 0
+        setsReservedBits = first & 0x01 != 0
         if hasExtension {
             guard obu.count >= 2 else { return nil }
+            setsReservedBits = setsReservedBits || obu[1] & 0x07 != 0
             temporalID = Int(obu[1] >> 5)  // bounded: three bits
             spatialID = Int(obu[1] >> 3 & 3)  // bounded: two bits
         }

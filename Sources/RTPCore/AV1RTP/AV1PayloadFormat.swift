@@ -47,7 +47,7 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
     public init?(_ unit: UnsafeRawBufferPointer) {
         var obus = OBUs(unit), read = 0, consumed = 0, frameHeader: UInt8?
         while let (header, payload) = obus.next() {
-            guard header.isDefined else { return nil }
+            guard header.isDefined, !header.setsReservedBits else { return nil }
             read += 1
             consumed = payload.baseAddress! + payload.count - unit.baseAddress!
             if header.type == OBUHeader.sequenceHeader { sequenceHeader = AV1SequenceHeader(payload) }
@@ -70,6 +70,10 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
 
     /// A unit's first packet carries OBU elements, not a unit: nothing to contradict.
     public static func contradicted(by start: UnsafeRawBufferPointer) -> Bool { false }
+
+    /// Only a keyframe with its sequence header proves AV1 (every OBU of the unit of a defined
+    /// type with its reserved bits clear).
+    public static var isEvidence: Bool { false }
 }
 
 /// Without the dependency descriptor, every unit refers to every one before it up to a keyframe.

@@ -69,9 +69,10 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     func addParameterSets(_ nalUnits: [[UInt8]]) {}
 
     /// A keyframe header that parses proves the codec; so do eight frames whose PictureIDs each follow
-    /// the last one's, which no other payload does by chance; with the stream named, one frame header.
+    /// the last one's, which no other payload does by chance; with the stream named, three frame
+    /// headers where the codec's are evidence (not AV1's: OBUs read out of anything).
     func provesCodec(given: Bool) -> Bool {
-        keyframe != nil || followingPictureIDs >= 8 || (given && frameHeaders > 0)
+        keyframe != nil || followingPictureIDs >= 8 || (given && Rules.Header.isEvidence && frameHeaders >= 3)
     }
 
     func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {

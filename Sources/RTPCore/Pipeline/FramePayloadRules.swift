@@ -54,6 +54,13 @@ protocol FrameHeader {
     /// Whether the first bytes of a frame, as far as one packet holds them, cannot begin one: a
     /// payload refused as `frameTag`.
     static func contradicted(by start: UnsafeRawBufferPointer) -> Bool
+    /// Whether frame headers that parse show the codec (with the stream named): VP8's and VP9's
+    /// fixed bits do; AV1's OBUs can be read out of another codec's payloads.
+    static var isEvidence: Bool { get }
+}
+
+extension FrameHeader {
+    static var isEvidence: Bool { true }
 }
 
 /// Which frames may refer to a lost one, as the descriptors tell (layers, references).
