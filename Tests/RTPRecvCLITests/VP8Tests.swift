@@ -47,11 +47,14 @@ final class VP8Tests: XCTestCase {
         XCTAssertEqual(Harness.hashes(try Data(contentsOf: md5)), try Harness.frameMD5(capture("gst-vp8.webm")))
     }
 
-    /// Without an SDP, --list knows VP8 from its keyframe header, with the picture size.
+    /// Without an SDP, --list knows VP8 from its keyframe header, with the picture size and the
+    /// temporal layers.
     func testListNamesVP8AndItsSize() throws {
         let result = try Harness.rtprecv(["--pcap", capture("gst-vp8-layers3.pcap").path, "--list"])
         let out = String(decoding: result.stdout, as: UTF8.self)
-        XCTAssertTrue(out.contains("VP8 320x240  120 frames, 2 keyframes"), out)
+        XCTAssertTrue(out.contains("VP8 320x240  3 temporal layers, 120 frames, 2 keyframes"), out)
+        let plain = String(decoding: try Harness.rtprecv(["--pcap", capture("gst-vp8.pcap").path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(plain.contains("VP8 320x240  120 frames, 4 keyframes"), plain)
     }
 
     /// The FLV cannot carry VP8: said at start-up when the codec is known, and the frames go to

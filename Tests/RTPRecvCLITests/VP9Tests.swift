@@ -167,6 +167,8 @@ extension VP9Tests {
         XCTAssertEqual(pictures.count, 60)
         XCTAssertTrue(pictures.allSatisfy { $0.count == 2 })
         let pcap = try FrameCaptures.pcap(svcPackets(pictures), name: "vp9-svc")
+        let list = String(decoding: try Harness.rtprecv(["--pcap", pcap.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(list.contains("VP9 320x240  2 spatial layers, 60 frames, 2 keyframes"), list)
         let (ivf, ledger, stderr) = try FrameCaptures.replay(pcap, ["--codec", "vp9"], name: "vp9-svc")
         XCTAssertEqual(try FrameCaptures.packetHashes(ivf), try FrameCaptures.packetHashes(capture("vp9-svc.ivf")))
         XCTAssertEqual(try Harness.frameMD5(ivf), try Harness.frameMD5(capture("vp9-svc.ivf")))

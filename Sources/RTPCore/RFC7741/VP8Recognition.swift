@@ -7,9 +7,12 @@ struct VP8Recognition: VideoRecognition {
     private var frameStarts = 0
     private var lastPictureID: VP8PayloadDescriptor?
     private var followingPictureIDs = 0
+    /// The highest TID seen, where the descriptors carry one.
+    private var highestLayer: Int?
 
     mutating func record(_ payload: UnsafeRawBufferPointer) {
         guard let descriptor = VP8PayloadDescriptor(payload), descriptor.beginsFrame else { return }
+        if let layer = descriptor.temporalLayer { highestLayer = max(highestLayer ?? 0, layer) }
         let data = payload.view(descriptor.size..<payload.count)
         guard let header = VP8FrameHeader(data) else { return }
         frameStarts += 1
@@ -28,6 +31,7 @@ struct VP8Recognition: VideoRecognition {
     var sawKeyframe: Bool { keyframes > 0 }
 
     var summary: String {
-        "VP8 " + (keyframe.map { "\($0.width)x\($0.height)" } ?? "-") + "  \(frameStarts) frames, \(keyframes) keyframes"
+        "VP8 " + (keyframe.map { "\($0.width)x\($0.height)" } ?? "-") + "  "
+            + (highestLayer.map { "\($0 + 1) temporal layers, " } ?? "") + "\(frameStarts) frames, \(keyframes) keyframes"
     }
 }
