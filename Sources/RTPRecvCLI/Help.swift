@@ -44,7 +44,7 @@ public enum Help {
            rtprecv rtsp://[USER@]HOST[:PORT]/PATH [options] pull from an RTSP camera or server
 
     RTSP (an rtsp:// URL instead of --port or --pcap):
-      The client sends OPTIONS, DESCRIBE, a SETUP for the H.264 or H.265 video line and the first
+      The client sends OPTIONS, DESCRIBE, a SETUP for the first video line of a codec above and the first
       audio line rtprecv takes, PLAY, keep-alives at half the session's timeout (GET_PARAMETER when
       the server lists it, else OPTIONS), and TEARDOWN when it stops, on Ctrl-C too. The server's
       SDP stands in for --sdp; what the session worked around is named in the summary.
@@ -122,10 +122,11 @@ public enum Help {
                               Link types: Ethernet (VLAN), Linux SLL/SLL2, loopback, raw IP.
       --list                  List the RTP streams in the capture and exit: per SSRC, the
                               packets, the losses and the codec of each payload type it carried
-                              (H.264 with its resolution and NAL unit types; others by name and
-                              packet duration; comfort noise; telephone events with their
-                              digits). With --sdp, dynamic payload types are named from its
-                              rtpmap lines.
+                              (H.264 with its resolution and NAL unit types; VP8 and VP9 with
+                              their resolution, layers and keyframes; AV1 with its resolution;
+                              others by name and packet duration; comfort noise; telephone
+                              events with their digits). With --sdp, dynamic payload types are
+                              named from its rtpmap lines.
       --tcp-framing MODE      RTP carried in the capture's TCP streams, each connection put back in
                               order (retransmissions, overlaps, reordering; a segment the capture
                               missed costs only the packets it held): rtsp (default: RTSP's
