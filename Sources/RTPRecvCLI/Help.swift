@@ -45,9 +45,10 @@ public enum Help {
 
     RTSP (an rtsp:// URL instead of --port or --pcap):
       The client sends OPTIONS, DESCRIBE, a SETUP for the first video line of a codec above and
-      the first audio line rtprecv takes, PLAY, keep-alives at half the session's timeout (GET_PARAMETER when
-      the server lists it, else OPTIONS), and TEARDOWN when it stops, on Ctrl-C too. The server's
-      SDP stands in for --sdp; what the session worked around is named in the summary.
+      the first audio line rtprecv takes, PLAY, keep-alives at half the session's timeout
+      (GET_PARAMETER when the server lists it, else OPTIONS), and TEARDOWN when it stops, on
+      Ctrl-C too. The server's SDP stands in for --sdp; what the session worked around is named
+      in the summary.
       --rtsp-transport MODE   auto (default): UDP first, then TCP: in the same session when the
                               server refuses UDP (461), in a fresh one when it answers with
                               another transport or sends nothing within 2 s of PLAY; udp; tcp (interleaved in the RTSP
