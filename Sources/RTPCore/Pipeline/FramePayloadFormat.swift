@@ -1,5 +1,5 @@
 /// A payload format whose frames come whole from a first packet to a last, each packet opened by a
-/// payload descriptor (VP8, VP9), with the codec's rules (`FramePayloadRules`) and the shared
+/// payload descriptor (VP8, VP9, AV1), with the codec's rules (`FramePayloadRules`) and the shared
 /// verdicts on each frame.
 ///
 /// A frame is the packets of one timestamp, from the one whose descriptor begins it to the one that
@@ -95,11 +95,10 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
             return
         }
         var tailLost = false
-        if var open = frame, open.timestamp != timestamp || descriptor.beginsFrame {
+        if let open = frame, open.timestamp != timestamp || descriptor.beginsFrame {
             // What was lost may have been this frame's end.
             tailLost = lostBefore > 0 && !open.ended
-            if tailLost { open.damage(.missingPackets, missing: lostBefore) }
-            frame = open
+            if tailLost { frame?.damage(.missingPackets, missing: lostBefore) }
             try finish(arrival: arrival)
         }
         if frame == nil {
@@ -144,13 +143,12 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     }
 
     private func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor) {
+        // A reason given again changes nothing: the damage is a set of reasons.
         guard bytes.count <= maxFrameBytes - data.count else {
-            if frame?.damage?.reasons.contains(FrameRecord.Reasons(.overMaxFrameBytes)) != true { frame?.damage(.overMaxFrameBytes) }
+            frame?.damage(.overMaxFrameBytes)
             return
         }
-        if let reason = assembly.append(data, of: descriptor, to: &bytes), frame?.damage?.reasons.contains(FrameRecord.Reasons(reason)) != true {
-            frame?.damage(reason)
-        }
+        if let reason = assembly.append(data, of: descriptor, to: &bytes) { frame?.damage(reason) }
     }
 
     /// The frame in progress is over: judged, and written or dropped.
@@ -193,7 +191,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
                 let pieces = UnsafeBufferPointer(start: piece, count: 1)
                 var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival,
                                             codec: codec)
-                accessUnit.pictureSize = header.flatMap { _ in layerPictureSize } ?? header?.pictureSize
+                accessUnit.pictureSize = header.flatMap { layerPictureSize ?? $0.pictureSize }
                 guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
                 verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
             }

@@ -14,14 +14,16 @@ struct LayerReferences {
     /// The last TL0PICIDX seen, whose continuity shows lost base-layer frames no packet came of.
     private var tl0PictureIndex: Int?
     /// A frame carried a temporal layer: losses of unknown layer need not reach the base layer.
-    private(set) var layered = false
+    private var layered = false
 
-    static let layers = 8
+    /// The bit of `layer`, of the eight kept (TID has three bits).
+    private static func bit(_ layer: Int) -> UInt8 { 1 << UInt8(truncatingIfNeeded: min(max(layer, 0), 7)) }
+    /// The bits of layers 0 through `layer`.
+    private static func upTo(_ layer: Int) -> UInt8 { bit(layer) &* 2 &- 1 }
 
     /// Whether a frame of `layer` has its references intact; `sync`: it refers to the base layer only.
     func intact(layer: Int, sync: Bool) -> Bool {
-        let referred = sync ? 1 : (1 << (min(max(layer, 0), Self.layers - 1) + 1)) - 1
-        return damaged & UInt8(truncatingIfNeeded: referred) == 0
+        damaged & (sync ? 1 : Self.upTo(layer)) == 0
     }
 
     /// A frame came with `tl0PictureIndex` (L) and `layer` (T): a gap in the index means base-layer
@@ -38,7 +40,7 @@ struct LayerReferences {
 
     /// A frame of `layer` that others may refer to was lost or dropped.
     mutating func lost(layer: Int) {
-        damaged |= 1 << UInt8(truncatingIfNeeded: min(max(layer, 0), Self.layers - 1))
+        damaged |= Self.bit(layer)
     }
 
     /// Whole frames were lost, of no known layer: with layers and the base layer's index continuous
@@ -50,8 +52,7 @@ struct LayerReferences {
     /// A frame of `layer` with its references intact is a switching-up point (VP9's U): the frames of
     /// the layers above it refer to nothing before it in those layers, so their damage is mended.
     mutating func switchedUp(at layer: Int) {
-        let kept = (1 << (min(max(layer, 0), Self.layers - 1) + 1)) - 1
-        damaged &= UInt8(truncatingIfNeeded: kept)
+        damaged &= Self.upTo(layer)
     }
 
     /// A frame of `layer` was written: a keyframe mends every layer, a sync frame with the base
@@ -60,7 +61,7 @@ struct LayerReferences {
         if isKeyframe {
             damaged = 0
         } else if sync && damaged & 1 == 0 {
-            damaged &= ~(1 << UInt8(truncatingIfNeeded: min(max(layer, 0), Self.layers - 1)))
+            damaged &= ~Self.bit(layer)
         }
     }
 }
