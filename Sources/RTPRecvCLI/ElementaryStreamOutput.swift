@@ -124,8 +124,8 @@ final class IVFWriter {
 
     private func fileHeader(frames: Int) -> [UInt8] {
         var bytes = Array("DKIF".utf8)
-        func le16(_ v: Int) { bytes += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
-        func le32(_ v: Int) { le16(v & 0xffff); le16(v >> 16) }
+        func le16(_ v: Int) { bytes.appendLittleEndian(UInt16(truncatingIfNeeded: v)) }
+        func le32(_ v: Int) { bytes.appendLittleEndian(UInt32(truncatingIfNeeded: v)) }
         le16(0)
         le16(32)
         bytes += Array(fourCC.utf8.prefix(4))

@@ -22,8 +22,8 @@ struct WAVHeader {
     /// The header for `dataBytes` of samples (nil: not known yet).
     func bytes(dataBytes: Int?) -> [UInt8] {
         var out: [UInt8] = []
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: v).littleEndian) { out.append(contentsOf: $0) } }
-        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian) { out.append(contentsOf: $0) } }
+        func u32(_ v: Int) { out.appendLittleEndian(UInt32(truncatingIfNeeded: v)) }
+        func u16(_ v: Int) { out.appendLittleEndian(UInt16(truncatingIfNeeded: v)) }
         let unknown = 0xFFFF_FFFF
         let blockAlign = channels * bitsPerSample / 8
         out += Array("RIFF".utf8)
