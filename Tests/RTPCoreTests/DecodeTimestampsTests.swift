@@ -1,5 +1,5 @@
 import XCTest
-@testable import FLV
+@testable import RTPCore
 
 final class DecodeTimestampsTests: XCTestCase {
     /// Runs PTS in decoding order through the derivation with the look-ahead the muxer uses.
