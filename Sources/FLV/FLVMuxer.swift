@@ -172,7 +172,7 @@ public final class FLVMuxer {
         payload.removeAll(keepingCapacity: true)
         let hevc = accessUnit.codec == .h265
         accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
-            forEachNALUnit(bytes) { nal in
+            AnnexB.forEachNALUnit(bytes) { nal in
                 if hevc, nal.count >= 2 {
                     let type = HEVCNALHeader(nal).type
                     if let kind = HEVCParameterSetCache.Kind.of(type: type) { return parameterSets[kind.rawValue].append(Array(nal)) }
@@ -611,26 +611,6 @@ public final class FLVMuxer {
         statistics.bytesWritten += writer.bytes.count
     }
 }
-/// Calls `body` with each NAL unit of an Annex-B buffer (start codes of 3 or 4 bytes).
-func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
-    var i = 0, start = -1
-    let n = bytes.count
-    while i + 2 < n {
-        if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
-            if start >= 0 {
-                var end = i
-                if end > start && bytes[end - 1] == 0 { end -= 1 }  // the 4th byte of a long start code
-                if end > start { body(bytes.view(start..<end)) }
-            }
-            i += 3
-            start = i
-        } else {
-            i += 1
-        }
-    }
-    if start >= 0 && start < n { body(bytes.view(start..<n)) }
-}
-
 /// A video sequence header's record, by codec.
 enum VideoConfiguration: Equatable {
     case avc(AVCDecoderConfigurationRecord)

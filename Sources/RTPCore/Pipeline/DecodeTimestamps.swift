@@ -31,11 +31,12 @@ public struct DecodeTimestamps {
     /// The DTS of the oldest picture not yet given one, whose PTS is `pts`.
     public mutating func next(pts: Int64) -> Int64 {
         let smallest = heap.isEmpty ? pts : popMin()
-        if emitted == 0, let following = heap.first, following > smallest { frameStep = following - smallest }
+        if emitted == 0, let following = heap.first, following > smallest { frameStep = following &- smallest }
         released.append(smallest)
         var dts: Int64
         if emitted < reorderDepth {
-            dts = released[0] - Int64(reorderDepth - emitted) * frameStep
+            // bounded: emitted < reorderDepth, the SPS's (at most 16); wrapping, as the times are the sender's.
+            dts = released[0] &- Int64(reorderDepth - emitted) &* frameStep
         } else {
             dts = released[released.count - 1 - reorderDepth]
             if released.count > 2 * (reorderDepth + 1) { released.removeFirst(released.count - reorderDepth - 1) }

@@ -1,0 +1,23 @@
+/// Annex-B byte streams (H.264 Annex B, H.265 Annex B): NAL units behind start codes, as access
+/// units hold them.
+public enum AnnexB {
+    /// Calls `body` with each NAL unit of an Annex-B buffer (start codes of 3 or 4 bytes).
+    public static func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var i = 0, start = -1
+        let n = bytes.count
+        while i + 2 < n {
+            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
+                if start >= 0 {
+                    var end = i
+                    if end > start && bytes[end - 1] == 0 { end -= 1 }  // the 4th byte of a long start code
+                    if end > start { body(bytes.view(start..<end)) }
+                }
+                i += 3
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        if start >= 0 && start < n { body(bytes.view(start..<n)) }
+    }
+}
