@@ -232,13 +232,12 @@ public final class FLVMuxer {
     }
 
     private func startSequence(_ newRecord: VideoConfiguration, arrival: Int64) {
-        // With the reorder depth the SPS announces (or, for H.264 unannounced, none for Baseline
-        // and up to the reference count otherwise), decode times can be derived.
+        // With the reorder depth the SPS gives, decode times can be derived.
         let depth: Int, size: (Int, Int), rate: Double?
         switch newRecord {
         case .avc(let avc):
             let sps = avc.sequenceParameterSets[0].withUnsafeBytes { SequenceParameterSet(nal: $0) }!
-            depth = Int(sps.maxNumReorderFrames ?? (sps.profileIdc == 66 ? 0 : min(sps.maxNumRefFrames, 4)))
+            depth = sps.reorderDepth
             (size, rate) = ((sps.width, sps.height), sps.frameRate)
         case .hevc(let hevc):
             let fps = hevc.sps.frameRateFraction.map { Double($0.numerator) / Double($0.denominator) }

@@ -20,7 +20,7 @@ struct ToyFormatParameters: VideoFormatParameters {
 
 extension VideoPayloadFormatRegistration {
     static let toy = VideoPayloadFormatRegistration(codec: .toy, parameters: ToyFormatParameters.self,
-                                                   recognition: ToyRecognition()) { ssrc, configuration, _ in
+                                                   recognition: ToyRecognition(), track: { _ in nil }) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(ToyPayloadFormat(ssrc: ssrc, configuration: configuration))
     }
 }

@@ -20,7 +20,7 @@ extension VideoCodec {
 
 extension VideoPayloadFormatRegistration {
     static let av1 = VideoPayloadFormatRegistration(codec: .av1, parameters: AV1FormatParameters.self,
-                                                    recognition: AV1Recognition()) { ssrc, configuration, _ in
+                                                    recognition: AV1Recognition(), track: VideoTrack.av1) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(AV1PayloadFormat(ssrc: ssrc, configuration: configuration))
     }
 }

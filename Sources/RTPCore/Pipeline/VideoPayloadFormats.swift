@@ -22,6 +22,8 @@ public struct VideoPayloadFormatRegistration: Sendable {
     public let parameters: any VideoFormatParameters.Type
     /// How the codec is known from payloads alone: a fresh reading, copied for each payload type.
     public let recognition: any VideoRecognition
+    /// A keyframe's track, as a container declares it (`VideoTrack.of`).
+    let track: @Sendable (AccessUnit) -> VideoTrack?
     /// A stream's format; `parameters` is what the SDP's fmtp says, of whichever codec it names.
     let makeFormat: @Sendable (_ ssrc: UInt32, _ configuration: VideoFormatConfiguration,
                                _ parameters: (any VideoFormatParameters)?) -> AnyVideoPayloadFormat

@@ -9,7 +9,7 @@ extension VideoCodec {
 
 extension VideoPayloadFormatRegistration {
     static let rfc6184 = VideoPayloadFormatRegistration(codec: .h264, parameters: H264FormatParameters.self,
-                                                        recognition: H264Recognition()) {
+                                                        recognition: H264Recognition(), track: VideoTrack.h264) {
         ssrc, configuration, parameters in
         AnyVideoPayloadFormat(H264PayloadFormat(ssrc: ssrc, configuration: configuration,
                                                 parameters: (parameters as? H264FormatParameters)?.interleaving))

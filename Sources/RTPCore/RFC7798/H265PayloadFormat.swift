@@ -9,7 +9,7 @@ extension VideoCodec {
 
 extension VideoPayloadFormatRegistration {
     static let rfc7798 = VideoPayloadFormatRegistration(codec: .h265, parameters: H265FormatParameters.self,
-                                                        recognition: H265Recognition()) {
+                                                        recognition: H265Recognition(), track: VideoTrack.h265) {
         ssrc, configuration, parameters in
         AnyVideoPayloadFormat(H265PayloadFormat(ssrc: ssrc, configuration: configuration,
                                                 parameters: parameters as? H265FormatParameters ?? H265FormatParameters()))

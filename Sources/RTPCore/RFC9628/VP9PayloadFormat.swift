@@ -23,7 +23,8 @@ extension VideoCodec {
 
 extension VideoPayloadFormatRegistration {
     static let rfc9628 = VideoPayloadFormatRegistration(codec: .vp9, parameters: VP9FormatParameters.self,
-                                                        recognition: VP9Recognition()) { ssrc, configuration, _ in
+                                                        recognition: VP9Recognition(),
+                                                        track: VideoTrack.sizedByKeyframe("vp9")) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(VP9PayloadFormat(ssrc: ssrc, configuration: configuration))
     }
 }

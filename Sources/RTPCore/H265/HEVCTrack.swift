@@ -1,0 +1,14 @@
+extension VideoTrack {
+    /// An H.265 keyframe's track: its VPS, SPS and PPS, and the first SPS's size and reorder depth.
+    static let h265: @Sendable (AccessUnit) -> VideoTrack? = { unit in
+        var sps: HEVCSequenceParameterSet?
+        let sets = parameterSets(of: unit) { nal in
+            guard nal.count >= 2, let kind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(nal).type) else { return false }
+            if kind == .sps { sps = sps ?? HEVCSequenceParameterSet(nal: nal) }
+            return true
+        }
+        guard let sps else { return nil }
+        let depth = Int(sps.maxNumReorderPics)  // bounded: the SPS reader caps it at 16
+        return VideoTrack(codecName: "hevc", configuration: sets, width: sps.width, height: sps.height, reorderDepth: depth)
+    }
+}
