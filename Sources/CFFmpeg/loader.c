@@ -18,13 +18,17 @@
     X(avutil, av_get_pix_fmt) X(avutil, av_get_pix_fmt_name) X(avutil, av_image_copy_to_buffer) \
     X(avutil, av_image_get_buffer_size) X(avutil, av_md5_sum) X(avutil, av_strerror) \
     X(avutil, av_mallocz) X(avutil, av_channel_layout_default) X(avutil, av_channel_layout_uninit) \
-    X(avutil, av_dict_set) X(avutil, av_dict_free) \
+    X(avutil, av_dict_set) X(avutil, av_dict_free) X(avutil, av_malloc) X(avutil, av_free) X(avutil, av_rescale_q) \
+    X(avcodec, avcodec_descriptor_get_by_name) \
     X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale)
 
-/* libavformat, for RTMP output only: loaded on its own, when a run publishes. */
+/* libavformat, for RTMP output and the recordings' muxers: loaded on its own, when a run needs it. */
 #define FORMAT_FUNCTIONS(X) \
     X(avformat, avformat_network_init) X(avformat, avio_open2) X(avformat, avio_write) X(avformat, avio_flush) \
-    X(avformat, avio_closep)
+    X(avformat, avio_closep) X(avformat, avio_alloc_context) X(avformat, avio_context_free) \
+    X(avformat, avformat_alloc_output_context2) X(avformat, avformat_new_stream) X(avformat, avformat_write_header) \
+    X(avformat, av_write_frame) X(avformat, av_interleaved_write_frame) X(avformat, av_write_trailer) \
+    X(avformat, avformat_free_context)
 
 #define POINTER(lib, name) static __typeof__(name) *p_##name;
 FUNCTIONS(POINTER)
@@ -180,3 +184,22 @@ int avio_open2(AVIOContext **context, const char *url, int flags, const AVIOInte
 void avio_write(AVIOContext *context, const unsigned char *buffer, int size) { p_avio_write(context, buffer, size); }
 void avio_flush(AVIOContext *context) { p_avio_flush(context); }
 int avio_closep(AVIOContext **context) { return p_avio_closep(context); }
+void *av_malloc(size_t size) { ensure(); return p_av_malloc(size); }
+void av_free(void *pointer) { ensure(); p_av_free(pointer); }
+int64_t av_rescale_q(int64_t a, AVRational bq, AVRational cq) { return p_av_rescale_q(a, bq, cq); }
+const AVCodecDescriptor *avcodec_descriptor_get_by_name(const char *name) { ensure(); return p_avcodec_descriptor_get_by_name(name); }
+AVIOContext *avio_alloc_context(unsigned char *buffer, int buffer_size, int write_flag, void *opaque,
+                                int (*read_packet)(void *, uint8_t *, int), int (*write_packet)(void *, uint8_t *, int),
+                                int64_t (*seek)(void *, int64_t, int)) {
+    return p_avio_alloc_context(buffer, buffer_size, write_flag, opaque, read_packet, write_packet, seek);
+}
+void avio_context_free(AVIOContext **context) { p_avio_context_free(context); }
+int avformat_alloc_output_context2(AVFormatContext **context, const AVOutputFormat *format, const char *name, const char *filename) {
+    return p_avformat_alloc_output_context2(context, format, name, filename);
+}
+AVStream *avformat_new_stream(AVFormatContext *context, const AVCodec *codec) { return p_avformat_new_stream(context, codec); }
+int avformat_write_header(AVFormatContext *context, AVDictionary **options) { return p_avformat_write_header(context, options); }
+int av_write_frame(AVFormatContext *context, AVPacket *packet) { return p_av_write_frame(context, packet); }
+int av_interleaved_write_frame(AVFormatContext *context, AVPacket *packet) { return p_av_interleaved_write_frame(context, packet); }
+int av_write_trailer(AVFormatContext *context) { return p_av_write_trailer(context); }
+void avformat_free_context(AVFormatContext *context) { p_avformat_free_context(context); }

@@ -7,6 +7,8 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/mem.h>
+#include <libavutil/mathematics.h>
+#include <libavcodec/codec_desc.h>
 #include <libavutil/md5.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
@@ -22,8 +24,8 @@ static inline int rtprecv_frame_flag_corrupt(void) { return AV_FRAME_FLAG_CORRUP
    only after it succeeded. */
 int rtprecv_ffmpeg_load(char *message, size_t size);
 
-/* libavformat as well, for the avio_* functions (RTMP output); after rtprecv_ffmpeg_load, and the
-   same way. */
+/* libavformat as well, for the avio_* functions (RTMP output) and the muxers (recordings); after
+   rtprecv_ffmpeg_load, and the same way. */
 int rtprecv_avformat_load(char *message, size_t size);
 
 /* The last error the network protocols logged (kept, not printed), and clearing it. */

@@ -1,0 +1,215 @@
+import CFFmpeg
+
+/// One of libavformat's muxers (mp4, matroska, mpegts, …) writing a file through callbacks, so that
+/// the file stays the caller's: it opens, names, renames and closes it. Bytes at the end go to
+/// `append`; a muxer that goes back to fill in a size or an index (Matroska, a finished MP4) uses
+/// `overwrite`, when the file is `seekable`.
+///
+/// Streams are added, then `begin` writes the header; packets carry times in each stream's
+/// `clockRate`, rescaled to the time base the muxer chose.
+public final class MediaMuxer {
+    /// A track as the muxer's header needs it.
+    public struct Track {
+        /// libavcodec's codec name: "h264", "hevc", "vp9", "av1", "aac", "opus".
+        public var codecName: String
+        public var isVideo: Bool
+        /// The codec's configuration as libavformat takes it: Annex-B parameter sets (H.264, H.265,
+        /// which the muxer turns into avcC or hvcC), an AV1 sequence header OBU, an AudioSpecificConfig.
+        public var extradata: [UInt8] = []
+        public var width = 0
+        public var height = 0
+        public var sampleRate = 0
+        public var channels = 0
+        /// The ticks per second of the times given to `write`.
+        public var clockRate: Int32
+        /// A FourCC the container should name the codec by ("hvc1" rather than MP4's default "hev1").
+        public var tag: String?
+
+        public init(video codecName: String, width: Int, height: Int, extradata: [UInt8], clockRate: Int32 = 90000) {
+            self.codecName = codecName
+            isVideo = true
+            self.width = width
+            self.height = height
+            self.extradata = extradata
+            self.clockRate = clockRate
+        }
+
+        public init(audio codecName: String, sampleRate: Int, channels: Int, extradata: [UInt8]) {
+            self.codecName = codecName
+            isVideo = false
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.extradata = extradata
+            clockRate = Int32(clamping: sampleRate)
+        }
+    }
+
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let io: IO
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private var clockRates: [Int32] = []
+    private var begun = false
+
+    /// `format`: libavformat's muxer name.
+    public init(format: String, seekable: Bool, append: @escaping (UnsafeRawBufferPointer) throws -> Void,
+                overwrite: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) throws(FFmpegError) {
+        var message = [CChar](repeating: 0, count: 600)
+        guard rtprecv_avformat_load(&message, message.count) == 0 else {
+            throw FFmpegError.unavailable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        io = IO(append: append, overwrite: overwrite)
+        guard let packet = av_packet_alloc() else { throw FFmpegError("av_packet_alloc", rtprecv_averror(ENOMEM)) }
+        self.packet = packet
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let status = avformat_alloc_output_context2(&context, nil, format, nil)
+        guard status >= 0, let context else { throw FFmpegError("avformat_alloc_output_context2(\(format))", status) }
+        self.context = context
+        let size = 1 << 16
+        guard let buffer = av_malloc(size),
+              let pb = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1,
+                                          Unmanaged.passUnretained(io).toOpaque(), nil, IO.writeCallback,
+                                          seekable ? IO.seekCallback : nil) else {
+            throw FFmpegError("avio_alloc_context", rtprecv_averror(ENOMEM))
+        }
+        context.pointee.pb = pb
+        // What the muxer hands over goes to the file at once: a crash loses only what it still holds.
+        context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS | AVFMT_FLAG_CUSTOM_IO
+    }
+
+    deinit {
+        if let context {
+            if let pb = context.pointee.pb {
+                av_free(pb.pointee.buffer)
+                var io: UnsafeMutablePointer<AVIOContext>? = pb
+                avio_context_free(&io)
+            }
+            avformat_free_context(context)
+        }
+        var packet: UnsafeMutablePointer<AVPacket>? = self.packet
+        av_packet_free(&packet)
+    }
+
+    /// Adds a track; returns its index for `write`.
+    @discardableResult
+    public func add(_ track: Track) throws(FFmpegError) -> Int {
+        guard let context, !begun else { throw FFmpegError("avformat_new_stream", rtprecv_averror(EINVAL)) }
+        guard let descriptor = avcodec_descriptor_get_by_name(track.codecName) else {
+            throw FFmpegError("avcodec_descriptor_get_by_name(\(track.codecName))", rtprecv_averror(EINVAL))
+        }
+        guard let stream = avformat_new_stream(context, nil) else { throw FFmpegError("avformat_new_stream", rtprecv_averror(ENOMEM)) }
+        let parameters = stream.pointee.codecpar!
+        parameters.pointee.codec_type = track.isVideo ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
+        parameters.pointee.codec_id = descriptor.pointee.id
+        if track.isVideo {
+            parameters.pointee.width = Int32(clamping: track.width)
+            parameters.pointee.height = Int32(clamping: track.height)
+        } else {
+            parameters.pointee.sample_rate = Int32(clamping: track.sampleRate)
+            av_channel_layout_default(&parameters.pointee.ch_layout, Int32(clamping: track.channels))
+        }
+        if let tag = track.tag {
+            parameters.pointee.codec_tag = tag.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        if !track.extradata.isEmpty {
+            let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+            guard let bytes = av_mallocz(track.extradata.count + padding) else {
+                throw FFmpegError("av_mallocz", rtprecv_averror(ENOMEM))
+            }
+            track.extradata.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            parameters.pointee.extradata = bytes.assumingMemoryBound(to: UInt8.self)
+            parameters.pointee.extradata_size = Int32(track.extradata.count)
+        }
+        stream.pointee.time_base = AVRational(num: 1, den: track.clockRate)
+        clockRates.append(track.clockRate)
+        return clockRates.count - 1
+    }
+
+    /// Writes the header, with the muxer's `options` (its private options by name).
+    public func begin(options: [(String, String)]) throws {
+        guard let context else { return }
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        let status = avformat_write_header(context, &dictionary)
+        av_dict_free(&dictionary)
+        try io.check()
+        guard status >= 0 else { throw FFmpegError("avformat_write_header", status) }
+        begun = true
+    }
+
+    /// One frame of track `index`, its times in the track's clock rate. `bytes` is read during the
+    /// call only.
+    public func write(_ index: Int, _ bytes: UnsafeRawBufferPointer, pts: Int64, dts: Int64, keyframe: Bool) throws {
+        guard let context, begun, clockRates.indices.contains(index), bytes.count <= Int32.max else { return }
+        let stream = context.pointee.streams[index]!
+        let from = AVRational(num: 1, den: clockRates[index])
+        packet.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        packet.pointee.size = Int32(bytes.count)
+        packet.pointee.stream_index = Int32(index)
+        packet.pointee.pts = av_rescale_q(pts, from, stream.pointee.time_base)
+        packet.pointee.dts = av_rescale_q(dts, from, stream.pointee.time_base)
+        packet.pointee.duration = 0
+        packet.pointee.flags = keyframe ? AV_PKT_FLAG_KEY : 0
+        let status = av_write_frame(context, packet)
+        try io.check()
+        guard status >= 0 else { throw FFmpegError("av_write_frame", status) }
+    }
+
+    /// Ends the file: the muxer's trailer (MP4's fragment index, Matroska's cues and sizes).
+    public func finish() throws {
+        guard let context, begun else { return }
+        begun = false
+        let status = av_write_trailer(context)
+        try io.check()
+        guard status >= 0 else { throw FFmpegError("av_write_trailer", status) }
+    }
+
+    /// The callbacks' side: where the muxer's bytes go, and the first error the file gave.
+    private final class IO {
+        let append: (UnsafeRawBufferPointer) throws -> Void
+        let overwrite: (UnsafeRawBufferPointer, Int) throws -> Void
+        var position = 0
+        var end = 0
+        var failure: (any Error)?
+
+        init(append: @escaping (UnsafeRawBufferPointer) throws -> Void, overwrite: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) {
+            self.append = append
+            self.overwrite = overwrite
+        }
+
+        func check() throws {
+            if let failure { throw failure }
+        }
+
+        static let writeCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, buffer, size in
+            let io = Unmanaged<IO>.fromOpaque(opaque!).takeUnretainedValue()
+            guard io.failure == nil else { return rtprecv_averror(EIO) }
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(max(size, 0)))
+            do {
+                if io.position == io.end { try io.append(bytes) } else { try io.overwrite(bytes, io.position) }
+            } catch {
+                io.failure = error
+                return rtprecv_averror(EIO)
+            }
+            io.position += bytes.count
+            io.end = max(io.end, io.position)
+            return size
+        }
+
+        static let seekCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
+            let io = Unmanaged<IO>.fromOpaque(opaque!).takeUnretainedValue()
+            if whence & AVSEEK_SIZE != 0 { return Int64(io.end) }
+            let base: Int
+            switch whence & ~AVSEEK_FORCE {
+            case SEEK_SET: base = 0
+            case SEEK_CUR: base = io.position
+            case SEEK_END: base = io.end
+            default: return Int64(rtprecv_averror(EINVAL))
+            }
+            // Only within what was written: the muxer goes back to fill in, never past the end.
+            let (target, overflow) = Int64(base).addingReportingOverflow(offset)
+            guard !overflow, target >= 0, target <= io.end else { return Int64(rtprecv_averror(EINVAL)) }
+            io.position = Int(target)
+            return target
+        }
+    }
+}
