@@ -68,9 +68,7 @@ extension Options {
 
     /// Outputs: one on standard output at most; decoding options imply decoding; what only publishing takes.
     private mutating func settleOutputs() throws(UsageError) {
-        let toStdout = [("--out", out), ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--flv", flv),
-                        ("--audio", audio), ("--wav", wav), ("--stats-json", statsJSON), ("--frames-json", framesJSON)]
-            .filter { $0.1 == "-" }.map(\.0)
+        let toStdout = givenFileOutputs.filter { $0.path == "-" }.map(\.output.flag)
         if toStdout.count > 1 {
             throw UsageError(description: "\(toStdout.joined(separator: " and ")) cannot all write to standard output")
         }
@@ -90,13 +88,14 @@ extension Options {
 
     /// --segment-seconds and the outputs it cuts, named by segment.
     private func checkSegments() throws(UsageError) {
-        for (flag, path, example) in [("--out", out, "cam-{start}.h264"), ("--flv", flv, "cam-{start}.flv")] {
-            guard let path, OutputTemplate.isTemplate(path) != (segmentSeconds != nil) else { continue }
+        let segmented = givenFileOutputs.filter(\.output.segments)
+        for (output, path) in segmented where OutputTemplate.isTemplate(path) != (segmentSeconds != nil) {
             throw UsageError(description: segmentSeconds == nil
-                ? "'\(flag) \(path)' names segments ({n} or {start}): give --segment-seconds N"
-                : "'--segment-seconds' cuts \(flag) into files: name them with {n} or {start}, such as \(flag) '\(example)'")
+                ? "'\(output.flag) \(path)' names segments ({n} or {start}): give --segment-seconds N"
+                : "'--segment-seconds' cuts \(output.flag) into files: name them with {n} or {start}, "
+                    + "such as \(output.flag) 'cam-{start}\(output.suffix)'")
         }
-        if segmentSeconds != nil && out == nil && flv == nil {
+        if segmentSeconds != nil && segmented.isEmpty {
             throw UsageError(description: "'--segment-seconds' cuts the Annex-B output or the FLV: give --out 'NAME-{n}.h264' or --flv 'NAME-{n}.flv'")
         }
         if segmentWallclock && segmentSeconds == nil {
@@ -107,10 +106,8 @@ extension Options {
     /// Outputs named by stream mean every stream; a port range, a stream a port; sessions and
     /// --all-streams each their own files.
     private mutating func settleStreams() throws(UsageError) {
-        let perStream = [("--out", out), ("--flv", flv), ("--frames-json", framesJSON), ("--stats-json", statsJSON),
-                         ("--yuv", yuv), ("--y4m", y4m), ("--frame-md5", frameMD5), ("--audio", audio), ("--wav", wav)]
-            .compactMap { flag, path in path.map { (flag, $0) } }
-        if perStream.contains(where: { OutputTemplate.namesStream($0.1) }) || portRange != nil { allStreams = true }
+        let perStream = givenFileOutputs
+        if perStream.contains(where: { OutputTemplate.namesStream($0.path) }) || portRange != nil { allStreams = true }
         // A stream a port at least, unless told otherwise.
         if let portRange, !maxStreamsGiven { maxStreams = max(maxStreams, portRange.count) }
         if recordsSessions { try checkSessions(perStream) }
@@ -123,10 +120,9 @@ extension Options {
                 throw UsageError(description: "'--all-streams' records every stream to files; '\(flag)' is for one stream")
             }
             // Every stream writes its own files: each output (but statistics, which can be one file) names them apart.
-            if let (flag, path) = perStream.first(where: { $0.0 != "--stats-json" && !OutputTemplate.namesStream($0.1) }) {
-                throw UsageError(description: "'\(flag) \(path)' would be written by every stream: name each stream's file with "
-                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(flag) 'rec/{ssrc}"
-                                 + (flag == "--flv" ? ".flv" : flag == "--audio" || flag == "--wav" ? ".wav" : ".h264") + "'")
+            if let (output, path) = perStream.first(where: { $0.output.media != .statistics && !OutputTemplate.namesStream($0.path) }) {
+                throw UsageError(description: "'\(output.flag) \(path)' would be written by every stream: name each stream's file with "
+                                 + "{ssrc} (or {pt}, {port}, {src}), such as \(output.flag) 'rec/{ssrc}\(output.suffix)'")
             }
         }
     }

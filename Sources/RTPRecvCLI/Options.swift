@@ -151,12 +151,13 @@ public struct Options {
 
     /// Every file output's path but the statistics' through `transform`: named for a stream or a session.
     mutating func renameFileOutputs(_ transform: (String) -> String) {
-        let paths: [WritableKeyPath<Options, String?>] = [\.out, \.flv, \.framesJSON, \.yuv, \.y4m, \.frameMD5, \.audio, \.wav]
-        for path in paths { self[keyPath: path] = self[keyPath: path].map(transform) }
+        for output in Self.fileOutputs where output.media != .statistics {
+            self[keyPath: output.path] = self[keyPath: output.path].map(transform)
+        }
     }
 
     /// Several sessions, each its own files: every output names them with {sdp}.
-    func checkSessions(_ outputs: [(String, String)]) throws(UsageError) {
+    func checkSessions(_ outputs: [(output: FileOutput, path: String)]) throws(UsageError) {
         let what = sdpDirectory.map { "'--sdp-dir \($0)'" } ?? "'--sdp' given \(sessionSDPs.count) times"
         if let flag = [("rtsp://", rtsp != nil), ("--port", port != nil), ("--all-streams", allStreams), ("--list", mode == .list),
                        ("--rtmp", rtmp != nil), ("--ssrc", ssrc != nil), ("--payload-type", payloadType != nil),
@@ -167,9 +168,9 @@ public struct Options {
         guard !paths.isEmpty else {
             throw UsageError(description: "\(what) records a session an SDP: give outputs named with {sdp}, such as --flv 'rec/{sdp}.flv'")
         }
-        if let (flag, path) = paths.first(where: { $0.0 != "--stats-json" && !$0.1.contains(OutputTemplate.sdpField) }) {
-            throw UsageError(description: "'\(flag) \(path)' would be written by every session: name each session's file with "
-                             + "{sdp} (the SDP file's name), such as \(flag) 'rec/{sdp}\(flag == "--flv" ? ".flv" : ".h264")'")
+        if let (output, path) = paths.first(where: { $0.output.media != .statistics && !$0.path.contains(OutputTemplate.sdpField) }) {
+            throw UsageError(description: "'\(output.flag) \(path)' would be written by every session: name each session's file with "
+                             + "{sdp} (the SDP file's name), such as \(output.flag) 'rec/{sdp}\(output.suffix)'")
         }
     }
 

@@ -7,15 +7,13 @@ import SystemIO
 enum OutputCollisions {
     static func check(_ options: Options) throws(Options.UsageError) {
         let inputs = [("--pcap", options.pcap), ("--sdp", options.sdp)] + options.sessionSDPs.map { ("--sdp", $0) }
-        let outputs = [("--out", options.out), ("--flv", options.flv), ("--yuv", options.yuv), ("--y4m", options.y4m),
-                       ("--frame-md5", options.frameMD5), ("--audio", options.audio), ("--wav", options.wav),
-                       ("--stats-json", options.statsJSON), ("--frames-json", options.framesJSON)]
+        let outputs = options.givenFileOutputs.map { ($0.output.flag, $0.path) }
         var read: [FileIdentity: String] = [:]
         for case let (flag, path?) in inputs where path != "-" {
             if let identity = FileIdentity(path) { read[identity] = "\(flag) \(path)" }
         }
         var written: [FileIdentity: String] = [:]
-        for case let (flag, path?) in outputs where path != "-" {
+        for (flag, path) in outputs where path != "-" {
             guard let identity = FileIdentity(path) else { continue }
             if let input = read[identity] {
                 throw Options.UsageError(description: "'\(flag) \(path)' would overwrite the input it reads ('\(input)')")

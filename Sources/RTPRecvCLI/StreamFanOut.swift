@@ -35,12 +35,13 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         if audio {
             // Its audio files alone: a video output of an audio stream would stay empty.
             (o.audioSSRC, o.audioPayloadType) = (ssrc, payloadType)
-            (o.out, o.flv, o.framesJSON, o.yuv, o.y4m, o.frameMD5, o.decode) = (nil, nil, nil, nil, nil, nil, false)
+            for output in Options.fileOutputs where output.media == .video { o[keyPath: output.path] = nil }
+            o.decode = false
         } else {
             o.ssrc = ssrc
             // The SDP's audio lines are not warned about once a stream.
             o.noAudio = true
-            (o.audio, o.wav) = (nil, nil)
+            for output in Options.fileOutputs where output.media == .audio { o[keyPath: output.path] = nil }
         }
         // The codec, where the SDP's rtpmap or --codec tells it; else the stream proves it.
         let codec = sdp?.videoCodecs[payloadType] ?? options.codec
