@@ -112,10 +112,7 @@ public final class FLVMuxer {
     private var metadataOffsets: [String: Int] = [:]
     private var framerate: Double = 0
     // The video timeline, in nanoseconds: presentation times shifted past jumps.
-    private var lastInputPTS: Int64?
-    private var lastPTS: Int64 = 0
-    private var frameDuration: Int64 = 33_333_333
-    private var shift: Int64 = 0
+    private var presentation: ContinuousTimeline
     private var lastDTS: Int64 = Int64.min
     /// A frame was dropped for its size: the ones that refer to it go too, up to a keyframe.
     private var awaitingKeyframe = false
@@ -144,6 +141,7 @@ public final class FLVMuxer {
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        presentation = ContinuousTimeline(limitMilliseconds: configuration.maxTimestampJumpMilliseconds)
         writer.bytes.reserveCapacity(1 << 20)
     }
 
@@ -216,19 +214,8 @@ public final class FLVMuxer {
     }
 
     private func timeline(_ input: Int64) -> Int64 {
-        defer { lastInputPTS = input }
-        guard let previous = lastInputPTS else { return input }
-        let step = input &- previous
-        let limit = configuration.maxTimestampJumpMilliseconds * 1_000_000
-        if step > limit || step < -limit {
-            // Continue one frame after the last picture, whatever the sender's clock did.
-            shift = lastPTS + frameDuration - input
-            statistics.timestampJumps += 1
-        } else if step > 0 {
-            frameDuration = step
-        }
-        lastPTS = max(lastPTS, input + shift)
-        return input + shift
+        defer { statistics.timestampJumps = presentation.jumps }
+        return presentation.place(input)
     }
 
     private func startSequence(_ newRecord: VideoConfiguration, arrival: Int64) {
@@ -443,7 +430,7 @@ public final class FLVMuxer {
             writeVideoHeader(into: &writer, keyframe: true, packet: .endOfSequence, compositionTime: 0)
             try finishTag(emit)
         }
-        file.durationMilliseconds = maxPTSMilliseconds + (videoStarted ? frameDuration / 1_000_000 : 0)
+        file.durationMilliseconds = maxPTSMilliseconds + (videoStarted ? presentation.frameDuration / 1_000_000 : 0)
         statistics.durationMilliseconds += file.durationMilliseconds
     }
 
