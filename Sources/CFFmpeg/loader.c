@@ -18,7 +18,7 @@
     X(avutil, av_get_pix_fmt) X(avutil, av_get_pix_fmt_name) X(avutil, av_image_copy_to_buffer) \
     X(avutil, av_image_get_buffer_size) X(avutil, av_md5_sum) X(avutil, av_strerror) \
     X(avutil, av_mallocz) X(avutil, av_channel_layout_default) X(avutil, av_channel_layout_uninit) \
-    X(avutil, av_dict_set) X(avutil, av_dict_free) X(avutil, av_malloc) X(avutil, av_free) X(avutil, av_rescale_q) \
+    X(avutil, av_dict_set) X(avutil, av_dict_free) X(avutil, av_malloc) X(avutil, av_free) X(avutil, av_rescale_q_rnd) \
     X(avcodec, avcodec_descriptor_get_by_name) \
     X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale)
 
@@ -28,7 +28,7 @@
     X(avformat, avio_closep) X(avformat, avio_alloc_context) X(avformat, avio_context_free) \
     X(avformat, avformat_alloc_output_context2) X(avformat, avformat_new_stream) X(avformat, avformat_write_header) \
     X(avformat, av_write_frame) X(avformat, av_interleaved_write_frame) X(avformat, av_write_trailer) \
-    X(avformat, avformat_free_context)
+    X(avformat, avformat_free_context) X(avformat, av_guess_format) X(avformat, avformat_query_codec)
 
 #define POINTER(lib, name) static __typeof__(name) *p_##name;
 FUNCTIONS(POINTER)
@@ -186,7 +186,9 @@ void avio_flush(AVIOContext *context) { p_avio_flush(context); }
 int avio_closep(AVIOContext **context) { return p_avio_closep(context); }
 void *av_malloc(size_t size) { ensure(); return p_av_malloc(size); }
 void av_free(void *pointer) { ensure(); p_av_free(pointer); }
-int64_t av_rescale_q(int64_t a, AVRational bq, AVRational cq) { return p_av_rescale_q(a, bq, cq); }
+int64_t av_rescale_q_rnd(int64_t a, AVRational bq, AVRational cq, enum AVRounding rounding) {
+    return p_av_rescale_q_rnd(a, bq, cq, rounding);
+}
 const AVCodecDescriptor *avcodec_descriptor_get_by_name(const char *name) { ensure(); return p_avcodec_descriptor_get_by_name(name); }
 AVIOContext *avio_alloc_context(unsigned char *buffer, int buffer_size, int write_flag, void *opaque,
                                 int (*read_packet)(void *, uint8_t *, int), int (*write_packet)(void *, uint8_t *, int),
@@ -203,3 +205,9 @@ int av_write_frame(AVFormatContext *context, AVPacket *packet) { return p_av_wri
 int av_interleaved_write_frame(AVFormatContext *context, AVPacket *packet) { return p_av_interleaved_write_frame(context, packet); }
 int av_write_trailer(AVFormatContext *context) { return p_av_write_trailer(context); }
 void avformat_free_context(AVFormatContext *context) { p_avformat_free_context(context); }
+const AVOutputFormat *av_guess_format(const char *name, const char *filename, const char *mime) {
+    return p_av_guess_format(name, filename, mime);
+}
+int avformat_query_codec(const AVOutputFormat *format, enum AVCodecID id, int compliance) {
+    return p_avformat_query_codec(format, id, compliance);
+}

@@ -19,6 +19,14 @@ public struct FFmpegError: Error, CustomStringConvertible {
 
     private var loadFailure: String?
 
+    /// Loads libavformat (and libavcodec) on first use, or says why it cannot be.
+    static func loadFormat() throws(FFmpegError) {
+        var message = [CChar](repeating: 0, count: 600)
+        guard rtprecv_avformat_load(&message, message.count) == 0 else {
+            throw unavailable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
     public var message: String {
         if let loadFailure { return loadFailure }
         var buffer = [CChar](repeating: 0, count: 256)

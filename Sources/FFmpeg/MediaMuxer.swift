@@ -18,20 +18,29 @@ public final class MediaMuxer {
         public var extradata: [UInt8] = []
         public var width = 0
         public var height = 0
+        /// The codec's profile number (profile_idc, VP9's and AV1's profile), where known.
+        public var profile: Int?
+        /// Bits per sample and chroma_format_idc (0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4): the
+        /// pixel format MP4's VP9 configuration box is written from.
+        public var bitDepth = 8
+        public var chromaFormat = 1
         public var sampleRate = 0
         public var channels = 0
         /// The ticks per second of the times given to `write`.
         public var clockRate: Int32
+        /// The ticks per second the track is asked to keep (the muxer may choose its own).
+        public var timeScale: Int32
         /// A FourCC the container should name the codec by ("hvc1" rather than MP4's default "hev1").
         public var tag: String?
 
-        public init(video codecName: String, width: Int, height: Int, extradata: [UInt8], clockRate: Int32 = 90000) {
+        public init(video codecName: String, width: Int, height: Int, extradata: [UInt8], clockRate: Int32) {
             self.codecName = codecName
             isVideo = true
             self.width = width
             self.height = height
             self.extradata = extradata
             self.clockRate = clockRate
+            timeScale = 90000
         }
 
         public init(audio codecName: String, sampleRate: Int, channels: Int, extradata: [UInt8]) {
@@ -41,6 +50,7 @@ public final class MediaMuxer {
             self.channels = channels
             self.extradata = extradata
             clockRate = Int32(clamping: sampleRate)
+            timeScale = clockRate
         }
     }
 
@@ -53,10 +63,7 @@ public final class MediaMuxer {
     /// `format`: libavformat's muxer name.
     public init(format: String, seekable: Bool, append: @escaping (UnsafeRawBufferPointer) throws -> Void,
                 overwrite: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) throws(FFmpegError) {
-        var message = [CChar](repeating: 0, count: 600)
-        guard rtprecv_avformat_load(&message, message.count) == 0 else {
-            throw FFmpegError.unavailable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        try FFmpegError.loadFormat()
         io = IO(append: append, overwrite: overwrite)
         guard let packet = av_packet_alloc() else { throw FFmpegError("av_packet_alloc", rtprecv_averror(ENOMEM)) }
         self.packet = packet
@@ -89,6 +96,15 @@ public final class MediaMuxer {
         av_packet_free(&packet)
     }
 
+    /// Whether muxer `format` can carry codec `codecName`, strictly; nil where libavformat cannot
+    /// say (a muxer without a codec table, such as MPEG-TS's).
+    public static func carries(format: String, codecName: String) throws(FFmpegError) -> Bool? {
+        try FFmpegError.loadFormat()
+        guard let muxer = av_guess_format(format, nil, nil), let descriptor = avcodec_descriptor_get_by_name(codecName) else { return false }
+        let answer = avformat_query_codec(muxer, descriptor.pointee.id, FF_COMPLIANCE_NORMAL)
+        return answer < 0 ? nil : answer == 1
+    }
+
     /// Adds a track; returns its index for `write`.
     @discardableResult
     public func add(_ track: Track) throws(FFmpegError) -> Int {
@@ -103,6 +119,8 @@ public final class MediaMuxer {
         if track.isVideo {
             parameters.pointee.width = Int32(clamping: track.width)
             parameters.pointee.height = Int32(clamping: track.height)
+            parameters.pointee.format = Self.pixelFormat(bitDepth: track.bitDepth, chromaFormat: track.chromaFormat).rawValue
+            if let profile = track.profile { parameters.pointee.profile = Int32(clamping: profile) }
         } else {
             parameters.pointee.sample_rate = Int32(clamping: track.sampleRate)
             av_channel_layout_default(&parameters.pointee.ch_layout, Int32(clamping: track.channels))
@@ -119,9 +137,15 @@ public final class MediaMuxer {
             parameters.pointee.extradata = bytes.assumingMemoryBound(to: UInt8.self)
             parameters.pointee.extradata_size = Int32(track.extradata.count)
         }
-        stream.pointee.time_base = AVRational(num: 1, den: track.clockRate)
+        stream.pointee.time_base = AVRational(num: 1, den: track.timeScale)
         clockRates.append(track.clockRate)
         return clockRates.count - 1
+    }
+
+    /// libavutil's planar pixel format of that depth and chroma format.
+    private static func pixelFormat(bitDepth: Int, chromaFormat: Int) -> AVPixelFormat {
+        let base = ["gray", "yuv420p", "yuv422p", "yuv444p"][min(max(chromaFormat, 0), 3)]
+        return av_get_pix_fmt(bitDepth > 8 ? "\(base)\(bitDepth)le" : base)
     }
 
     /// Writes the header, with the muxer's `options` (its private options by name).
@@ -136,18 +160,19 @@ public final class MediaMuxer {
         begun = true
     }
 
-    /// One frame of track `index`, its times in the track's clock rate. `bytes` is read during the
-    /// call only.
-    public func write(_ index: Int, _ bytes: UnsafeRawBufferPointer, pts: Int64, dts: Int64, keyframe: Bool) throws {
+    /// One frame of track `index`, its times in the track's clock rate (`duration` 0 where unknown).
+    /// `bytes` is read during the call only.
+    public func write(_ index: Int, _ bytes: UnsafeRawBufferPointer, pts: Int64, dts: Int64, duration: Int64 = 0,
+                      keyframe: Bool) throws {
         guard let context, begun, clockRates.indices.contains(index), bytes.count <= Int32.max else { return }
         let stream = context.pointee.streams[index]!
         let from = AVRational(num: 1, den: clockRates[index])
         packet.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         packet.pointee.size = Int32(bytes.count)
         packet.pointee.stream_index = Int32(index)
-        packet.pointee.pts = av_rescale_q(pts, from, stream.pointee.time_base)
-        packet.pointee.dts = av_rescale_q(dts, from, stream.pointee.time_base)
-        packet.pointee.duration = 0
+        packet.pointee.pts = av_rescale_q_rnd(pts, from, stream.pointee.time_base, AV_ROUND_NEAR_INF)
+        packet.pointee.dts = av_rescale_q_rnd(dts, from, stream.pointee.time_base, AV_ROUND_NEAR_INF)
+        packet.pointee.duration = av_rescale_q_rnd(duration, from, stream.pointee.time_base, AV_ROUND_NEAR_INF)
         packet.pointee.flags = keyframe ? AV_PKT_FLAG_KEY : 0
         let status = av_write_frame(context, packet)
         try io.check()

@@ -11,11 +11,8 @@ public final class RTMPConnection {
 
     public init(url: String, timeoutSeconds: Double) throws(FFmpegError) {
         interruptFlag.initialize(to: 0)
-        var message = [CChar](repeating: 0, count: 600)
         // A throw from here on still runs deinit, which frees the flag.
-        guard rtprecv_avformat_load(&message, message.count) == 0 else {
-            throw FFmpegError.unavailable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        try FFmpegError.loadFormat()
         var options: OpaquePointer?
         let microseconds = String(Int(timeoutSeconds * 1_000_000))
         // rw_timeout bounds every read and write. (RTMP's own "timeout" would make it listen.)

@@ -9,7 +9,7 @@ extension VideoTrack {
             var obu: [UInt8] = [header.type << 3 | 0x02]
             LEB128.append(payload.count, to: &obu)
             obu += payload
-            return VideoTrack(codecName: "av1", configuration: obu, width: sequence.maxWidth, height: sequence.maxHeight)
+            return VideoTrack(sequence.parameters, configuration: obu)
         }
     }
 }

@@ -14,7 +14,7 @@ enum AV1RTP: FramePayloadRules {
 }
 
 extension VideoCodec {
-    public static let av1 = VideoCodec(rawValue: "av1", name: "AV1", encodingName: "AV1", decoderName: "libdav1d",
+    public static let av1 = VideoCodec(rawValue: "av1", name: "AV1", encodingName: "AV1", decoderName: "libdav1d", libavcodecName: "av1",
                                        parameterSetsInSDP: "none", decodingOrder: "none", ivfFourCC: "AV01")
 }
 

@@ -12,7 +12,7 @@ extension VideoTrack {
             }
         }
         guard let sps else { return nil }
-        return VideoTrack(codecName: "h264", configuration: sets, width: sps.width, height: sps.height, reorderDepth: sps.reorderDepth)
+        return VideoTrack(sps.parameters, configuration: sets, reorderDepth: sps.reorderDepth)
     }
 }
 

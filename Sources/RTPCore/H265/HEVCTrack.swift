@@ -9,6 +9,6 @@ extension VideoTrack {
         }
         guard let sps else { return nil }
         let depth = Int(sps.maxNumReorderPics)  // bounded: the SPS reader caps it at 16
-        return VideoTrack(codecName: "hevc", configuration: sets, width: sps.width, height: sps.height, reorderDepth: depth)
+        return VideoTrack(sps.parameters, configuration: sets, reorderDepth: depth)
     }
 }

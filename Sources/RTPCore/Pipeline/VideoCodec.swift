@@ -8,6 +8,7 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     private let spelled: StaticString
     private let encoding: StaticString
     private let decoder: StaticString
+    private let libavcodecCodec: StaticString
     private let parameterSetsField: StaticString
     private let decodingOrderName: StaticString
     /// Empty for Annex-B.
@@ -21,6 +22,9 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     public var encodingName: String { encoding.description }
     /// libavcodec's name for its decoder: "h264", "hevc".
     public var decoderName: String { decoder.description }
+    /// libavcodec's name of the codec itself (its descriptor's), which a muxer's track is declared
+    /// by: "h264", "hevc", "av1".
+    public var libavcodecName: String { libavcodecCodec.description }
     /// What the fmtp parameters that carry the parameter sets are called, for a hint.
     public var parameterSetsInSDP: String { parameterSetsField.description }
     /// What the payload format's decoding order is called, when it has one, for the report.
@@ -47,10 +51,12 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `ivfFourCC`: the FourCC of the codec's frames in an IVF file, for a codec written as IVF
-    /// rather than Annex-B.
+    /// rather than Annex-B. `libavcodecName`: where it is not the decoder's name.
     init(rawValue: StaticString, name: StaticString, encodingName: StaticString, decoderName: StaticString,
-         parameterSetsInSDP: StaticString, decodingOrder: StaticString, ivfFourCC: StaticString = "") {
+         libavcodecName: StaticString? = nil, parameterSetsInSDP: StaticString, decodingOrder: StaticString,
+         ivfFourCC: StaticString = "") {
         key = rawValue
+        libavcodecCodec = libavcodecName ?? decoderName
         self.ivfFourCC = ivfFourCC
         spelled = name
         encoding = encodingName

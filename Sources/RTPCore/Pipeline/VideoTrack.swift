@@ -2,21 +2,21 @@
 /// recordings (MP4, Matroska, MPEG-TS) declare their video track from it, and a keyframe whose
 /// track differs starts a new one.
 public struct VideoTrack: Equatable, Sendable {
-    /// libavcodec's name of the codec, which a muxer's track is declared by: "h264", "hevc".
-    public var codecName: String
+    /// The codec, size, profile, bit depth and chroma format, as the keyframe's header gives them.
+    public var parameters: VideoParameters
     /// What a container keeps of the codec apart from the frames: the parameter sets behind start
     /// codes (H.264, H.265), the sequence header OBU (AV1); empty where the frames carry it all.
     public var configuration: [UInt8]
-    public var width: Int
-    public var height: Int
     /// How many frames may come before one that is shown earlier: the look-ahead decode times need.
     public var reorderDepth: Int
 
-    public init(codecName: String, configuration: [UInt8] = [], width: Int, height: Int, reorderDepth: Int = 0) {
-        self.codecName = codecName
+    public var codec: VideoCodec { parameters.codec }
+    public var width: Int { parameters.width }
+    public var height: Int { parameters.height }
+
+    public init(_ parameters: VideoParameters, configuration: [UInt8] = [], reorderDepth: Int = 0) {
+        self.parameters = parameters
         self.configuration = configuration
-        self.width = width
-        self.height = height
         self.reorderDepth = reorderDepth
     }
 
@@ -27,9 +27,16 @@ public struct VideoTrack: Equatable, Sendable {
         return VideoPayloadFormats.registration(keyframe.codec)?.track(keyframe)
     }
 
-    /// For codecs whose frames carry everything: the size is the keyframe header's (VP8, VP9).
-    static func sizedByKeyframe(_ codecName: String) -> @Sendable (AccessUnit) -> VideoTrack? {
-        { unit in unit.pictureSize.map { VideoTrack(codecName: codecName, width: $0.width, height: $0.height) } }
+    /// For codecs whose frames carry everything (VP8, VP9): what the keyframe's header says, at the
+    /// picture size the unit shows (a VP9 superframe's top layer, not its first frame's).
+    static func fromFrameHeader(_ parameters: @escaping @Sendable (UnsafeRawBufferPointer) -> VideoParameters?)
+        -> @Sendable (AccessUnit) -> VideoTrack? {
+        { unit in
+            var scratch: [UInt8] = []
+            guard var read = unit.withContiguousBytes(scratch: &scratch, { parameters($0) }) else { return nil }
+            if let size = unit.pictureSize { (read.width, read.height) = size }
+            return VideoTrack(read)
+        }
     }
 
     /// The NAL units of `unit` for which `keep` says so, each behind a 4-byte start code.

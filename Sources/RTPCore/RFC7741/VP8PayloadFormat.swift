@@ -18,7 +18,7 @@ extension VideoCodec {
 extension VideoPayloadFormatRegistration {
     static let rfc7741 = VideoPayloadFormatRegistration(codec: .vp8, parameters: VP8FormatParameters.self,
                                                         recognition: VP8Recognition(),
-                                                        track: VideoTrack.sizedByKeyframe("vp8")) { ssrc, configuration, _ in
+                                                        track: VideoTrack.fromFrameHeader { VP8FrameHeader($0)?.parameters }) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(VP8PayloadFormat(ssrc: ssrc, configuration: configuration))
     }
 }

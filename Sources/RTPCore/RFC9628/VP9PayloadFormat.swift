@@ -24,7 +24,7 @@ extension VideoCodec {
 extension VideoPayloadFormatRegistration {
     static let rfc9628 = VideoPayloadFormatRegistration(codec: .vp9, parameters: VP9FormatParameters.self,
                                                         recognition: VP9Recognition(),
-                                                        track: VideoTrack.sizedByKeyframe("vp9")) { ssrc, configuration, _ in
+                                                        track: VideoTrack.fromFrameHeader { VP9FrameHeader($0)?.parameters }) { ssrc, configuration, _ in
         AnyVideoPayloadFormat(VP9PayloadFormat(ssrc: ssrc, configuration: configuration))
     }
 }
