@@ -25,6 +25,9 @@ extension Options {
         [
             FileOutput(flag: "--out", path: \.out, suffix: ".h264", media: .video, segments: true),
             FileOutput(flag: "--flv", path: \.flv, suffix: ".flv", media: .video, segments: true),
+            FileOutput(flag: "--mp4", path: \.mp4, suffix: ".mp4", media: .video, segments: true),
+            FileOutput(flag: "--mkv", path: \.mkv, suffix: ".mkv", media: .video, segments: true),
+            FileOutput(flag: "--ts", path: \.ts, suffix: ".ts", media: .video, segments: true),
             FileOutput(flag: "--yuv", path: \.yuv, suffix: ".yuv", media: .video),
             FileOutput(flag: "--y4m", path: \.y4m, suffix: ".y4m", media: .video),
             FileOutput(flag: "--frame-md5", path: \.frameMD5, suffix: ".md5", media: .video),

@@ -208,19 +208,21 @@ public enum Help {
       --spatial-layer N       VP9 with spatial layers: write the layers up to N (0, the base,
                               to 7) instead of every one; a picture of several layers is written
                               as one superframe, and the size reported is its largest layer's.
-      --segment-seconds N     Cut --out and --flv into files at the first keyframe after every N
-                              seconds (of the stream's time), named from their paths with {n}
-                              (0, 1, …) and {start} (UTC, as 20261201T154200Z): each starts with
-                              the parameter sets and a keyframe, an FLV with its header,
-                              onMetaData and sequence headers, so each plays by itself (an
-                              H.265 one cut at a CRA, without the RASL pictures after it).
+      --segment-seconds N     Cut --out, --flv and the recordings into files at the first keyframe
+                              after every N seconds (of the stream's time), named from their
+                              paths with {n} (0, 1, …) and {start} (UTC, as 20261201T154200Z):
+                              each starts with the parameter sets and a keyframe, an FLV with
+                              its header, onMetaData and sequence headers, a recording with its
+                              own, so each plays by itself (an H.265 one cut at a CRA, without
+                              the RASL pictures after it).
       --segment-wallclock     End segments at the first keyframe past each multiple of N seconds
                               of UTC (…:00, …:10 with N = 10; in a capture, of its packet times),
                               so the files of many streams and processes line up.
                               Live, SIGHUP (as log-rotation tools send it) reopens --out at its
-                              path from the next keyframe, and begins a whole new --flv there if
-                              the last one was moved away (with segments: the next segment of
-                              both), and --frames-json at once; other outputs stay open.
+                              path from the next keyframe, and begins a whole new --flv or
+                              recording there if the last one was moved away (with segments:
+                              the next segment of each), and --frames-json at once; other
+                              outputs stay open.
       --stats-json FILE       Write the statistics as JSON ('-' for standard output).
       --frames-json FILE      The frame ledger: one JSON object per line for every access unit
                               from the first keyframe on, in decoding order, written or not:
@@ -247,6 +249,25 @@ public enum Help {
                               codecs' losses leave gaps. A silence sent as comfort noise
                               (RFC 3389) is noise at the sender's level. All are counted. '-'
                               streams it.
+
+    RECORDINGS (libavformat's muxers; each beside every other output):
+      --mp4 FILE              Fragmented MP4: a header without an index, then the frames in
+                              fragments, one at every keyframe and at least every --fragment-ms,
+                              each handed to the kernel whole, so a file cut at any moment (a
+                              crash, kill -9) plays up to its last whole fragment. H.264
+                              ('avc1'), H.265 ('hvc1', as browsers take it), VP9 and AV1. The
+                              track is declared from the first keyframe; frames before it are
+                              left out.
+      --mkv FILE              Matroska, in clusters of at most --fragment-ms: every codec
+                              rtprecv takes, VP8 included. Readable when cut, as MP4 is.
+      --ts FILE               MPEG-TS (H.264 and H.265), readable from any point.
+      --fragment-ms N         Longest fragment (MP4) or cluster (Matroska) in milliseconds, 100 to
+                              60000 (default 1000): the most a crash may cost the file.
+                              Times are the stream's presentation times from 0, decode times
+                              derived from its reorder depth (B-frames kept in order); a sender's
+                              jump is stepped over. --segment-seconds and SIGHUP cut them as --flv.
+                              A codec a container does not carry is said once and left out of it.
+                              '-' streams MP4, Matroska and MPEG-TS to standard output.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, video sequence headers (again when they change)
@@ -354,6 +375,7 @@ public enum Help {
       rtprecv --pcap call.pcap --out call.h264 --yuv call.yuv --pix-fmt nv12
       rtprecv --port 5004 --flv - | ffplay -f flv -
       rtprecv --sdp camera.sdp --flv camera.flv            video and audio, each on its own port
+      rtprecv rtsp://cam/stream --mp4 'cam-{start}.mp4' --segment-seconds 600 --reconnect
       rtprecv --port 5004 --audio-port 5006 --flv -        H.264 and G.711 from a camera
       rtprecv --pcap camera.pcapng --out camera.h264
       ssh cam-host tcpdump -U -w - udp port 5004 | rtprecv --pcap - --out - | ffplay -f h264 -

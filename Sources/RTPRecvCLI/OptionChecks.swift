@@ -96,7 +96,7 @@ extension Options {
                     + "such as \(output.flag) 'cam-{start}\(output.suffix)'")
         }
         if segmentSeconds != nil && segmented.isEmpty {
-            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output or the FLV: give --out 'NAME-{n}.h264' or --flv 'NAME-{n}.flv'")
+            throw UsageError(description: "'--segment-seconds' cuts the Annex-B output, the FLV or a recording: give --out 'NAME-{n}.h264', --flv 'NAME-{n}.flv' or --mp4 'NAME-{n}.mp4'")
         }
         if segmentWallclock && segmentSeconds == nil {
             throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")

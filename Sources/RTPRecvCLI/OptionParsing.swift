@@ -141,6 +141,10 @@ extension Options {
         case "--threads": threads = try r.number(Int.self, 0...64)
         case "--skip-corrupt": skipCorrupt = true
         case "--flv": flv = try r.value()
+        case "--mp4": mp4 = try r.value()
+        case "--mkv": mkv = try r.value()
+        case "--ts": ts = try r.value()
+        case "--fragment-ms": fragmentMilliseconds = try r.number(Int.self, 100...60_000)
         case "--flv-keep-after-loss": flvKeepAfterLoss = true
         case "--flv-hevc-legacy": flvHEVCLegacy = true
         case "--interleave-ms": interleaveMilliseconds = try r.number(Int.self, 0...60_000)

@@ -53,6 +53,11 @@ public struct Options {
     public var threads = 0
     public var skipCorrupt = false
     public var flv: String?
+    /// --mp4, --mkv, --ts: the recordings in containers, and how much a crash may cost them.
+    public var mp4: String?
+    public var mkv: String?
+    public var ts: String?
+    public var fragmentMilliseconds = 1000
     public var flvKeepAfterLoss = false
     public var flvHEVCLegacy = false
     /// --codec: the codec of dynamic payload types no SDP names.

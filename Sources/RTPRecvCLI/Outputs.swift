@@ -18,6 +18,8 @@ final class Outputs: AccessUnitSink {
     private(set) var reopens = 0
     let decoding: DecodingOutput?
     let flv: FLVOutput?
+    /// --mp4, --mkv, --ts.
+    let containers: [ContainerOutput]
     let rtmp: RTMPPublisher?
     let ledger: FrameLedger?
     let audio: AudioFileOutput?
@@ -47,7 +49,14 @@ final class Outputs: AccessUnitSink {
         flv = try options.flv.map {
             try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet, codec: sdp?.codec ?? options.codec)
         }
-        templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init))
+        containers = try Container.allCases.compactMap { container in
+            try options[keyPath: container.path].map {
+                try ContainerOutput(container, file: open(first($0)), fragmentMilliseconds: options.fragmentMilliseconds,
+                                    quiet: options.quiet, codec: sdp?.codec ?? options.codec)
+            }
+        }
+        templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
+                     Container.allCases.compactMap { options[keyPath: $0.path].map(OutputTemplate.init) })
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
         let quiet = options.quiet
         let say: @Sendable (String) -> Void = { text in if !quiet { Terminal.printError(text) } }
@@ -80,6 +89,7 @@ final class Outputs: AccessUnitSink {
         try elementary?.write(accessUnit)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
+        for container in containers { try container.write(accessUnit) }
         try rtmp?.write(accessUnit)
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
         bytesWritten += accessUnit.byteCount
@@ -90,11 +100,11 @@ final class Outputs: AccessUnitSink {
     /// (with segments, the next segment of both).
     func reopen() throws {
         try ledger?.reopen()
-        reopenAtKeyframe = elementary != nil || flv != nil
+        reopenAtKeyframe = elementary != nil || flv != nil || !containers.isEmpty
     }
 
-    /// The paths of the elementary stream and the FLV, segments named from them.
-    private var templates: (elementary: OutputTemplate?, flv: OutputTemplate?)
+    /// The paths of the elementary stream, the FLV and the containers, segments named from them.
+    private var templates: (elementary: OutputTemplate?, flv: OutputTemplate?, containers: [OutputTemplate])
 
     /// Paths with `{codec}` that the SDP and --codec left open: at the first access unit, the
     /// stream has proved its codec, and the files opened so far take their names.
@@ -102,7 +112,8 @@ final class Outputs: AccessUnitSink {
 
     /// The files open now (a segment's, once named), standard output aside.
     var files: [OutputFile] {
-        ([elementary?.file, flv?.file, ledger?.file].compactMap { $0 } + (decoding?.files ?? [])).filter { $0.path != "-" }
+        ([elementary?.file, flv?.file, ledger?.file].compactMap { $0 } + containers.map(\.file) + (decoding?.files ?? []))
+            .filter { $0.path != "-" }
     }
 
     private func name(after codec: VideoCodec) throws {
@@ -115,7 +126,7 @@ final class Outputs: AccessUnitSink {
             }
         }
         let filled = { (template: OutputTemplate?) in template.map { OutputTemplate(pattern: OutputTemplate.codec($0.pattern, codec)) } }
-        templates = (filled(templates.elementary), filled(templates.flv))
+        templates = (filled(templates.elementary), filled(templates.flv), templates.containers.map { filled($0)! })
     }
 
     private func reopenOutputs(at accessUnit: AccessUnit) throws {
@@ -130,6 +141,10 @@ final class Outputs: AccessUnitSink {
         // its path; one still there is written on.
         if let flv, flv.latestFile.path != "-", !flv.latestFile.isAtItsPath {
             try flv.startNextFile(open(flv.latestFile.path))
+        }
+        // A container's file is finished whole, with its index, when it was moved away.
+        for container in containers where container.file.path != "-" && !container.file.isAtItsPath {
+            try container.startNextFile(open(container.file.path))
         }
     }
 
@@ -152,6 +167,9 @@ final class Outputs: AccessUnitSink {
         }
         if let flv, let template = templates.flv {
             try flv.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
+        }
+        for (container, template) in zip(containers, templates.containers) {
+            try container.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
         }
         segmentCount += 1
         segmentStart = time
@@ -181,6 +199,7 @@ final class Outputs: AccessUnitSink {
         try wav?.finish()
         try decoding?.finish()
         try flv?.finish()
+        for container in containers { try container.finish() }
         try rtmp?.finish()
         try elementary?.close()
         try ledger?.finish()

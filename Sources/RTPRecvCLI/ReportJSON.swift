@@ -24,6 +24,7 @@ extension Report {
             ("reopens", .int(outputs.reopens)),
         ]
         root += [latencyJSON(), flvJSON(), rtcpJSON(), rtmpJSON(), decodeJSON()].compactMap { $0 }
+        root += outputs.containers.map { ($0.container.rawValue, .object(Report.json($0.statistics.fields))) }
         root.append(("streams", .array(streams.map(streamJSON))))
         root.append(("audio_streams", .array(audioStreams.map(streamJSON))))
         root += [wavJSON(), audioFileJSON(), srtpJSON()].compactMap { $0 }

@@ -166,7 +166,7 @@ extension Report {
         var lines: [String] = []
         lines.append("wrote \(outputs.bytesWritten) bytes of \(streams.first?.codec?.name ?? "video")" + (outputs.segmentCount > 0 ? " in \(outputs.segmentCount) segments" : "")
                      + (outputs.reopens > 0 ? ", reopened \(outputs.reopens) times on SIGHUP" : ""))
-        lines += [wavLine(), audioFileLine(), latencyLine(), flvLine(), rtcpLine(), rtmpLine()].compactMap { $0 }
+        lines += ([wavLine(), audioFileLine(), latencyLine(), flvLine()] + containerLines() + [rtcpLine(), rtmpLine()]).compactMap { $0 }
         lines += decodingLines()
         return lines
     }
@@ -220,6 +220,15 @@ extension Report {
         if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
         if f.framesMadeLater > 0 { line += "; \(f.framesMadeLater) frames 1 ms after the one before, whose time they shared" }
         return line
+    }
+
+    /// `--mp4`, `--mkv`, `--ts`.
+    private func containerLines() -> [String?] {
+        outputs.containers.map { c in
+            let name = c.container.rawValue
+            return name + String(repeating: " ", count: max(1, 11 - name.count))
+                + Report.counts(c.statistics.fields, keeping: ["frames_written"]).joined(separator: ", ")
+        }
     }
 
     /// RTCP sent back to the senders.

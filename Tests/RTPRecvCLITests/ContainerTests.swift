@@ -1,0 +1,159 @@
+import Foundation
+import XCTest
+
+/// `--mp4`, `--mkv` and `--ts`: read back by ffprobe and decoded by ffmpeg, frame for frame against
+/// the encoder's own file.
+final class ContainerTests: XCTestCase {
+    private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
+
+    /// ffprobe's fields of the first video stream: "codec_name=h264", "width=320".
+    private func videoStream(_ file: URL) throws -> [String: String] {
+        let result = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                 "stream=codec_name,codec_tag_string,width,height", "-of", "default=noprint_wrappers=1",
+                                                 file.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var fields: [String: String] = [:]
+        for line in String(decoding: result.stdout, as: UTF8.self).split(separator: "\n") {
+            let pair = line.split(separator: "=", maxSplits: 1)
+            if pair.count == 2 { fields[String(pair[0])] = String(pair[1]) }
+        }
+        return fields
+    }
+
+    /// H.264 with B-frames (FFmpeg's sender, decode order unlike display order) and H.265 with its
+    /// parameter sets in band: each container holds every frame, decoded as the source decodes, in
+    /// display order, with no decoder complaint.
+    func testEveryContainerHoldsEveryFrameOfTheSource() throws {
+        let cases = [("ffmpeg-bframes", "ffmpeg-bframes.h264", "h264"), ("ffmpeg-h265-inband", "ffmpeg-h265-inband.h265", "hevc")]
+        for (name, source, codec) in cases {
+            let expected = try Harness.frameMD5(capture(source))
+            XCTAssertGreaterThan(expected.count, 30)
+            let files = ["mp4", "mkv", "ts"].map { Harness.temporaryFile("\(name).\($0)") }
+            let result = try Harness.rtprecv(["--pcap", capture(name + ".pcap").path, "--sdp", capture(name + ".sdp").path,
+                                              "--mp4", files[0].path, "--mkv", files[1].path, "--ts", files[2].path])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            for file in files {
+                let stream = try videoStream(file)
+                XCTAssertEqual(stream["codec_name"], codec, file.lastPathComponent)
+                XCTAssertEqual(stream["width"], "320", file.lastPathComponent)
+                XCTAssertEqual(try Harness.frameMD5(file), expected, file.lastPathComponent)
+                XCTAssertEqual(try Harness.decodeErrors(file), "", file.lastPathComponent)
+            }
+            // MP4's H.265 as browsers and Apple's players take it: 'hvc1', parameter sets in the header.
+            XCTAssertEqual(try videoStream(files[0])["codec_tag_string"], codec == "hevc" ? "hvc1" : "avc1")
+        }
+    }
+
+    /// The source's frame times survive, B-frames and all: ffprobe's packet times in the MP4 are the
+    /// encoder's (whole milliseconds, as its Matroska source kept them), a frame (1/30 s) apart in
+    /// display order, starting at 0.
+    func testFrameTimesAreTheSourcesFromZero() throws {
+        let mp4 = Harness.temporaryFile("times.mp4")
+        let result = try Harness.rtprecv(["--pcap", capture("ffmpeg-bframes.pcap").path, "--sdp", capture("ffmpeg-bframes.sdp").path,
+                                          "--mp4", mp4.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let probe = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time",
+                                                "-of", "csv=p=0", mp4.path])
+        let times = String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }.sorted()
+        XCTAssertEqual(times.count, 120)
+        for (n, time) in times.enumerated() {
+            XCTAssertEqual(time, Double(n) / 30, accuracy: 0.001, "frame \(n)")
+        }
+    }
+
+    /// VP8, VP9 and AV1 go into the containers that carry them, exact; MP4 has no VP8 and MPEG-TS
+    /// none of them: said once, and no empty file left.
+    func testWebRTCCodecsGoWhereTheirContainerTakesThem() throws {
+        let av1 = Harness.temporaryFile("container-av1.pcap")
+        let packetize = try Harness.run("/usr/bin/python3", [Harness.packageRoot.appendingPathComponent("scripts/av1-rtp-packetize").path,
+                                                             capture("av1-source.ivf").path, av1.path, "--mode", "mixed", "--mtu", "500"])
+        XCTAssertEqual(packetize.status, 0, packetize.stderr)
+        let cases: [(pcap: URL, extra: [String], source: URL, codec: String, carriedBy: [String])] = [
+            (capture("gst-vp8.pcap"), [], capture("gst-vp8.webm"), "vp8", ["mkv"]),
+            (capture("gst-vp9.pcap"), [], capture("gst-vp9.webm"), "vp9", ["mp4", "mkv"]),
+            (av1, ["--codec", "av1"], capture("av1-source.ivf"), "av1", ["mp4", "mkv"]),
+        ]
+        for c in cases {
+            let expected = try Harness.frameMD5(c.source)
+            let files = ["mp4", "mkv", "ts"].map { Harness.temporaryFile("container-\(c.codec).\($0)") }
+            for file in files { try? FileManager.default.removeItem(at: file) }
+            let result = try Harness.rtprecv(["--pcap", c.pcap.path, "--mp4", files[0].path, "--mkv", files[1].path,
+                                              "--ts", files[2].path] + c.extra)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            for file in files {
+                let container = file.pathExtension
+                if c.carriedBy.contains(container) {
+                    XCTAssertEqual(try videoStream(file)["codec_name"], c.codec, file.lastPathComponent)
+                    XCTAssertEqual(try Harness.frameMD5(file), expected, file.lastPathComponent)
+                } else {
+                    XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), file.lastPathComponent)
+                    let said = result.stderr.components(separatedBy: "does not carry").count - 1
+                    XCTAssertEqual(said, 3 - c.carriedBy.count, result.stderr)
+                }
+            }
+        }
+    }
+
+    /// `--segment-seconds` cuts every container at keyframes: each segment plays on its own, from a
+    /// keyframe, and together they hold every frame.
+    func testSegmentsEachPlayAndTogetherHoldEveryFrame() throws {
+        let directory = try Harness.emptyDirectory("container-segments")
+        let result = try Harness.rtprecv(["--pcap", capture("ffmpeg-bframes.pcap").path, "--sdp", capture("ffmpeg-bframes.sdp").path,
+                                          "--segment-seconds", "1", "--mp4", directory.path + "/part-{n}.mp4",
+                                          "--mkv", directory.path + "/part-{n}.mkv"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = try Harness.frameMD5(capture("ffmpeg-bframes.h264"))
+        for container in ["mp4", "mkv"] {
+            var frames: [String] = []
+            var n = 0
+            while case let file = directory.appendingPathComponent("part-\(n).\(container)"), FileManager.default.fileExists(atPath: file.path) {
+                frames += try Harness.frameMD5(file)
+                XCTAssertEqual(try Harness.decodeErrors(file), "", file.lastPathComponent)
+                n += 1
+            }
+            XCTAssertEqual(n, 4, "\(container): a segment a second, at the source's keyframes")
+            XCTAssertEqual(frames, expected, container)
+        }
+    }
+
+    /// A recording killed outright (SIGKILL, as a crash or the OOM killer would): every file still
+    /// opens and decodes, its frames the source's first ones, and MP4 and Matroska lose at most the
+    /// fragment in progress (`--fragment-ms`) against MPEG-TS, which has none.
+    func testARecordingKilledMidwayStillPlays() throws {
+        let mkv = Harness.temporaryFile("killed-source.mkv"), sdp = Harness.temporaryFile("killed.sdp")
+        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "8",
+                                           "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "50",
+                                           "-flags", "+global_header", mkv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-frames:v", "1", "-f", "rtp",
+                                       "-sdp_file", sdp.path, "rtp://127.0.0.1:9"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let files = ["mp4", "mkv", "ts"].map { Harness.temporaryFile("killed.\($0)") }
+        let listener = try LiveTests.Listener(["--port", "0", "--sdp", sdp.path, "--fragment-ms", "500",
+                                               "--mp4", files[0].path, "--mkv", files[1].path, "--ts", files[2].path], name: "killed")
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["ffmpeg", "-v", "error", "-re", "-i", mkv.path, "-c", "copy", "-f", "rtp", "rtp://127.0.0.1:\(listener.port)"]
+        try sender.run()
+        defer { sender.terminate() }
+        sleep(5)
+        kill(listener.process.processIdentifier, SIGKILL)
+        listener.process.waitUntilExit()
+        let source = try Harness.frameMD5(mkv)
+        var counts: [String: Int] = [:]
+        for file in files {
+            // The last frames written may be B-frames' references without them, which a decoder
+            // shows, rightly, before the source's next frame: only those two are out of place.
+            let frames = try Harness.frameMD5(file)
+            XCTAssertEqual(Array(frames.dropLast(2)), Array(source.prefix(max(frames.count - 2, 0))), file.lastPathComponent)
+            XCTAssertTrue(Set(frames).isSubset(of: source), file.lastPathComponent)
+            counts[file.pathExtension] = frames.count
+        }
+        let ts = try XCTUnwrap(counts["ts"])
+        XCTAssertGreaterThan(ts, 50, "about 5 s at 25 frames/s were sent")
+        // A fragment of at most 500 ms: 13 frames, and the two the B-frame look-ahead holds back.
+        for container in ["mp4", "mkv"] {
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(counts[container]), ts - 15, "\(container) lost more than a fragment: \(counts)")
+        }
+    }
+}
