@@ -58,7 +58,11 @@ public final class MediaMuxer {
     private let io: IO
     private let packet: UnsafeMutablePointer<AVPacket>
     private var clockRates: [Int32] = []
+    /// Each track's last decode time, in its time base: the next is later, as muxers require.
+    private var lastDTS: [Int64] = []
     private var begun = false
+    /// Decode times moved later to follow the one before (a sender's repeated time).
+    public private(set) var retimed = 0
 
     /// `format`: libavformat's muxer name.
     public init(format: String, seekable: Bool, append: @escaping (UnsafeRawBufferPointer) throws -> Void,
@@ -96,12 +100,13 @@ public final class MediaMuxer {
         av_packet_free(&packet)
     }
 
-    /// Whether muxer `format` can carry codec `codecName`, strictly; nil where libavformat cannot
-    /// say (a muxer without a codec table, such as MPEG-TS's).
-    public static func carries(format: String, codecName: String) throws(FFmpegError) -> Bool? {
+    /// Whether muxer `format` can carry codec `codecName`: as its specification has it, or, when
+    /// `unofficially`, in a way players know without one (Matroska's ACM and VfW tracks); nil where
+    /// libavformat cannot say (a muxer without a codec table, such as MPEG-TS's).
+    public static func carries(format: String, codecName: String, unofficially: Bool = false) throws(FFmpegError) -> Bool? {
         try FFmpegError.loadFormat()
         guard let muxer = av_guess_format(format, nil, nil), let descriptor = avcodec_descriptor_get_by_name(codecName) else { return false }
-        let answer = avformat_query_codec(muxer, descriptor.pointee.id, FF_COMPLIANCE_NORMAL)
+        let answer = avformat_query_codec(muxer, descriptor.pointee.id, unofficially ? FF_COMPLIANCE_UNOFFICIAL : FF_COMPLIANCE_NORMAL)
         return answer < 0 ? nil : answer == 1
     }
 
@@ -139,6 +144,7 @@ public final class MediaMuxer {
         }
         stream.pointee.time_base = AVRational(num: 1, den: track.timeScale)
         clockRates.append(track.clockRate)
+        lastDTS.append(Int64.min)
         return clockRates.count - 1
     }
 
@@ -161,20 +167,27 @@ public final class MediaMuxer {
     }
 
     /// One frame of track `index`, its times in the track's clock rate (`duration` 0 where unknown).
-    /// `bytes` is read during the call only.
+    /// `bytes` is read during the call only. With several tracks, libavformat interleaves them by
+    /// decode time (holding a copy, at most the `max_interleave_delta` option's time).
     public func write(_ index: Int, _ bytes: UnsafeRawBufferPointer, pts: Int64, dts: Int64, duration: Int64 = 0,
                       keyframe: Bool) throws {
         guard let context, begun, clockRates.indices.contains(index), bytes.count <= Int32.max else { return }
         let stream = context.pointee.streams[index]!
-        let from = AVRational(num: 1, den: clockRates[index])
+        let from = AVRational(num: 1, den: clockRates[index]), to = stream.pointee.time_base
+        var decode = av_rescale_q_rnd(dts, from, to, AV_ROUND_NEAR_INF)
+        if decode <= lastDTS[index] {
+            decode = lastDTS[index] &+ 1
+            retimed += 1
+        }
+        lastDTS[index] = decode
         packet.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         packet.pointee.size = Int32(bytes.count)
         packet.pointee.stream_index = Int32(index)
-        packet.pointee.pts = av_rescale_q_rnd(pts, from, stream.pointee.time_base, AV_ROUND_NEAR_INF)
-        packet.pointee.dts = av_rescale_q_rnd(dts, from, stream.pointee.time_base, AV_ROUND_NEAR_INF)
-        packet.pointee.duration = av_rescale_q_rnd(duration, from, stream.pointee.time_base, AV_ROUND_NEAR_INF)
+        packet.pointee.dts = decode
+        packet.pointee.pts = max(av_rescale_q_rnd(pts, from, to, AV_ROUND_NEAR_INF), decode)
+        packet.pointee.duration = av_rescale_q_rnd(duration, from, to, AV_ROUND_NEAR_INF)
         packet.pointee.flags = keyframe ? AV_PKT_FLAG_KEY : 0
-        let status = av_write_frame(context, packet)
+        let status = clockRates.count > 1 ? av_interleaved_write_frame(context, packet) : av_write_frame(context, packet)
         try io.check()
         guard status >= 0 else { throw FFmpegError("av_write_frame", status) }
     }

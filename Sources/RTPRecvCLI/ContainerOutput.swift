@@ -2,64 +2,17 @@ import FFmpeg
 import RTPCore
 import SystemIO
 
-/// The containers a recording is written in, through libavformat's muxers.
-enum Container: String, CaseIterable {
-    case mp4, mkv, ts
-
-    var flag: String { "--\(rawValue)" }
-    /// Where the options keep its path.
-    var path: WritableKeyPath<Options, String?> {
-        switch self {
-        case .mp4: \.mp4
-        case .mkv: \.mkv
-        case .ts: \.ts
-        }
-    }
-    var name: String {
-        switch self {
-        case .mp4: "MP4"
-        case .mkv: "Matroska"
-        case .ts: "MPEG-TS"
-        }
-    }
-
-    /// libavformat's muxer.
-    var muxer: String {
-        switch self {
-        case .mp4: "mp4"
-        case .mkv: "matroska"
-        case .ts: "mpegts"
-        }
-    }
-
-    /// The muxer's options that make a file readable up to its last fragment when the writing
-    /// stops at any moment: MP4 fragmented (an empty moov, then a moof and mdat at every keyframe
-    /// and at least every `fragmentMilliseconds`), Matroska clusters of that length at most.
-    /// MPEG-TS is readable anywhere as it is.
-    func options(fragmentMilliseconds: Int) -> [(String, String)] {
-        switch self {
-        case .mp4: [("movflags", "+frag_keyframe+empty_moov+delay_moov+default_base_moof"), ("frag_duration", String(fragmentMilliseconds * 1000))]
-        case .mkv: [("cluster_time_limit", String(fragmentMilliseconds))]
-        case .ts: []
-        }
-    }
-
-    /// Whether it carries `codec`: as libavformat says, or, for MPEG-TS, whose muxer cannot say,
-    /// the codecs its stream types (ISO/IEC 13818-1) name.
-    func carries(_ codec: VideoCodec) throws -> Bool {
-        try MediaMuxer.carries(format: muxer, codecName: codec.libavcodecName) ?? ["h264", "hevc"].contains(codec.libavcodecName)
-    }
-
-    /// The FourCC MP4 names the codec by, where it has a choice: 'hvc1' (parameter sets in the
-    /// header), which browsers and Apple's players take, rather than 'hev1'.
-    func tag(for codecName: String) -> String? { self == .mp4 && codecName == "hevc" ? "hvc1" : nil }
-}
-
-/// `--mp4`, `--mkv`, `--ts`: the video as libavformat's muxer writes it into a file the output
-/// owns. The track is declared from the first keyframe (`VideoTrack`); frames before it are left
-/// out. RTP gives presentation times only: decode times are derived with the look-ahead of the
-/// stream's reorder depth (`DecodeTimestamps`), frames waiting for theirs copied aside. Each file
-/// starts at time 0; a sender's jump continues the timeline rather than break the file.
+/// `--mp4`, `--mkv`, `--ts`: the video and the session's audio as libavformat's muxer writes them
+/// into a file the output owns, a file at a time.
+///
+/// A file starts at a keyframe, from which the video track is declared (`VideoTrack`), or at the
+/// audio before it. When the session has audio whose track is not known yet, the header waits for
+/// its first frame, at most `audioWaitMilliseconds` of arrival time, the video held meanwhile;
+/// audio that comes later goes into the next file. Audio waits up to 10 s for the first keyframe
+/// (senders start their audio first, by their video encoder's latency), then starts a file of its
+/// own, as a session of audio alone does. RTP gives presentation times only: video decode times are derived with
+/// the look-ahead of the stream's reorder depth (`DecodeTimestamps`), frames waiting for theirs
+/// copied aside. Each file starts at time 0; a sender's jump continues the timeline.
 final class ContainerOutput {
     struct Statistics {
         var framesWritten = 0
@@ -70,61 +23,120 @@ final class ContainerOutput {
         var timestampJumps = 0
         /// Keyframes whose picture size differs from the one the file's header declares.
         var pictureSizeChanges = 0
+        var audioFramesWritten = 0
+        /// Audio frames of a codec the container cannot carry, before the file began, or after it
+        /// began without them.
+        var audioFramesNotCarried = 0
+        /// Frames whose decode time repeated their track's last one, written a tick after it.
+        var framesRetimed = 0
         var files = 0
 
         /// Every count by its name, for the report and the JSON alike.
         var fields: [(name: String, value: Int)] {
             [("frames_written", framesWritten), ("keyframes_written", keyframesWritten), ("files", files),
              ("dropped_before_keyframe", droppedBeforeKeyframe), ("frames_not_carried", framesNotCarried),
-             ("timestamp_jumps", timestampJumps), ("picture_size_changes", pictureSizeChanges)]
+             ("timestamp_jumps", timestampJumps), ("picture_size_changes", pictureSizeChanges),
+             ("audio_frames_written", audioFramesWritten), ("audio_frames_not_carried", audioFramesNotCarried),
+             ("frames_retimed", framesRetimed)]
         }
     }
+
+    struct Configuration {
+        var fragmentMilliseconds: Int
+        /// The session has video: without, a file starts at the first audio frame.
+        var expectsVideo: Bool
+        /// The session has an audio stream: a file's header waits this long for its track.
+        var expectsAudio: Bool
+        var audioWaitMilliseconds: Int64
+        var quiet: Bool
+    }
+
+    /// How long audio waits for the first keyframe, held, before a file starts without video.
+    static let videoWaitNanoseconds: Int64 = 10_000_000_000
 
     let container: Container
     private(set) var file: OutputFile
     private(set) var statistics = Statistics()
-    private let fragmentMilliseconds: Int
-    private let quiet: Bool
+    private let configuration: Configuration
     private var muxer: MediaMuxer?
     private var track: VideoTrack?
-    /// The first presentation time of the file, which starts at 0.
+    /// The session's audio, from its first frame; and its index in the file, when the file has it.
+    private var audioTrack: AudioTrack?
+    private var audioIndex: Int?
+    private var videoIndex: Int?
+    /// Whether the container carries the file's video codec, and that it does not carry the audio's.
+    private var videoCarried = false
+    private var audioNotCarried = false
+    /// The file's first presentation time, which is its 0.
     private var origin: Int64 = 0
     private var timeline = ContinuousTimeline(limitMilliseconds: 5000)
+    private var audioTimeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var timestamps = DecodeTimestamps(reorderDepth: 0)
-    /// Frames waiting for their decode time, and buffers to reuse.
+    /// Video frames waiting for the header (`held`) or for their decode time (`waiting`), with
+    /// times on the timeline and from the file's start; buffers to reuse.
+    private var held: [(bytes: [UInt8], time: Int64, keyframe: Bool)] = []
+    private var heldSince: Int64 = 0
+    private var heldAudio: [(bytes: [UInt8], time: Int64, duration: Int64)] = []
     private var waiting: [(bytes: [UInt8], pts: Int64, keyframe: Bool)] = []
     private var spare: [[UInt8]] = []
     private var scratch: [UInt8] = []
-    private var saidNotCarried = false
     private var lastDTS: Int64?
+    private var said: Set<String> = []
 
-    init(_ container: Container, file: OutputFile, fragmentMilliseconds: Int, quiet: Bool, codec: VideoCodec?) throws {
+    init(_ container: Container, file: OutputFile, configuration: Configuration, codec: VideoCodec?) throws {
         self.container = container
         self.file = file
-        self.fragmentMilliseconds = fragmentMilliseconds
-        self.quiet = quiet
-        if let codec, try !container.carries(codec) { warnNotCarried(codec) }
+        self.configuration = configuration
+        if let codec, try !container.carries(codec.libavcodecName) { warnNotCarried(codec.name) }
     }
 
     func write(_ unit: AccessUnit) throws {
         let time = timeline.place(unit.time ?? unit.pts.multipliedSaturated(by: 100_000) / 9)
         statistics.timestampJumps = timeline.jumps
-        if unit.isKeyframe { try declare(VideoTrack.of(unit), at: time) }
-        guard muxer != nil, unit.codec == track?.codec else {
+        if unit.isKeyframe { try declare(VideoTrack.of(unit), at: unit.arrival) }
+        guard let track, unit.codec == track.codec, videoCarried else {
             if track == nil { statistics.droppedBeforeKeyframe += 1 } else { statistics.framesNotCarried += 1 }
             return
         }
-        let pts = time &- origin
-        timestamps.add(pts: pts)
-        if waiting.isEmpty && timestamps.lookAhead == 0 {
-            try unit.withContiguousBytes(scratch: &scratch) { try put($0, pts: pts, keyframe: unit.isKeyframe) }
-        } else {
-            var bytes = spare.popLast() ?? []
-            bytes.removeAll(keepingCapacity: true)
-            for piece in unit.pieces { bytes.append(contentsOf: piece) }
-            waiting.append((bytes, pts, unit.isKeyframe))
-            if waiting.count > timestamps.lookAhead { try putOldest() }
+        if muxer == nil {
+            hold(unit, at: time)
+            let waited = unit.arrival &- heldSince >= configuration.audioWaitMilliseconds * 1_000_000
+            if audioTrack != nil || !configuration.expectsAudio || waited { try begin(at: min(held[0].time, heldAudio.first?.time ?? .max)) }
+            return
         }
+        try put(unit, pts: time &- origin)
+    }
+
+    func write(audio frame: AudioFrame) throws {
+        let time = audioTimeline.place(frame.time ?? nanoseconds(frame.pts, rate: frame.track.clockRate))
+        if audioTrack == nil && !audioNotCarried {
+            if try container.carries(frame.track.libavcodecName) { audioTrack = frame.track } else { audioNotCarried = true }
+            if audioNotCarried { warnNotCarried(frame.track.codec.name) }
+        }
+        let duration = nanoseconds(frame.duration, rate: frame.track.clockRate)
+        guard frame.track.codec == audioTrack?.codec else {
+            statistics.audioFramesNotCarried += 1
+            return
+        }
+        if muxer == nil && track == nil && configuration.expectsVideo {
+            heldAudio.append((Array(frame.bytes), time, duration))
+            // Video later than that: the file starts with the audio alone.
+            if time &- heldAudio[0].time > Self.videoWaitNanoseconds { try begin(at: heldAudio[0].time) }
+            return
+        }
+        if muxer == nil && (!held.isEmpty || !configuration.expectsVideo) {
+            try begin(at: min(held.first?.time ?? time, time))
+        }
+        try writeAudio(frame.bytes, at: time, duration: duration)
+    }
+
+    private func writeAudio(_ bytes: UnsafeRawBufferPointer, at time: Int64, duration: Int64) throws {
+        guard let muxer, let audioIndex, time >= origin else {
+            statistics.audioFramesNotCarried += 1
+            return
+        }
+        try muxer.write(audioIndex, bytes, pts: time &- origin, dts: time &- origin, duration: duration, keyframe: true)
+        statistics.audioFramesWritten += 1
     }
 
     /// The next file, from the next keyframe on (a segment, or a file reopened after SIGHUP).
@@ -141,67 +153,119 @@ final class ContainerOutput {
     /// The file's track, from its first keyframe. A later keyframe's picture size that differs is
     /// counted: its parameter sets travel in the frames, which decoders follow, but a player that
     /// sizes its view from the header alone does not.
-    private func declare(_ keyframeTrack: VideoTrack?, at time: Int64) throws {
+    private func declare(_ keyframeTrack: VideoTrack?, at arrival: Int64) throws {
         guard let keyframeTrack else { return }
-        guard let track else { return try begin(keyframeTrack, at: time) }
+        guard let track else {
+            track = keyframeTrack
+            heldSince = arrival
+            videoCarried = try container.carries(keyframeTrack.codec.libavcodecName)
+            if !videoCarried { warnNotCarried(keyframeTrack.codec.name) }
+            return
+        }
         if keyframeTrack.codec == track.codec && (keyframeTrack.width, keyframeTrack.height) != (track.width, track.height) {
             statistics.pictureSizeChanges += 1
         }
     }
 
-    private func begin(_ newTrack: VideoTrack, at time: Int64) throws {
-        track = newTrack
-        let codecName = newTrack.codec.libavcodecName
-        guard try container.carries(newTrack.codec) else { return warnNotCarried(newTrack.codec) }
+    /// Writes the header, with the video track and the audio track as far as they are known, then
+    /// the video held; `start` is the file's 0 on the timeline.
+    private func begin(at start: Int64) throws {
         let file = self.file
         let muxer = try MediaMuxer(format: container.muxer, seekable: file.isSeekable,
                                    append: { try file.write($0) },
                                    overwrite: { bytes, offset in try file.write(Array(bytes), at: offset) })
-        var declared = MediaMuxer.Track(video: codecName, width: newTrack.width, height: newTrack.height,
-                                        extradata: newTrack.configuration, clockRate: 1_000_000_000)
-        declared.tag = container.tag(for: codecName)
-        (declared.profile, declared.bitDepth, declared.chromaFormat) = (newTrack.parameters.profileIdc, newTrack.parameters.bitDepthLuma,
-                                                                        newTrack.parameters.chromaFormatIdc)
-        try muxer.add(declared)
-        try muxer.begin(options: container.options(fragmentMilliseconds: fragmentMilliseconds))
-        (self.muxer, origin, lastDTS) = (muxer, time, nil)
-        timestamps = DecodeTimestamps(reorderDepth: newTrack.reorderDepth)
+        if let track {
+            let parameters = track.parameters
+            var video = MediaMuxer.Track(video: track.codec.libavcodecName, width: track.width, height: track.height,
+                                         extradata: track.configuration, clockRate: 1_000_000_000)
+            video.tag = container.tag(for: track.codec.libavcodecName)
+            (video.profile, video.bitDepth, video.chromaFormat) = (parameters.profileIdc, parameters.bitDepthLuma,
+                                                                   parameters.chromaFormatIdc)
+            videoIndex = try muxer.add(video)
+        }
+        audioIndex = try audioTrack.map { audio in
+            var declared = MediaMuxer.Track(audio: audio.libavcodecName, sampleRate: audio.sampleRate, channels: audio.channels,
+                                            extradata: audio.configuration)
+            declared.clockRate = 1_000_000_000
+            return try muxer.add(declared)
+        }
+        try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds))
+        (self.muxer, origin, lastDTS) = (muxer, start, nil)
+        timestamps = DecodeTimestamps(reorderDepth: track?.reorderDepth ?? 0)
         statistics.files += 1
+        let (frames, sounds) = (held, heldAudio)
+        (held, heldAudio) = ([], [])
+        for sound in sounds { try sound.bytes.withUnsafeBytes { try writeAudio($0, at: sound.time, duration: sound.duration) } }
+        for frame in frames { try enqueue(frame.bytes, pts: frame.time &- origin, keyframe: frame.keyframe) }
     }
 
-    private func put(_ bytes: UnsafeRawBufferPointer, pts: Int64, keyframe: Bool) throws {
+    private func hold(_ unit: AccessUnit, at time: Int64) {
+        held.append((copy(unit), time, unit.isKeyframe))
+    }
+
+    private func copy(_ unit: AccessUnit) -> [UInt8] {
+        var bytes = spare.popLast() ?? []
+        bytes.removeAll(keepingCapacity: true)
+        for piece in unit.pieces { bytes.append(contentsOf: piece) }
+        return bytes
+    }
+
+    /// A frame for its decode time: at once when no reordering is possible, else once the
+    /// look-ahead has seen enough frames after it.
+    private func put(_ unit: AccessUnit, pts: Int64) throws {
+        guard waiting.isEmpty && track?.reorderDepth == 0 else { return try enqueue(copy(unit), pts: pts, keyframe: unit.isKeyframe) }
+        timestamps.add(pts: pts)
+        try unit.withContiguousBytes(scratch: &scratch) { try emit($0, pts: pts, keyframe: unit.isKeyframe) }
+    }
+
+    private func enqueue(_ bytes: [UInt8], pts: Int64, keyframe: Bool) throws {
+        timestamps.add(pts: pts)
+        waiting.append((bytes, pts, keyframe))
+        if waiting.count > timestamps.lookAhead { try emitOldest() }
+    }
+
+    private func emitOldest() throws {
+        let frame = waiting.removeFirst()
+        try frame.bytes.withUnsafeBytes { try emit($0, pts: frame.pts, keyframe: frame.keyframe) }
+        spare.append(frame.bytes)
+    }
+
+    private func emit(_ bytes: UnsafeRawBufferPointer, pts: Int64, keyframe: Bool) throws {
         let dts = timestamps.next(pts: pts)
         // A frame lasts until the next one's decode time, not known yet: the last step stands in,
         // which the MP4 muxer needs for a fragment's last frame.
         let duration = lastDTS.map { dts &- $0 } ?? 0
         lastDTS = dts
-        try muxer?.write(0, bytes, pts: pts, dts: dts, duration: duration, keyframe: keyframe)
+        guard let videoIndex else {
+            statistics.framesNotCarried += 1
+            return
+        }
+        try muxer?.write(videoIndex, bytes, pts: pts, dts: dts, duration: duration, keyframe: keyframe)
         statistics.framesWritten += 1
         if keyframe { statistics.keyframesWritten += 1 }
     }
 
-    private func putOldest() throws {
-        let frame = waiting.removeFirst()
-        try frame.bytes.withUnsafeBytes { try put($0, pts: frame.pts, keyframe: frame.keyframe) }
-        spare.append(frame.bytes)
-    }
-
-    /// Writes the frames still waiting and the trailer, and closes the file.
+    /// Writes the frames still held or waiting and the trailer, and closes the file; one whose
+    /// track never began (no keyframe, or a codec it cannot carry) is removed, being no file of
+    /// its kind.
     private func finishFile() throws {
-        while !waiting.isEmpty { try putOldest() }
+        if muxer == nil, let start = [held.first?.time, heldAudio.first?.time].compactMap({ $0 }).min() { try begin(at: start) }
+        while !waiting.isEmpty { try emitOldest() }
         try muxer?.finish()
-        muxer = nil
+        statistics.framesRetimed += muxer?.retimed ?? 0
+        (muxer, audioIndex, videoIndex) = (nil, nil, nil)
         try file.close()
-        // A file whose track never began (no keyframe, or a codec it cannot carry) is no file of its kind.
         if file.path != "-" { Terminal.removeIfEmpty(file.path) }
     }
 
-    private func warnNotCarried(_ codec: VideoCodec) {
-        guard !saidNotCarried else { return }
-        saidNotCarried = true
-        if !quiet {
-            Terminal.printError("warning: \(file.displayName): \(container.name) (\(container.flag)) does not carry \(codec.name); "
-                                + "its frames are left out\(container == .mkv ? "" : " (--mkv carries every codec rtprecv takes)")\n")
-        }
+    private func nanoseconds(_ ticks: Int64, rate: Int) -> Int64 {
+        let r = Int64(max(rate, 1))
+        return (ticks / r).multipliedSaturated(by: 1_000_000_000).addingSaturated(ticks % r * 1_000_000_000 / r)
+    }
+
+    private func warnNotCarried(_ codec: String) {
+        guard said.insert(codec).inserted, !configuration.quiet else { return }
+        Terminal.printError("warning: \(file.displayName): \(container.name) (\(container.flag)) does not carry \(codec); "
+                            + "it is left out\(container == .mkv ? "" : " (--mkv carries every codec rtprecv takes)")\n")
     }
 }

@@ -266,8 +266,10 @@ public enum Help {
                               Times are the stream's presentation times from 0, decode times
                               derived from its reorder depth (B-frames kept in order); a sender's
                               jump is stepped over. --segment-seconds and SIGHUP cut them as --flv.
-                              A codec a container does not carry is said once and left out of it.
-                              '-' streams MP4, Matroska and MPEG-TS to standard output.
+                              The session's audio goes in too, as it came: AAC, MPEG audio and
+                              Opus in all three, G.711 and G.722 in Matroska; a session of audio
+                              alone starts at its first frame. A codec a container does not
+                              carry is said once and left out of it. '-' streams any of them.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, video sequence headers (again when they change)
@@ -291,6 +293,7 @@ public enum Help {
                               way VPS, SPS and PPS go into the sequence header. Also for --rtmp.
       --interleave-ms N       How long one FLV track's tags wait for the other's, from their
                               arrival (default 1000): a silent track holds the other no longer.
+                              A recording's header waits as long for the session's audio.
 
     DECODED OUTPUT (libavcodec; any of these turns decoding on; one pass feeds every output):
       --decode                Decode, for the statistics alone.

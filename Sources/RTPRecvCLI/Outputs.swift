@@ -49,10 +49,12 @@ final class Outputs: AccessUnitSink {
         flv = try options.flv.map {
             try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet, codec: sdp?.codec ?? options.codec)
         }
+        let recording = ContainerOutput.Configuration(fragmentMilliseconds: options.fragmentMilliseconds,
+                                                      expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio,
+                                                      audioWaitMilliseconds: Int64(options.interleaveMilliseconds), quiet: options.quiet)
         containers = try Container.allCases.compactMap { container in
             try options[keyPath: container.path].map {
-                try ContainerOutput(container, file: open(first($0)), fragmentMilliseconds: options.fragmentMilliseconds,
-                                    quiet: options.quiet, codec: sdp?.codec ?? options.codec)
+                try ContainerOutput(container, file: open(first($0)), configuration: recording, codec: sdp?.codec ?? options.codec)
             }
         }
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
@@ -187,6 +189,7 @@ final class Outputs: AccessUnitSink {
         try audio?.write(frame)
         try wav?.write(frame)
         try flv?.write(audio: frame)
+        for container in containers { try container.write(audio: frame) }
         try rtmp?.write(audio: frame)
     }
 

@@ -1,3 +1,4 @@
+import RTPCore
 import SystemIO
 
 /// The RIFF/WAVE header (Microsoft RIFF, "WAVE" form): `fmt ` (WAVEFORMATEX), `fact` for the

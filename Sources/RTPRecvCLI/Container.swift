@@ -1,0 +1,59 @@
+import FFmpeg
+import RTPCore
+
+/// The containers a recording is written in, through libavformat's muxers.
+enum Container: String, CaseIterable {
+    case mp4, mkv, ts
+
+    var flag: String { "--\(rawValue)" }
+    /// Where the options keep its path.
+    var path: WritableKeyPath<Options, String?> {
+        switch self {
+        case .mp4: \.mp4
+        case .mkv: \.mkv
+        case .ts: \.ts
+        }
+    }
+    var name: String {
+        switch self {
+        case .mp4: "MP4"
+        case .mkv: "Matroska"
+        case .ts: "MPEG-TS"
+        }
+    }
+
+    /// libavformat's muxer.
+    var muxer: String {
+        switch self {
+        case .mp4: "mp4"
+        case .mkv: "matroska"
+        case .ts: "mpegts"
+        }
+    }
+
+    /// The muxer's options that make a file readable up to its last fragment when the writing
+    /// stops at any moment: MP4 fragmented (its header at the first fragment, then a moof and mdat
+    /// at every keyframe and at least every `fragmentMilliseconds`), Matroska clusters of that
+    /// length at most; MPEG-TS is readable anywhere as it is. Tracks are interleaved within as long.
+    func options(fragmentMilliseconds: Int) -> [(String, String)] {
+        let interleave = ("max_interleave_delta", String(fragmentMilliseconds * 1000))
+        switch self {
+        case .mp4: return [("movflags", "+frag_keyframe+empty_moov+delay_moov+default_base_moof"),
+                           ("frag_duration", String(fragmentMilliseconds * 1000)), interleave]
+        case .mkv: return [("cluster_time_limit", String(fragmentMilliseconds)), interleave]
+        case .ts: return [interleave]
+        }
+    }
+
+    /// Whether it carries the codec libavcodec calls `codecName`: as libavformat says (Matroska
+    /// with the ACM tracks every player reads, for G.711 and G.722), or, for MPEG-TS, whose muxer
+    /// cannot say, the codecs its stream types (ISO/IEC 13818-1) name.
+    func carries(_ codecName: String) throws -> Bool {
+        try MediaMuxer.carries(format: muxer, codecName: codecName, unofficially: self == .mkv)
+            ?? ["h264", "hevc", "aac", "mp1", "mp2", "mp3", "opus"].contains(codecName)
+    }
+
+    /// The FourCC MP4 names the codec by, where it has a choice: 'hvc1' (parameter sets in the
+    /// header), which browsers and Apple's players take, rather than 'hev1'.
+    func tag(for codecName: String) -> String? { self == .mp4 && codecName == "hevc" ? "hvc1" : nil }
+}

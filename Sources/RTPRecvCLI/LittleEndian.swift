@@ -1,6 +1,0 @@
-extension Array where Element == UInt8 {
-    /// Appends `value` little-endian, in `T`'s width: the fields of WAV and IVF headers.
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-}

@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+
+/// The recordings of captured sessions with audio and RTCP: both tracks where the container carries
+/// them, the audio bit-exact, and the source's flashes and beeps together as in the FLV.
+final class ContainerSessionTests: XCTestCase {
+    private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
+
+    /// `name`'s capture and SDP recorded into every container (and `extra` outputs).
+    private func record(_ name: String, _ extra: [String] = []) throws -> (files: [String: URL], stderr: String) {
+        var files: [String: URL] = [:]
+        var args = ["--pcap", capture(name + ".pcap").path, "--sdp", capture(name + ".sdp").path] + extra
+        for container in ["mp4", "mkv", "ts"] {
+            let file = Harness.temporaryFile("session-\(name).\(container)")
+            try? FileManager.default.removeItem(at: file)
+            files[container] = file
+            args += ["--\(container)", file.path]
+        }
+        let result = try Harness.rtprecv(args)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return (files, result.stderr)
+    }
+
+    private func codecs(_ file: URL) throws -> Set<Substring> {
+        Set(try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path]))
+    }
+
+    /// Every audio codec in every container that carries it (MP4 and MPEG-TS have no G.711: said,
+    /// and the video recorded alone), decoding cleanly, decode times never going back.
+    func testBothTracksWhereTheContainerCarriesThem() throws {
+        let cases: [(name: String, codec: Substring, carriedBy: Set<String>)] = [
+            ("gst-h264-aac", "aac", ["mp4", "mkv", "ts"]), ("gst-h264-latm", "aac", ["mp4", "mkv", "ts"]),
+            ("ffmpeg-h264-mp3", "mp3", ["mp4", "mkv", "ts"]), ("gst-h264-pcmu", "pcm_mulaw", ["mkv"]),
+            ("ffmpeg-h264-pcma", "pcm_alaw", ["mkv"]),
+        ]
+        for c in cases {
+            let (files, stderr) = try record(c.name)
+            for (container, file) in files {
+                let what = "\(c.name).\(container)"
+                XCTAssertEqual(try codecs(file), c.carriedBy.contains(container) ? ["h264", c.codec] : ["h264"], what)
+                if !c.carriedBy.contains(container) { XCTAssertTrue(stderr.contains("does not carry G.711"), "\(what): \(stderr)") }
+                let decode = try Harness.run("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
+                XCTAssertEqual(decode.status, 0, "\(what): \(decode.stderr)")
+                let dts = try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts",
+                                                          "-of", "csv=p=0", file.path]).compactMap { Int($0.trimmingCharacters(in: [","])) }
+                XCTAssertEqual(dts.count, 120, what)
+                XCTAssertEqual(dts, dts.sorted(), "\(what): a decode time went back")
+            }
+        }
+    }
+
+    /// The AAC frames are the source's, bit for bit, from the file's first keyframe on (what came
+    /// before it is not in the file), and the video's flashes meet the audio's beeps as in the FLV
+    /// of the same run (within 5 ms), which the session's sender reports time.
+    func testAACIsTheSourceAndInSyncAsInTheFLV() throws {
+        let source = try Harness.packetMD5(capture("sync-source.mkv"))
+        for name in ["gst-h264-aac", "ffmpeg-h264-aac"] {
+            let flv = Harness.temporaryFile("session-\(name)-beside.flv")
+            let (files, _) = try record(name, ["--flv", flv.path])
+            let flvOffsets = try SyncProbe.offsets(flv, name).map(\.offset)
+            for (container, file) in files {
+                let what = "\(name).\(container)"
+                // MPEG-TS carries AAC as ADTS.
+                let frames = try Harness.packetMD5(file, adts: container == "ts")
+                XCTAssertGreaterThan(frames.count, source.count * 9 / 10, what)
+                let start = (0..<10).first { source.dropFirst($0).prefix(frames.count).elementsEqual(frames) }
+                XCTAssertNotNil(start, "\(what): not a run of the source's frames from its first few")
+                try SyncProbe.assertInSync(file, what)
+                let offsets = try SyncProbe.offsets(file, what).map(\.offset)
+                XCTAssertEqual(offsets.count, flvOffsets.count, what)
+                for (offset, flvOffset) in zip(offsets, flvOffsets) {
+                    XCTAssertEqual(offset, flvOffset, accuracy: 0.005, "\(what): A/V offset \(offset) s, the FLV's \(flvOffset) s")
+                }
+            }
+        }
+    }
+
+    /// A session of audio alone (FFmpeg's Opus, as a call would have): the file starts at its first
+    /// frame, and each packet is an RTP payload of the capture, as tshark reads them, in order.
+    func testOpusAloneIsRecorded() throws {
+        let pcap = capture("ffmpeg-opus.pcap")
+        let read = try Harness.run("tshark", ["-r", pcap.path, "-d", "udp.port==5180,rtp", "-Y", "rtp.p_type == 97",
+                                              "-T", "fields", "-e", "rtp.payload"])
+        XCTAssertEqual(read.status, 0, read.stderr)
+        let hex = Harness.temporaryFile("opus-payloads.hex")
+        try read.stdout.write(to: hex)
+        let md5 = try Harness.run("/usr/bin/python3", ["-c", "import sys, hashlib\nfor line in open(sys.argv[1]):\n"
+                                                       + "    print(hashlib.md5(bytes.fromhex(line.strip())).hexdigest())", hex.path])
+        let payloads = String(decoding: md5.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertGreaterThan(payloads.count, 100)
+        let (files, _) = try record("ffmpeg-opus")
+        for (container, file) in files {
+            XCTAssertEqual(try codecs(file), ["opus"], container)
+            XCTAssertEqual(try Harness.packetMD5(file), payloads, container)
+        }
+    }
+}
