@@ -26,6 +26,8 @@ public final class MediaMuxer {
         public var chromaFormat = 1
         public var sampleRate = 0
         public var channels = 0
+        /// Samples per audio frame, where the codec fixes it (AAC's 1024 or 960); 0 where it varies.
+        public var frameSize = 0
         /// The ticks per second of the times given to `write`.
         public var clockRate: Int32
         /// The ticks per second the track is asked to keep (the muxer may choose its own).
@@ -128,6 +130,7 @@ public final class MediaMuxer {
             if let profile = track.profile { parameters.pointee.profile = Int32(clamping: profile) }
         } else {
             parameters.pointee.sample_rate = Int32(clamping: track.sampleRate)
+            parameters.pointee.frame_size = Int32(clamping: track.frameSize)
             av_channel_layout_default(&parameters.pointee.ch_layout, Int32(clamping: track.channels))
         }
         if let tag = track.tag {

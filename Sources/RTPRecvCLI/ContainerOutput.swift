@@ -187,6 +187,7 @@ final class ContainerOutput {
             var declared = MediaMuxer.Track(audio: audio.libavcodecName, sampleRate: audio.sampleRate, channels: audio.channels,
                                             extradata: audio.configuration)
             declared.clockRate = 1_000_000_000
+            declared.frameSize = audio.config?.samplesPerFrame ?? 0
             return try muxer.add(declared)
         }
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds))

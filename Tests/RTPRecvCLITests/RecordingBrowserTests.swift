@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+
+/// A recorded MP4 in a real browser: headless Chromium plays it in a `<video>`, seeks, and shows
+/// the source's picture at that time. The page and its screenshot stay in .build/artefacts.
+final class RecordingBrowserTests: XCTestCase {
+    private static let artefacts = Harness.packageRoot.appendingPathComponent(".build/artefacts")
+
+    /// The page writes the element's state into the DOM once it has seeked (or failed).
+    private static let page = """
+        <!DOCTYPE html>
+        <html><head><style>html,body{margin:0;background:#000;overflow:hidden}
+        video{display:block;width:320px;height:240px}pre{position:absolute;top:0;left:400px}</style></head>
+        <body><video id="v" src="recording.mp4" muted preload="auto"></video><pre id="state">loading</pre>
+        <script>
+        const v = document.getElementById('v'), state = document.getElementById('state');
+        v.addEventListener('error', () => { state.textContent = 'error ' + (v.error && v.error.code); });
+        v.addEventListener('loadedmetadata', () => { v.currentTime = SEEK; });
+        v.addEventListener('seeked', () => { state.textContent = 'seeked ' + v.videoWidth + 'x' + v.videoHeight + ' at ' + v.currentTime; });
+        </script></body></html>
+        """
+
+    private func chromium(_ arguments: [String], page: URL) throws -> Harness.Result {
+        try Harness.run("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
+                                     "--virtual-time-budget=5000"] + arguments + [page.absoluteString], timeout: 90)
+    }
+
+    /// H.264 and AAC from GStreamer's session: no media error, the stream's size, and after a seek
+    /// to 2.5 s the picture the source has there (its whole seconds flash white, which would prove
+    /// little), closer to it than to the frames beside it.
+    func testChromiumPlaysTheMP4AndShowsTheSourcesPictureAfterASeek() throws {
+        try FileManager.default.createDirectory(at: Self.artefacts, withIntermediateDirectories: true)
+        let mp4 = Self.artefacts.appendingPathComponent("recording.mp4")
+        let capture = Harness.captures.appendingPathComponent("gst-h264-aac")
+        let result = try Harness.rtprecv(["--pcap", capture.path + ".pcap", "--sdp", capture.path + ".sdp", "--mp4", mp4.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let seek = 2.5
+        let page = Self.artefacts.appendingPathComponent("recording.html")
+        try Self.page.replacingOccurrences(of: "SEEK", with: String(seek)).write(to: page, atomically: true, encoding: .utf8)
+
+        let dom = String(decoding: try chromium(["--dump-dom"], page: page).stdout, as: UTF8.self)
+        XCTAssertTrue(dom.contains("seeked 320x240 at \(seek)"), dom)
+
+        let shot = Self.artefacts.appendingPathComponent("recording-seek.png")
+        try? FileManager.default.removeItem(at: shot)
+        _ = try chromium(["--window-size=320,240", "--screenshot=\(shot.path)"], page: page)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path))
+
+        // The file's 0 is its first audio frame: the source frame shown is the one displayed at the
+        // seek's time less where the video starts in the file, at 30 frames/s.
+        let start = try XCTUnwrap(Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                          "stream=start_time", "-of", "csv=p=0", mp4.path]).first ?? ""))
+        let frame = Int(((seek - start) * 30 + 0.001).rounded(.down))
+        let psnr = try (frame - 1...frame + 1).map { try self.psnr(shot, sourceFrame: $0) }
+        XCTAssertGreaterThan(psnr[1], 35, "frame \(frame): \(psnr) dB")
+        XCTAssertGreaterThan(psnr[1], max(psnr[0], psnr[2]) + 10, "frame \(frame) against its neighbours: \(psnr) dB")
+    }
+
+    /// PSNR in dB between `image` and frame `n` of the source, decoded by ffmpeg.
+    private func psnr(_ image: URL, sourceFrame n: Int) throws -> Double {
+        let expected = Self.artefacts.appendingPathComponent("source-\(n).png")
+        let source = Harness.captures.appendingPathComponent("sync-source.mkv")
+        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", expected.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try Harness.run("ffmpeg", ["-i", image.path, "-i", expected.path, "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr",
+                                       "-f", "null", "-"])
+        let average = try XCTUnwrap(r.stderr.range(of: "average:"), r.stderr)
+        let value = r.stderr[average.upperBound...].prefix { !$0.isWhitespace }
+        return value == "inf" ? 100 : try XCTUnwrap(Double(value), r.stderr)
+    }
+}
