@@ -65,6 +65,8 @@ public final class MediaMuxer {
     private var begun = false
     /// Decode times moved later to follow the one before (a sender's repeated time).
     public private(set) var retimed = 0
+    /// The bytes handed to the file so far: its size.
+    public var size: Int { io.end }
 
     /// `format`: libavformat's muxer name.
     public init(format: String, seekable: Bool, append: @escaping (UnsafeRawBufferPointer) throws -> Void,

@@ -57,3 +57,13 @@ enum Container: String, CaseIterable {
     /// header), which browsers and Apple's players take, rather than 'hev1'.
     func tag(for codecName: String) -> String? { self == .mp4 && codecName == "hevc" ? "hvc1" : nil }
 }
+
+/// `--fsync`: what a recording makes durable, and when, so that a power cut loses no more.
+enum FsyncPolicy: String, CaseIterable {
+    /// After each fragment handed over, at most once per `--fragment-ms` of media, and at close.
+    case fragment
+    /// When a file (a segment) is finished: it and its name in the directory.
+    case segment
+    /// Never: the kernel writes back in its own time.
+    case none
+}

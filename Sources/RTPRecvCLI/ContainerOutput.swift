@@ -30,6 +30,8 @@ final class ContainerOutput {
         /// Frames whose decode time repeated their track's last one, written a tick after it.
         var framesRetimed = 0
         var files = 0
+        /// Files and fragments made durable (`--fsync`).
+        var synchronizations = 0
 
         /// Every count by its name, for the report and the JSON alike.
         var fields: [(name: String, value: Int)] {
@@ -37,7 +39,7 @@ final class ContainerOutput {
              ("dropped_before_keyframe", droppedBeforeKeyframe), ("frames_not_carried", framesNotCarried),
              ("timestamp_jumps", timestampJumps), ("picture_size_changes", pictureSizeChanges),
              ("audio_frames_written", audioFramesWritten), ("audio_frames_not_carried", audioFramesNotCarried),
-             ("frames_retimed", framesRetimed)]
+             ("frames_retimed", framesRetimed), ("fsyncs", synchronizations)]
         }
     }
 
@@ -48,6 +50,7 @@ final class ContainerOutput {
         /// The session has an audio stream: a file's header waits this long for its track.
         var expectsAudio: Bool
         var audioWaitMilliseconds: Int64
+        var fsync: FsyncPolicy
         var quiet: Bool
     }
 
@@ -82,6 +85,8 @@ final class ContainerOutput {
     private var scratch: [UInt8] = []
     private var lastDTS: Int64?
     private var said: Set<String> = []
+    /// The file's size and media time when it was last made durable.
+    private var synchronized: (size: Int, time: Int64) = (0, 0)
 
     init(_ container: Container, file: OutputFile, configuration: Configuration, codec: VideoCodec?) throws {
         self.container = container
@@ -137,6 +142,7 @@ final class ContainerOutput {
         }
         try muxer.write(audioIndex, bytes, pts: time &- origin, dts: time &- origin, duration: duration, keyframe: true)
         statistics.audioFramesWritten += 1
+        try synchronizeIfDue(at: time &- origin)
     }
 
     /// The next file, from the next keyframe on (a segment, or a file reopened after SIGHUP).
@@ -244,6 +250,7 @@ final class ContainerOutput {
         try muxer?.write(videoIndex, bytes, pts: pts, dts: dts, duration: duration, keyframe: keyframe)
         statistics.framesWritten += 1
         if keyframe { statistics.keyframesWritten += 1 }
+        try synchronizeIfDue(at: pts)
     }
 
     /// Writes the frames still held or waiting and the trailer, and closes the file; one whose
@@ -254,9 +261,24 @@ final class ContainerOutput {
         while !waiting.isEmpty { try emitOldest() }
         try muxer?.finish()
         statistics.framesRetimed += muxer?.retimed ?? 0
+        if muxer != nil && configuration.fsync != .none {
+            try file.synchronize(directory: true)
+            statistics.synchronizations += 1
+        }
+        synchronized = (0, 0)
         (muxer, audioIndex, videoIndex) = (nil, nil, nil)
         try file.close()
         if file.path != "-" { Terminal.removeIfEmpty(file.path) }
+    }
+
+    /// `--fsync fragment`: what the muxer handed over is made durable, at most once per fragment's
+    /// length of media; the file's first time, its name in the directory too.
+    private func synchronizeIfDue(at time: Int64) throws {
+        guard configuration.fsync == .fragment, let size = muxer?.size, size > synchronized.size,
+              time &- synchronized.time >= Int64(configuration.fragmentMilliseconds) * 1_000_000 else { return }
+        try file.synchronize(directory: synchronized.size == 0)
+        synchronized = (size, time)
+        statistics.synchronizations += 1
     }
 
     private func nanoseconds(_ ticks: Int64, rate: Int) -> Int64 {

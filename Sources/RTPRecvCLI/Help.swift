@@ -263,6 +263,10 @@ public enum Help {
       --ts FILE               MPEG-TS (H.264 and H.265), readable from any point.
       --fragment-ms N         Longest fragment (MP4) or cluster (Matroska) in milliseconds, 100 to
                               60000 (default 1000): the most a crash may cost the file.
+      --fsync POLICY          What survives a power cut, not only a crash: 'segment' (default)
+                              makes each finished file and its name durable (fsync), 'fragment'
+                              also what was handed over, once per --fragment-ms of media, and
+                              'none' leaves it to the kernel.
                               Times are the stream's presentation times from 0, decode times
                               derived from its reorder depth (B-frames kept in order); a sender's
                               jump is stepped over. --segment-seconds and SIGHUP cut them as --flv.

@@ -145,6 +145,12 @@ extension Options {
         case "--mkv": mkv = try r.value()
         case "--ts": ts = try r.value()
         case "--fragment-ms": fragmentMilliseconds = try r.number(Int.self, 100...60_000)
+        case "--fsync":
+            let text = try r.value()
+            guard let policy = FsyncPolicy(rawValue: text) else {
+                throw UsageError(description: "invalid value '\(text)' for '--fsync': expected fragment, segment or none")
+            }
+            fsync = policy
         case "--flv-keep-after-loss": flvKeepAfterLoss = true
         case "--flv-hevc-legacy": flvHEVCLegacy = true
         case "--interleave-ms": interleaveMilliseconds = try r.number(Int.self, 0...60_000)

@@ -58,6 +58,7 @@ public struct Options {
     public var mkv: String?
     public var ts: String?
     public var fragmentMilliseconds = 1000
+    var fsync = FsyncPolicy.segment
     public var flvKeepAfterLoss = false
     public var flvHEVCLegacy = false
     /// --codec: the codec of dynamic payload types no SDP names.

@@ -51,7 +51,8 @@ final class Outputs: AccessUnitSink {
         }
         let recording = ContainerOutput.Configuration(fragmentMilliseconds: options.fragmentMilliseconds,
                                                       expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio,
-                                                      audioWaitMilliseconds: Int64(options.interleaveMilliseconds), quiet: options.quiet)
+                                                      audioWaitMilliseconds: Int64(options.interleaveMilliseconds),
+                                                      fsync: options.fsync, quiet: options.quiet)
         containers = try Container.allCases.compactMap { container in
             try options[keyPath: container.path].map {
                 try ContainerOutput(container, file: open(first($0)), configuration: recording, codec: sdp?.codec ?? options.codec)

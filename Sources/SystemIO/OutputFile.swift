@@ -196,6 +196,20 @@ public final class OutputFile {
         path = newPath
     }
 
+    /// Makes what was written durable (fsync), and with `directory`, the file's name in its
+    /// directory too, as a new file needs to survive a power cut. Not for standard output.
+    public func synchronize(directory: Bool) throws {
+        try flush()
+        guard path != "-" else { return }
+        guard fsync(descriptor) == 0 || errno == EINVAL else { throw SystemError("fsync", displayName) }
+        guard directory else { return }
+        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let handle = open(parent.isEmpty ? "/" : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard handle >= 0 else { throw SystemError("open", parent) }
+        defer { Glibc.close(handle) }
+        guard fsync(handle) == 0 || errno == EINVAL else { throw SystemError("fsync", parent) }
+    }
+
     /// Closes the file and reports what the kernel reports then: some file systems only say
     /// "disk full" at close.
     public func close() throws {

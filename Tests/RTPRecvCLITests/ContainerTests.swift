@@ -156,4 +156,21 @@ final class ContainerTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(try XCTUnwrap(counts[container]), ts - 15, "\(container) lost more than a fragment: \(counts)")
         }
     }
+
+    /// `--fsync`: the fsync(2) calls strace sees. `fragment` makes a 4 s recording durable every
+    /// 500 ms of media (and its name in the directory with the first and at close), `segment` the
+    /// finished file and its directory entry, `none` nothing; the file plays either way.
+    func testFsyncPolicyIsWhatTheKernelSees() throws {
+        let expected = try Harness.frameMD5(capture("ffmpeg-bframes.h264"))
+        for (policy, calls) in [("fragment", 8...10), ("segment", 2...2), ("none", 0...0)] {
+            let mp4 = Harness.temporaryFile("fsync-\(policy).mp4"), trace = Harness.temporaryFile("fsync-\(policy).strace")
+            let result = try Harness.run("strace", ["-f", "-e", "trace=fsync", "-o", trace.path, Harness.binary.path,
+                                                    "--pcap", capture("ffmpeg-bframes.pcap").path, "--sdp", capture("ffmpeg-bframes.sdp").path,
+                                                    "--mp4", mp4.path, "--fragment-ms", "500", "--fsync", policy, "-q"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let fsyncs = try String(contentsOf: trace, encoding: .utf8).components(separatedBy: "fsync(").count - 1
+            XCTAssertTrue(calls.contains(fsyncs), "\(policy): \(fsyncs) fsync calls")
+            XCTAssertEqual(try Harness.frameMD5(mp4), expected, policy)
+        }
+    }
 }
