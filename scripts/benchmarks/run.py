@@ -3,7 +3,8 @@
 
     scripts/bench            full suite, writes BENCHMARKS.md (needs a release build; run by scripts/bench)
     scripts/bench --smoke    small sizes, one run, rtprecv only where peers are slow: checks that it all works
-    scripts/bench --only S   one section (replay, decode, memory, live, streams), printed as JSON
+    scripts/bench --only S   one section (replay, webrtc_codecs, per_packet, decode, memory, live, streams, recording),
+                             printed as JSON
     RTPRECV_BASE=OLD scripts/bench --only live --rates max
                              live at the blaster's maximum only, an earlier build in turns beside this one
 
@@ -416,18 +417,19 @@ def cpu_ns(pids):
     return total
 
 
-def streams_run(kind, streams, rate_per_stream, repeats, port):
+def streams_run(kind, streams, rate_per_stream, repeats, port, container="h264"):
     """`streams` streams blasted at once to as many ports: rtprecv as one process with --port LOW-HIGH,
     or one `ffmpeg -c copy` a stream, each on an even port (it takes the next for RTCP). CPU is counted
     from the blast's start to just after its end, so that start-up (100 ffmpeg processes') and closing
-    are left out; frames kept are each stream's."""
+    are left out; frames kept are each stream's. `container`: Annex-B (h264) or MP4 files, rtprecv's
+    fragmented (--mp4), ffmpeg's as `-f mp4` writes it."""
     stride = 1 if kind == "rtprecv" else 2
     directory = os.path.join(WORK, f"streams-{kind}")
     subprocess.run(["rm", "-rf", directory])
     os.makedirs(directory)
     if kind == "rtprecv":
-        receivers = [subprocess.Popen([BIN, "--port", f"{port}-{port + streams - 1}", "--bind", "127.0.0.1",
-                                       "--out", os.path.join(directory, "{port}.h264"), "-q",
+        output = ["--mp4" if container == "mp4" else "--out", os.path.join(directory, "{port}." + container)]
+        receivers = [subprocess.Popen([BIN, "--port", f"{port}-{port + streams - 1}", "--bind", "127.0.0.1"] + output + ["-q",
                                        "--stats-json", os.path.join(directory, "stats.json"),
                                        "--timeout", "1.5", "--exit-on-timeout"], stderr=subprocess.PIPE)]
     else:
@@ -438,8 +440,8 @@ def streams_run(kind, streams, rate_per_stream, repeats, port):
                 f.write(f"v=0\no=- 0 0 IN IP4 127.0.0.1\ns=bench\nc=IN IP4 127.0.0.1\nt=0 0\nm=video {port + 2 * k} RTP/AVP 96\n"
                         "a=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=1\n")
             receivers.append(subprocess.Popen(["ffmpeg", "-v", "error", "-y", "-protocol_whitelist", "file,udp,rtp",
-                                               "-buffer_size", "8388608", "-i", sdp, "-c", "copy", "-f", "h264",
-                                               os.path.join(directory, f"{port + 2 * k}.h264")],
+                                               "-buffer_size", "8388608", "-i", sdp, "-c", "copy", "-f", container,
+                                               os.path.join(directory, f"{port + 2 * k}.{container}")],
                                               stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     # Every port bound before the blast: a hundred ffmpeg processes take a while to start, longer on
     # a busy machine. rtprecv stops after 1.5 s without a packet, counted from its start too, so the
@@ -469,12 +471,79 @@ def streams_run(kind, streams, rate_per_stream, repeats, port):
         kept = [sum(s["frames_written"] for s in stream["streams"]) for stream in stats["all_streams"]]
         drops = stats["kernel_drops"]
     else:
-        kept = [frames_in(os.path.join(directory, f"{port + 2 * k}.h264")) for k in range(streams)]
+        kept = [(frames_in if container == "h264" else packets_in)(os.path.join(directory, f"{port + 2 * k}.{container}"))
+                for k in range(streams)]
         drops = None
     kept += [0] * (streams - len(kept))
     return {"streams": streams, "receiver": kind, "packets_sent": sent_packets, "frames_sent": sent_frames,
             "cpu_us_per_packet": cpu / 1e3 / sent_packets, "frames_kept_min": min(kept),
             "streams_whole": sum(1 for k in kept if k == sent_frames), "kernel_drops": drops}
+
+
+def packets_in(path):
+    """Video packets in a container file, as ffprobe counts them (0 for a file ffprobe cannot read)."""
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                        "stream=nb_read_packets", "-of", "csv=p=0", path], capture_output=True, text=True)
+    return int(r.stdout.strip() or 0) if r.returncode == 0 else 0
+
+
+def bench_recording(results):
+    """Recording to MP4, Matroska and MPEG-TS against writing Annex-B, replaying the long 1080p capture to files
+    in turns (the issue's target: MP4 within 1.1x); and live, 1 and 100 streams recorded to MP4 by one rtprecv
+    against as many `ffmpeg -i X.sdp -c copy -f mp4`."""
+    repeats = 8 if SMOKE else 215
+    rounds = 1 if SMOKE else 9
+    capture = repeat_capture(os.path.join(WORK, f"long-1080p-x{repeats}.pcap"), repeats)
+    read_in(capture)
+    out = os.path.join(WORK, "recording")
+    cmds = [[BIN, "--pcap", capture, "--out", out + ".h264", "-q"]] + [
+        [BIN, "--pcap", capture, f"--{c}", f"{out}.{c}", "-q"] for c in ("mp4", "mkv", "ts")]
+    walls, ratios = in_turns(cmds, rounds)
+    replay = {name: {"seconds": w, "vs_annexb": r} for name, w, r in zip(("annexb", "mp4", "mkv", "ts"), walls, ratios)}
+    for c in ("h264", "mp4", "mkv", "ts"):
+        os.remove(f"{out}.{c}")
+    counts = [1, 10] if SMOKE else [1, 100]
+    kinds = ["rtprecv"] if SMOKE else ["rtprecv", "ffmpeg"]
+    port = 30000 + os.getpid() % 10000
+    rows = []
+    for streams in counts:
+        for kind in kinds:
+            runs = [streams_run(kind, streams, 400, 1 if SMOKE else 3, port, container="mp4") for _ in range(RUNS)]
+            row = dict(runs[0])
+            row["cpu_us_per_packet"] = statistics.median(r["cpu_us_per_packet"] for r in runs)
+            row["frames_kept_min"] = min(r["frames_kept_min"] for r in runs)
+            rows.append(row)
+            log(f"recording {streams:>3} {kind:>8}: {row['cpu_us_per_packet']:.2f} us/pkt CPU, "
+                f"fewest frames kept {row['frames_kept_min']} of {row['frames_sent']}")
+    results["recording"] = {"bytes": os.path.getsize(capture), "rounds": rounds, "replay": replay, "live": rows}
+
+
+def report_recording(results):
+    """The recording section of BENCHMARKS.md."""
+    r = results["recording"]
+    lines = [
+        f"## Recording: the {r['bytes'] / 1e6:.0f} MB 1080p capture replayed into files, in turns",
+        "",
+        "| output | seconds | × Annex-B |",
+        "|---|---|---|",
+    ] + [f"| `{flag}` | {r['replay'][name]['seconds']:.3f} | {r['replay'][name]['vs_annexb']:.3f} |"
+         for name, flag in (("annexb", "--out FILE.h264"), ("mp4", "--mp4 FILE"), ("mkv", "--mkv FILE"), ("ts", "--ts FILE"))] + [
+        "",
+        "Target: MP4 within 1.1× of Annex-B.",
+        "",
+        "## Recording live streams to MP4 (about 5 Mbit/s each): one rtprecv against one `ffmpeg -i X.sdp -c copy -f mp4` a stream",
+        "",
+        "| streams | receiver | CPU µs per packet | × ffmpeg | fewest frames kept of sent |",
+        "|---|---|---|---|---|",
+    ]
+    ffmpeg = {row["streams"]: row["cpu_us_per_packet"] for row in r["live"] if row["receiver"] == "ffmpeg"}
+    for row in r["live"]:
+        versus = f"{row['cpu_us_per_packet'] / ffmpeg[row['streams']]:.2f}" if row["streams"] in ffmpeg else "–"
+        lines.append(f"| {row['streams']} | {row['receiver']} | {row['cpu_us_per_packet']:.2f} | {versus} | "
+                     f"{row['frames_kept_min']} of {row['frames_sent']} |")
+    lines += ["", "Target: less CPU per stream than ffmpeg's. rtprecv's MP4 is fragmented (crash-safe); ffmpeg's is "
+              "not, and writes its index at the end. Frames kept are ffprobe's packet counts for ffmpeg's files.", ""]
+    return lines
 
 
 def bench_streams(results):
@@ -702,6 +771,7 @@ def report(results):
         "kernel drops nothing.",
         "",
     ]
+    lines += report_recording(results)
     lines += [
         "## Latency: arrival of a frame's last packet to the end of its write (live, 20k packets/s)",
         "",
@@ -743,7 +813,8 @@ def main():
     build_tools()
     results = {}
     sections = {"replay": bench_replay, "webrtc_codecs": bench_webrtc_codecs, "per_packet": bench_per_packet,
-                "decode": bench_decode, "memory": bench_memory, "live": bench_live, "streams": bench_streams}
+                "decode": bench_decode, "memory": bench_memory, "live": bench_live, "streams": bench_streams,
+                "recording": bench_recording}
     if ONLY:
         # One section, printed and not written to BENCHMARKS.md, which holds the whole suite's run.
         if ONLY not in sections:

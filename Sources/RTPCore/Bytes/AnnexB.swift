@@ -3,6 +3,11 @@
 public enum AnnexB {
     /// Calls `body` with each NAL unit of an Annex-B buffer (start codes of 3 or 4 bytes).
     public static func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        forEachNALUnit(bytes, while: { body($0); return true })
+    }
+
+    /// Calls `body` with each NAL unit of an Annex-B buffer, until it returns false.
+    public static func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, while body: (UnsafeRawBufferPointer) -> Bool) {
         var i = 0, start = -1
         let n = bytes.count
         while i + 2 < n {
@@ -10,7 +15,7 @@ public enum AnnexB {
                 if start >= 0 {
                     var end = i
                     if end > start && bytes[end - 1] == 0 { end -= 1 }  // the 4th byte of a long start code
-                    if end > start { body(bytes.view(start..<end)) }
+                    if end > start && !body(bytes.view(start..<end)) { return }
                 }
                 i += 3
                 start = i
@@ -18,6 +23,6 @@ public enum AnnexB {
                 i += 1
             }
         }
-        if start >= 0 && start < n { body(bytes.view(start..<n)) }
+        if start >= 0 && start < n { _ = body(bytes.view(start..<n)) }
     }
 }

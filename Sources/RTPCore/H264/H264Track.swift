@@ -2,7 +2,7 @@ extension VideoTrack {
     /// An H.264 keyframe's track: its SPS and PPS, and the first SPS's size and reorder depth.
     static let h264: @Sendable (AccessUnit) -> VideoTrack? = { unit in
         var sps: SequenceParameterSet?
-        let sets = parameterSets(of: unit) { nal in
+        let sets = parameterSets(of: unit, isSlice: { NALUnitType.isVCL(nalUnitType($0[0])) }) { nal in
             switch nalUnitType(nal[0]) {
             case NALUnitType.sps:
                 sps = sps ?? SequenceParameterSet(nal: nal)

@@ -2,7 +2,7 @@ extension VideoTrack {
     /// An H.265 keyframe's track: its VPS, SPS and PPS, and the first SPS's size and reorder depth.
     static let h265: @Sendable (AccessUnit) -> VideoTrack? = { unit in
         var sps: HEVCSequenceParameterSet?
-        let sets = parameterSets(of: unit) { nal in
+        let sets = parameterSets(of: unit, isSlice: { $0.count >= 2 && HEVCNALUnitType.isVCL(HEVCNALHeader($0).type) }) { nal in
             guard nal.count >= 2, let kind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(nal).type) else { return false }
             if kind == .sps { sps = sps ?? HEVCSequenceParameterSet(nal: nal) }
             return true

@@ -39,14 +39,31 @@ public struct VideoTrack: Equatable, Sendable {
         }
     }
 
-    /// The NAL units of `unit` for which `keep` says so, each behind a 4-byte start code.
-    static func parameterSets(of unit: AccessUnit, _ keep: (UnsafeRawBufferPointer) -> Bool) -> [UInt8] {
-        var scratch: [UInt8] = []
-        var sets: [UInt8] = []
-        unit.withContiguousBytes(scratch: &scratch) { bytes in
-            AnnexB.forEachNALUnit(bytes) { nal in
-                if keep(nal) { sets += [0, 0, 0, 1] + nal }
+    /// The NAL units of `unit` before its first coded slice (`isSlice`, by the NAL header) for
+    /// which `keep` says so, each behind a 4-byte start code. The pieces are gathered one at a time
+    /// only until a slice begins: a keyframe's parameter sets lead it, and the rest of a large
+    /// keyframe is neither copied nor scanned.
+    static func parameterSets(of unit: AccessUnit, isSlice: (UnsafeRawBufferPointer) -> Bool,
+                              _ keep: (UnsafeRawBufferPointer) -> Bool) -> [UInt8] {
+        var prefix: [UInt8] = []
+        for piece in unit.pieces {
+            prefix.append(contentsOf: piece)
+            var sliceBegun = false
+            prefix.withUnsafeBytes { bytes in
+                AnnexB.forEachNALUnit(bytes, while: { nal in
+                    sliceBegun = isSlice(nal)
+                    return !sliceBegun
+                })
             }
+            if sliceBegun { break }
+        }
+        var sets: [UInt8] = []
+        prefix.withUnsafeBytes { bytes in
+            AnnexB.forEachNALUnit(bytes, while: { nal in
+                guard !isSlice(nal) else { return false }
+                if keep(nal) { sets += [0, 0, 0, 1] + nal }
+                return true
+            })
         }
         return sets
     }
