@@ -104,6 +104,12 @@ public final class MediaMuxer {
         av_packet_free(&packet)
     }
 
+    /// Loads libavformat now, at start-up, rather than at the first frame: linking it and its
+    /// dependencies takes tens of milliseconds, which a live stream should not wait for.
+    public static func load() throws(FFmpegError) {
+        try FFmpegError.loadFormat()
+    }
+
     /// Whether muxer `format` can carry codec `codecName`: as its specification has it, or, when
     /// `unofficially`, in a way players know without one (Matroska's ACM and VfW tracks); nil where
     /// libavformat cannot say (a muxer without a codec table, such as MPEG-TS's).

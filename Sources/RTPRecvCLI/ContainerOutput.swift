@@ -92,12 +92,14 @@ final class ContainerOutput {
         self.container = container
         self.file = file
         self.configuration = configuration
+        try MediaMuxer.load()
         if let codec, try !container.carries(codec.libavcodecName) { warnNotCarried(codec.name) }
     }
 
     func write(_ unit: AccessUnit) throws {
         let time = timeline.place(unit.time ?? unit.pts.multipliedSaturated(by: 100_000) / 9)
-        statistics.timestampJumps = timeline.jumps
+        // Jumps the session timeline bridged, or, for units timed by their RTP timestamps alone, this one.
+        statistics.timestampJumps = max(statistics.timestampJumps, unit.discontinuities + timeline.jumps)
         if unit.isKeyframe { try declare(VideoTrack.of(unit), at: unit.arrival) }
         guard let track, unit.codec == track.codec, videoCarried else {
             if track == nil { statistics.droppedBeforeKeyframe += 1 } else { statistics.framesNotCarried += 1 }

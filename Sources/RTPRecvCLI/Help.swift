@@ -267,13 +267,12 @@ public enum Help {
                               makes each finished file and its name durable (fsync), 'fragment'
                               also what was handed over, once per --fragment-ms of media, and
                               'none' leaves it to the kernel.
-                              Times are the stream's presentation times from 0, decode times
-                              derived from its reorder depth (B-frames kept in order); a sender's
-                              jump is stepped over. --segment-seconds and SIGHUP cut them as --flv.
-                              The session's audio goes in too, as it came: AAC, MPEG audio and
-                              Opus in all three, G.711 and G.722 in Matroska; a session of audio
-                              alone starts at its first frame. A codec a container does not
-                              carry is said once and left out of it. '-' streams any of them.
+      Times are the stream's presentation times from 0, decode times derived from its reorder
+      depth (B-frames kept in order); a sender's timestamp jump is stepped over, and ends the
+      segment, with segments. --segment-seconds and SIGHUP cut recordings as they cut --flv.
+      The session's audio goes in too, as it came: AAC, MPEG audio and Opus in all three, G.711
+      and G.722 in Matroska; a session of audio alone starts at its first frame. A codec a
+      container does not carry is said once and left out of it. '-' streams any of them.
 
     FLV OUTPUT:
       --flv FILE              FLV with onMetaData, video sequence headers (again when they change)

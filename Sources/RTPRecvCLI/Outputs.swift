@@ -11,6 +11,8 @@ final class Outputs: AccessUnitSink {
     /// `--segment-seconds`: the elementary stream and the FLV are cut together, at one keyframe.
     private let segments: Segments?
     private var segmentStart: Int64?
+    /// The stream's timestamp jumps when the segment began (`AccessUnit.discontinuities`).
+    private var segmentDiscontinuities = 0
     private(set) var segmentCount = 0
     /// SIGHUP came: at the next keyframe the elementary stream and the FLV are reopened (the next
     /// segment, with segments), so that a new file starts with one.
@@ -26,6 +28,7 @@ final class Outputs: AccessUnitSink {
     let wav: WAVOutput?
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
     private let measuresLatency: Bool
+    private let quiet: Bool
     private(set) var latency = LatencyHistogram()
     private(set) var bytesWritten = 0
     private(set) var accessUnitsWritten = 0
@@ -74,6 +77,7 @@ final class Outputs: AccessUnitSink {
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
         measuresLatency = options.isLive
+        self.quiet = options.quiet
         codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
     }
 
@@ -155,10 +159,20 @@ final class Outputs: AccessUnitSink {
     /// carries its SPS and PPS, so it plays by itself.
     private func cut(at accessUnit: AccessUnit, _ segments: Segments) throws {
         guard let start = segmentStart else {
-            segmentStart = segments.time(of: accessUnit)
+            (segmentStart, segmentDiscontinuities) = (segments.time(of: accessUnit), accessUnit.discontinuities)
             return
         }
         let time = segments.time(of: accessUnit)
+        // A jump of the sender's timestamps since the segment began ends it too: what follows is
+        // timed anew, and a segment never spans two of the sender's clocks.
+        if accessUnit.discontinuities != segmentDiscontinuities {
+            segmentDiscontinuities = accessUnit.discontinuities
+            if !quiet {
+                Terminal.printError("warning: the stream's timestamps jumped (a sender restarted, or its clock stepped): "
+                                    + "a new segment begins at the keyframe after it\n")
+            }
+            return try startSegment(at: time)
+        }
         if segments.ends(startedAt: start, by: time) { try startSegment(at: time) }
     }
 

@@ -19,6 +19,10 @@ public struct AccessUnit {
     /// Its presentation time on the session timeline (`MediaClock`), in nanoseconds; nil outside a
     /// session (a unit made by hand), where sinks time it from `pts`.
     public var time: Int64?
+    /// How many jumps of its stream's timestamps the session timeline has bridged so far (`MediaClock`):
+    /// where it changes, the times go on but the sender's clock began anew, and a recording's
+    /// segment ends.
+    public var discontinuities = 0
     /// The codec, which says how the bytes read (for H.264 and H.265: NAL units behind start codes).
     public var codec: VideoCodec
 

@@ -120,6 +120,9 @@ public final class MediaClock {
         return stream.time(ticks).addingSaturated(shift)
     }
 
+    /// The jumps of `ssrc`'s timestamps bridged so far.
+    public func timestampJumps(ssrc: UInt32) -> Int { streams[ssrc]?.timestampJumps ?? 0 }
+
     /// A sender report of `ssrc`: NTP time `ntp` is RTP time `rtp`.
     @discardableResult
     public func senderReport(ssrc: UInt32, ntp: UInt64, rtp: UInt32, arrival: Int64) -> ReportOutcome {

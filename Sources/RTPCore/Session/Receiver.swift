@@ -392,6 +392,7 @@ public final class Receiver {
             if var accessUnit {
                 accessUnit.time = self.clock.time(ssrc: stream.ssrc, ticks: accessUnit.pts,
                                                   clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
+                accessUnit.discontinuities = self.clock.timestampJumps(ssrc: stream.ssrc)
                 try self.sink.write(accessUnit)
                 self.framesWritten += 1
             }
