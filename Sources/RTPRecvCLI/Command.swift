@@ -1,3 +1,4 @@
+import FFmpeg
 import RTMPOutput
 import RTPCore
 import SystemIO
@@ -75,6 +76,8 @@ public enum Command {
             case .run:
                 // Many streams or sessions hold many files.
                 if options.allStreams || options.recordsSessions { OpenFileLimit.raise() }
+                // libavformat links in tens of milliseconds: before the first packet, not at a stream's.
+                if Container.allCases.contains(where: { options[keyPath: $0.path] != nil }) { try MediaMuxer.load() }
                 return options.isLive ? try Live(options: options).run() : try Replay(options: options).run()
             }
         } catch {

@@ -10,9 +10,11 @@ import SystemIO
 /// its first frame, at most `audioWaitMilliseconds` of arrival time, the video held meanwhile;
 /// audio that comes later goes into the next file. Audio waits up to 10 s for the first keyframe
 /// (senders start their audio first, by their video encoder's latency), then starts a file of its
-/// own, as a session of audio alone does. RTP gives presentation times only: video decode times are derived with
-/// the look-ahead of the stream's reorder depth (`DecodeTimestamps`), frames waiting for theirs
-/// copied aside. Each file starts at time 0; a sender's jump continues the timeline.
+/// own, as a session of audio alone, or whose video the container cannot carry, does.
+///
+/// RTP gives presentation times only: video decode times are derived with the look-ahead of the
+/// stream's reorder depth (`DecodeTimestamps`), frames waiting for theirs copied aside. Each file
+/// starts at time 0; a sender's jump continues the timeline.
 final class ContainerOutput {
     struct Statistics {
         var framesWritten = 0
@@ -92,7 +94,6 @@ final class ContainerOutput {
         self.container = container
         self.file = file
         self.configuration = configuration
-        try MediaMuxer.load()
         if let codec, try !container.carries(codec.libavcodecName) { warnNotCarried(codec.name) }
     }
 
@@ -108,7 +109,9 @@ final class ContainerOutput {
         if muxer == nil {
             hold(unit, at: time)
             let waited = unit.arrival &- heldSince >= configuration.audioWaitMilliseconds * 1_000_000
-            if audioTrack != nil || !configuration.expectsAudio || waited { try begin(at: min(held[0].time, heldAudio.first?.time ?? .max)) }
+            if audioTrack != nil || !configuration.expectsAudio || waited {
+                try begin(at: min(held[0].time, heldAudio.first?.time ?? .max))
+            }
             return
         }
         try put(unit, pts: time &- origin)
@@ -131,8 +134,9 @@ final class ContainerOutput {
             if time &- heldAudio[0].time > Self.videoWaitNanoseconds { try begin(at: heldAudio[0].time) }
             return
         }
-        if muxer == nil && (!held.isEmpty || !configuration.expectsVideo) {
-            try begin(at: min(held.first?.time ?? time, time))
+        let withoutVideo = !configuration.expectsVideo || (track != nil && !videoCarried)
+        if muxer == nil && (!held.isEmpty || withoutVideo) {
+            try begin(at: min(held.first?.time ?? time, heldAudio.first?.time ?? time, time))
         }
         try writeAudio(frame.bytes, at: time, duration: duration)
     }
@@ -182,7 +186,7 @@ final class ContainerOutput {
         let muxer = try MediaMuxer(format: container.muxer, seekable: file.isSeekable,
                                    append: { try file.write($0) },
                                    overwrite: { bytes, offset in try file.write(Array(bytes), at: offset) })
-        if let track {
+        if let track, videoCarried {
             let parameters = track.parameters
             var video = MediaMuxer.Track(video: track.codec.libavcodecName, width: track.width, height: track.height,
                                          extradata: track.configuration, clockRate: 1_000_000_000)
