@@ -9,13 +9,15 @@ import SystemIO
 // libFuzzer entry points, built only by scripts/fuzz (with -sanitize=fuzzer,address). One binary
 // serves every target; RTPRECV_FUZZ_TARGET picks which one the input goes to.
 
-/// Discards access units, touching every byte so that a bad view would be caught.
+/// Discards access units, touching every byte so that a bad view would be caught, and reads each
+/// keyframe's track as a recording would (`VideoTrack`: parameter sets, sequence headers).
 final class NullSink: AccessUnitSink {
     var checksum: UInt8 = 0
     func write(_ accessUnit: AccessUnit) throws {
         for piece in accessUnit.pieces {
             for b in piece { checksum &+= b }
         }
+        if let track = VideoTrack.of(accessUnit) { checksum &+= UInt8(truncatingIfNeeded: track.configuration.count &+ track.width) }
     }
 }
 
