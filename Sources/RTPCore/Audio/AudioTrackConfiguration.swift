@@ -28,9 +28,9 @@ extension AudioTrack {
     /// family 0, mono or stereo.
     private var opusHead: [UInt8] {
         var head = Array("OpusHead".utf8) + [1, UInt8(clamping: min(max(channels, 1), 2))]
-        head.appendLittleEndian(UInt16(0))
-        head.appendLittleEndian(UInt32(48000))
-        head.appendLittleEndian(UInt16(0))
+        head.appendLittleEndian(0 as UInt16)
+        head.appendLittleEndian(48000 as UInt32)
+        head.appendLittleEndian(0 as UInt16)
         head.append(0)
         return head
     }
