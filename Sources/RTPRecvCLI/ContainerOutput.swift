@@ -53,6 +53,8 @@ final class ContainerOutput {
         var expectsAudio: Bool
         var audioWaitMilliseconds: Int64
         var fsync: FsyncPolicy
+        /// Live: a file's UTC times are the wall clock's; in a replay, the capture's packet times.
+        var live: Bool
         var quiet: Bool
     }
 
@@ -62,6 +64,12 @@ final class ContainerOutput {
     let container: Container
     private(set) var file: OutputFile
     private(set) var statistics = Statistics()
+    /// `--segment-index`: told of each file closed whole.
+    var index: SegmentIndex?
+    /// The file open now, for its index line: counts, and the first and latest frame's UTC and
+    /// timeline times.
+    private var entry: SegmentIndex.Entry?
+    private var latestArrival: Int64 = 0
     private let configuration: Configuration
     private var muxer: MediaMuxer?
     private var track: VideoTrack?
@@ -98,6 +106,7 @@ final class ContainerOutput {
     }
 
     func write(_ unit: AccessUnit) throws {
+        latestArrival = unit.arrival
         let time = timeline.place(unit.time ?? unit.pts.multipliedSaturated(by: 100_000) / 9)
         // Jumps the session timeline bridged, or, for units timed by their RTP timestamps alone, this one.
         statistics.timestampJumps = max(statistics.timestampJumps, unit.discontinuities + timeline.jumps)
@@ -118,6 +127,7 @@ final class ContainerOutput {
     }
 
     func write(audio frame: AudioFrame) throws {
+        latestArrival = frame.arrival
         let time = audioTimeline.place(frame.time ?? nanoseconds(frame.pts, rate: frame.track.clockRate))
         if audioTrack == nil && !audioNotCarried {
             if try container.carries(frame.track.libavcodecName) { audioTrack = frame.track } else { audioNotCarried = true }
@@ -148,6 +158,8 @@ final class ContainerOutput {
         }
         try muxer.write(audioIndex, bytes, pts: time &- origin, dts: time &- origin, duration: duration, keyframe: true)
         statistics.audioFramesWritten += 1
+        entry?.audioFrames += 1
+        entry?.extend(to: time &+ duration, at: utc())
         try synchronizeIfDue(at: time &- origin)
     }
 
@@ -204,6 +216,12 @@ final class ContainerOutput {
         }
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds))
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
+        var codecs: [String] = []
+        if let track, videoIndex != nil { codecs.append(track.codec.libavcodecName) }
+        if let audioTrack, audioIndex != nil { codecs.append(audioTrack.libavcodecName) }
+        let now = utc()
+        entry = SegmentIndex.Entry(path: file.path, container: container, startUTC: now, endUTC: now, startTime: start, endTime: start,
+                                   frames: 0, keyframes: 0, audioFrames: 0, bytes: 0, codecs: codecs)
         timestamps = DecodeTimestamps(reorderDepth: track?.reorderDepth ?? 0)
         statistics.files += 1
         let (frames, sounds) = (held, heldAudio)
@@ -256,6 +274,9 @@ final class ContainerOutput {
         try muxer?.write(videoIndex, bytes, pts: pts, dts: dts, duration: duration, keyframe: keyframe)
         statistics.framesWritten += 1
         if keyframe { statistics.keyframesWritten += 1 }
+        entry?.frames += 1
+        entry?.keyframes += keyframe ? 1 : 0
+        entry?.extend(to: origin &+ pts &+ duration, at: utc())
         try synchronizeIfDue(at: pts)
     }
 
@@ -271,7 +292,11 @@ final class ContainerOutput {
             try file.synchronize(directory: true)
             statistics.synchronizations += 1
         }
-        synchronized = (0, 0)
+        if var finished = entry, let muxer {
+            finished.bytes = muxer.size
+            try index?.append(finished)
+        }
+        (entry, synchronized) = (nil, (0, 0))
         (muxer, audioIndex, videoIndex) = (nil, nil, nil)
         try file.close()
         if file.path != "-" { Terminal.removeIfEmpty(file.path) }
@@ -286,6 +311,9 @@ final class ContainerOutput {
         synchronized = (size, time)
         statistics.synchronizations += 1
     }
+
+    /// Now in UTC: the wall clock live, the latest frame's capture time in a replay.
+    private func utc() -> Int64 { configuration.live ? Terminal.wallclockNanoseconds() : latestArrival }
 
     private func nanoseconds(_ ticks: Int64, rate: Int) -> Int64 {
         let r = Int64(max(rate, 1))

@@ -267,6 +267,11 @@ public enum Help {
                               makes each finished file and its name durable (fsync), 'fragment'
                               also what was handed over, once per --fragment-ms of media, and
                               'none' leaves it to the kernel.
+      --segment-index FILE    One JSON line per recording file closed, appended (earlier runs'
+                              lines stay): path, container, start_utc, end_utc, start_ms and
+                              end_ms on the session timeline, duration_ms, frames, keyframes,
+                              audio_frames, bytes, codecs. A file open when the process died
+                              has no line.
       Times are the stream's presentation times from 0, decode times derived from its reorder
       depth (B-frames kept in order); a sender's timestamp jump is stepped over, and ends the
       segment, with segments. --segment-seconds and SIGHUP cut recordings as they cut --flv.

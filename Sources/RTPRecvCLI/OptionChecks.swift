@@ -98,6 +98,9 @@ extension Options {
         if segmentSeconds != nil && segmented.isEmpty {
             throw UsageError(description: "'--segment-seconds' cuts the Annex-B output, the FLV or a recording: give --out 'NAME-{n}.h264', --flv 'NAME-{n}.flv' or --mp4 'NAME-{n}.mp4'")
         }
+        if let segmentIndex, !Container.allCases.contains(where: { self[keyPath: $0.path] != nil }) {
+            throw UsageError(description: "'--segment-index \(segmentIndex)' lists a recording's files: give --mp4, --mkv or --ts too")
+        }
         if segmentWallclock && segmentSeconds == nil {
             throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")
         }

@@ -145,6 +145,7 @@ extension Options {
         case "--mkv": mkv = try r.value()
         case "--ts": ts = try r.value()
         case "--fragment-ms": fragmentMilliseconds = try r.number(Int.self, 100...60_000)
+        case "--segment-index": segmentIndex = try r.value()
         case "--fsync":
             let text = try r.value()
             guard let policy = FsyncPolicy(rawValue: text) else {

@@ -59,6 +59,8 @@ public struct Options {
     public var ts: String?
     public var fragmentMilliseconds = 1000
     var fsync = FsyncPolicy.segment
+    /// --segment-index: a JSON line per recording file closed.
+    public var segmentIndex: String?
     public var flvKeepAfterLoss = false
     public var flvHEVCLegacy = false
     /// --codec: the codec of dynamic payload types no SDP names.

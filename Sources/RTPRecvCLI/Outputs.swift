@@ -22,6 +22,8 @@ final class Outputs: AccessUnitSink {
     let flv: FLVOutput?
     /// --mp4, --mkv, --ts.
     let containers: [ContainerOutput]
+    /// --segment-index: the recordings' closed files.
+    let index: SegmentIndex?
     let rtmp: RTMPPublisher?
     let ledger: FrameLedger?
     let audio: AudioFileOutput?
@@ -55,12 +57,14 @@ final class Outputs: AccessUnitSink {
         let recording = ContainerOutput.Configuration(fragmentMilliseconds: options.fragmentMilliseconds,
                                                       expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio,
                                                       audioWaitMilliseconds: Int64(options.interleaveMilliseconds),
-                                                      fsync: options.fsync, quiet: options.quiet)
+                                                      fsync: options.fsync, live: options.isLive, quiet: options.quiet)
         containers = try Container.allCases.compactMap { container in
             try options[keyPath: container.path].map {
                 try ContainerOutput(container, file: open(first($0)), configuration: recording, codec: sdp?.codec ?? options.codec)
             }
         }
+        index = try options.segmentIndex.map { SegmentIndex(file: try open($0, appending: true), synchronizes: options.fsync != .none) }
+        for container in containers { container.index = index }
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
                      Container.allCases.compactMap { options[keyPath: $0.path].map(OutputTemplate.init) })
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
@@ -119,7 +123,7 @@ final class Outputs: AccessUnitSink {
 
     /// The files open now (a segment's, once named), standard output aside.
     var files: [OutputFile] {
-        ([elementary?.file, flv?.file, ledger?.file].compactMap { $0 } + containers.map(\.file) + (decoding?.files ?? []))
+        ([elementary?.file, flv?.file, ledger?.file, index?.file].compactMap { $0 } + containers.map(\.file) + (decoding?.files ?? []))
             .filter { $0.path != "-" }
     }
 
@@ -218,6 +222,7 @@ final class Outputs: AccessUnitSink {
         try decoding?.finish()
         try flv?.finish()
         for container in containers { try container.finish() }
+        try index?.close()
         try rtmp?.finish()
         try elementary?.close()
         try ledger?.finish()

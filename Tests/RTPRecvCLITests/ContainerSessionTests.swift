@@ -94,4 +94,32 @@ final class ContainerSessionTests: XCTestCase {
             XCTAssertEqual(try Harness.packetMD5(file), payloads, container)
         }
     }
+
+    /// `--segment-index`: a JSON line per file closed, each as ffprobe reads the file (its size, its
+    /// video packets, its codecs, its duration within two frames), and one for every file written.
+    func testTheSegmentIndexListsEveryFileAsFFprobeSeesIt() throws {
+        let directory = try Harness.emptyDirectory("segment-index")
+        let index = directory.appendingPathComponent("index.jsonl")
+        let result = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path,
+                                          "--segment-seconds", "1", "--mp4", directory.path + "/part-{n}.mp4",
+                                          "--mkv", directory.path + "/part-{n}.mkv", "--segment-index", index.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = try String(contentsOf: index, encoding: .utf8).split(separator: "\n")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("part-") }
+        XCTAssertEqual(lines.count, files.count)
+        XCTAssertGreaterThanOrEqual(files.count, 6)
+        for line in lines {
+            let entry = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let path = try XCTUnwrap(entry["path"] as? String)
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+            XCTAssertEqual(entry["bytes"] as? Int, size, path)
+            XCTAssertEqual(Set(try XCTUnwrap(entry["codecs"] as? [String]).map { Substring($0) }), try codecs(URL(fileURLWithPath: path)), path)
+            let packets = try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                                                          "stream=nb_read_packets", "-of", "csv=p=0", path]).first
+            XCTAssertEqual(entry["frames"] as? Int, packets.flatMap { Int($0) }, path)
+            let duration = try XCTUnwrap(Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "format=duration",
+                                                                                "-of", "csv=p=0", path]).first ?? ""))
+            XCTAssertEqual(Double(try XCTUnwrap(entry["duration_ms"] as? Int)) / 1000, duration, accuracy: 0.067, path)
+        }
+    }
 }
