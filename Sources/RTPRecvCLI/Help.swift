@@ -270,8 +270,14 @@ public enum Help {
       --segment-index FILE    One JSON line per recording file closed, appended (earlier runs'
                               lines stay): path, container, start_utc, end_utc, start_ms and
                               end_ms on the session timeline, duration_ms, frames, keyframes,
-                              audio_frames, bytes, codecs. A file open when the process died
-                              has no line.
+                              audio_frames, bytes, codecs; and one with deleted_utc and reason
+                              for each file retention removes. A file open when the process
+                              died has no line.
+      --retain-hours N        With segments: remove the oldest recording segments (this run's and
+      --retain-size SIZE      earlier ones' of the same name) once they are older than N hours,
+                              or while a directory's segments together are larger than SIZE
+                              (500M, 20G: powers of 1024). The segment being written, and at the
+                              end the last one, always stay; each removal is said and counted.
       Times are the stream's presentation times from 0, decode times derived from its reorder
       depth (B-frames kept in order); a sender's timestamp jump is stepped over, and ends the
       segment, with segments. --segment-seconds and SIGHUP cut recordings as they cut --flv.

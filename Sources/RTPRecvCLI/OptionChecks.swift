@@ -98,6 +98,11 @@ extension Options {
         if segmentSeconds != nil && segmented.isEmpty {
             throw UsageError(description: "'--segment-seconds' cuts the Annex-B output, the FLV or a recording: give --out 'NAME-{n}.h264', --flv 'NAME-{n}.flv' or --mp4 'NAME-{n}.mp4'")
         }
+        if let flag = [("--retain-hours", retainHours != nil), ("--retain-size", retainBytes != nil)].first(where: { $0.1 })?.0,
+           segmentSeconds == nil || !Container.allCases.contains(where: { self[keyPath: $0.path] != nil }) {
+            throw UsageError(description: "'\(flag)' removes a recording's oldest segments: give --mp4, --mkv or --ts "
+                             + "named by segment, such as --mp4 'rec/cam-{start}.mp4' --segment-seconds 600")
+        }
         if let segmentIndex, !Container.allCases.contains(where: { self[keyPath: $0.path] != nil }) {
             throw UsageError(description: "'--segment-index \(segmentIndex)' lists a recording's files: give --mp4, --mkv or --ts too")
         }

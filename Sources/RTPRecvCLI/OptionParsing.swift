@@ -54,6 +54,15 @@ struct ArgumentReader {
 
 /// Each option, taken by the group it belongs to: false when it is none of the group's.
 extension Options {
+    /// "500M", "20G", "2T" (powers of 1024, K to T), or bytes; nil for anything else or above 2^62.
+    static func size(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        let unit = text.last.flatMap { units[Character($0.uppercased())] }
+        guard let number = Double(unit == nil ? text : String(text.dropLast())), number.isFinite, number >= 0 else { return nil }
+        let bytes = number * Double(unit ?? 1)
+        return bytes < 0x1p62 ? Int64(bytes) : nil
+    }
+
     /// What is read, and which of it: the input, the streams, the bounds, the audio.
     mutating func takeInput(_ r: inout ArgumentReader) throws(UsageError) -> Bool {
         switch r.name {
@@ -146,6 +155,19 @@ extension Options {
         case "--ts": ts = try r.value()
         case "--fragment-ms": fragmentMilliseconds = try r.number(Int.self, 100...60_000)
         case "--segment-index": segmentIndex = try r.value()
+        case "--retain-hours":
+            let text = try r.value()
+            guard let hours = Double(text), hours > 0, hours <= 87_600 else {
+                throw UsageError(description: "invalid value '\(text)' for '--retain-hours': expected hours above 0, such as 48 or 0.5")
+            }
+            retainHours = hours
+        case "--retain-size":
+            let text = try r.value()
+            guard let bytes = Options.size(text), bytes > 0 else {
+                throw UsageError(description: "invalid value '\(text)' for '--retain-size': expected a size such as 500M, 20G or 2T "
+                                 + "(powers of 1024), or bytes")
+            }
+            retainBytes = bytes
         case "--fsync":
             let text = try r.value()
             guard let policy = FsyncPolicy(rawValue: text) else {

@@ -61,6 +61,9 @@ public struct Options {
     var fsync = FsyncPolicy.segment
     /// --segment-index: a JSON line per recording file closed.
     public var segmentIndex: String?
+    /// --retain-hours, --retain-size: how old and how large a directory's recordings may grow.
+    public var retainHours: Double?
+    public var retainBytes: Int64?
     public var flvKeepAfterLoss = false
     public var flvHEVCLegacy = false
     /// --codec: the codec of dynamic payload types no SDP names.

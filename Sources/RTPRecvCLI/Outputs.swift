@@ -24,6 +24,8 @@ final class Outputs: AccessUnitSink {
     let containers: [ContainerOutput]
     /// --segment-index: the recordings' closed files.
     let index: SegmentIndex?
+    /// --retain-hours, --retain-size: the recordings' oldest segments removed.
+    let retention: Retention?
     let rtmp: RTMPPublisher?
     let ledger: FrameLedger?
     let audio: AudioFileOutput?
@@ -65,6 +67,8 @@ final class Outputs: AccessUnitSink {
         }
         index = try options.segmentIndex.map { SegmentIndex(file: try open($0, appending: true), synchronizes: options.fsync != .none) }
         for container in containers { container.index = index }
+        retention = options.retainHours != nil || options.retainBytes != nil
+            ? Retention(maxAge: options.retainHours.map { Int64($0 * 3600e9) }, maxBytes: options.retainBytes) : nil
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
                      Container.allCases.compactMap { options[keyPath: $0.path].map(OutputTemplate.init) })
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
@@ -83,6 +87,22 @@ final class Outputs: AccessUnitSink {
         measuresLatency = options.isLive
         self.quiet = options.quiet
         codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
+        try enforceRetention()
+    }
+
+    /// The recordings' directories within --retain-hours and --retain-size: at the start (an
+    /// earlier run's segments count) and as each segment begins.
+    private func enforceRetention() throws {
+        guard let retention else { return }
+        do {
+            try retention.enforce(templates.containers.map(\.pattern), keeping: Set(containers.map(\.file.path)),
+                                  now: Terminal.wallclockNanoseconds()) { path, reason in
+                if !quiet { Terminal.printError("deleted \(path), the oldest recording beyond --\(reason)\n") }
+                try index?.appendDeletion(of: path, reason: reason, at: Terminal.wallclockNanoseconds())
+            }
+        } catch let error as SystemError {
+            throw RunError(description: "cannot keep the recordings within their bounds: \(error)")
+        }
     }
 
     /// Memory that outlives the run (a capture mapped whole): the elementary stream's writes of it
@@ -192,6 +212,7 @@ final class Outputs: AccessUnitSink {
         for (container, template) in zip(containers, templates.containers) {
             try container.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
         }
+        try enforceRetention()
         segmentCount += 1
         segmentStart = time
     }
@@ -222,6 +243,7 @@ final class Outputs: AccessUnitSink {
         try decoding?.finish()
         try flv?.finish()
         for container in containers { try container.finish() }
+        try enforceRetention()
         try index?.close()
         try rtmp?.finish()
         try elementary?.close()

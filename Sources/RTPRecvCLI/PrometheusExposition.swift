@@ -32,6 +32,8 @@ struct PrometheusExposition {
                    labels: labels, value: Double(written.bytes))
             sample("rtprecv_segments_total", type: "counter", help: "files begun (--segment-seconds; 0 without)",
                    labels: labels, value: Double(written.segments))
+            sample("rtprecv_recordings_deleted_total", type: "counter", help: "recording segments deleted (--retain-hours, --retain-size)",
+                   labels: labels, value: Double(written.deleted))
         }
         if let lastPacketAge {
             sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the stream's last packet", labels: labels,

@@ -49,8 +49,9 @@ struct FollowedStream {
     /// "video" or "audio".
     var media: String
     var lastArrival: Int64
-    /// The video stream's Annex-B bytes written and segments begun; nil for audio.
-    var written: (bytes: Int, segments: Int)?
+    /// The video stream's Annex-B bytes written, segments begun, and recordings deleted by
+    /// retention; nil for audio.
+    var written: (bytes: Int, segments: Int, deleted: Int)?
 }
 
 extension Recording {

@@ -25,6 +25,9 @@ extension Report {
         ]
         root += [latencyJSON(), flvJSON(), rtcpJSON(), rtmpJSON(), decodeJSON()].compactMap { $0 }
         root += outputs.containers.map { ($0.container.rawValue, .object(Report.json($0.statistics.fields))) }
+        if let r = outputs.retention {
+            root.append(("retention", .object([("files_deleted", .int(r.filesDeleted)), ("bytes_deleted", .int(Int(r.bytesDeleted)))])))
+        }
         root.append(("streams", .array(streams.map(streamJSON))))
         root.append(("audio_streams", .array(audioStreams.map(streamJSON))))
         root += [wavJSON(), audioFileJSON(), srtpJSON()].compactMap { $0 }

@@ -222,13 +222,13 @@ extension Report {
         return line
     }
 
-    /// `--mp4`, `--mkv`, `--ts`.
+    /// `--mp4`, `--mkv`, `--ts`, and the retention of their segments.
     private func containerLines() -> [String?] {
         outputs.containers.map { c in
             let name = c.container.rawValue
             return name + String(repeating: " ", count: max(1, 11 - name.count))
                 + Report.counts(c.statistics.fields, keeping: ["frames_written"]).joined(separator: ", ")
-        }
+        } + [outputs.retention.map { "retention  \($0.filesDeleted) recordings deleted (\($0.bytesDeleted) bytes)" }]
     }
 
     /// RTCP sent back to the senders.

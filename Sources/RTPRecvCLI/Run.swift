@@ -236,7 +236,7 @@ extension Run: Recording {
     func forEachStream(_ body: (FollowedStream) -> Void) {
         if let video = receiver.selected {
             body(FollowedStream(statistics: video.snapshot(), media: "video", lastArrival: video.lastArrival,
-                                written: (sink.bytesWritten, sink.segmentCount)))
+                                written: (sink.bytesWritten, sink.segmentCount, sink.retention?.filesDeleted ?? 0)))
         }
         if let audio = receiver.audio {
             body(FollowedStream(statistics: audio.snapshot(), media: "audio", lastArrival: audio.lastArrival, written: nil))

@@ -54,6 +54,14 @@ final class SegmentIndex {
         entries += 1
     }
 
+    /// A line saying a file listed before is gone (retention), so that the lines read in order
+    /// end where the directory is.
+    func appendDeletion(of path: String, reason: String, at utc: Int64) throws {
+        let line = JSON.object([("path", .string(path)), ("deleted_utc", .string(OutputTemplate.basicUTC(utc))),
+                                ("reason", .string(reason))])
+        try file.write(line.serialized + "\n")
+    }
+
     func close() throws {
         try file.close()
     }

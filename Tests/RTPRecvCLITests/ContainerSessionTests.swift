@@ -122,4 +122,35 @@ final class ContainerSessionTests: XCTestCase {
             XCTAssertEqual(Double(try XCTUnwrap(entry["duration_ms"] as? Int)) / 1000, duration, accuracy: 0.067, path)
         }
     }
+
+    /// `--retain-size`: the oldest segments go (an earlier run's of the same name first), the newest
+    /// stays, files of other names are not touched, the directory ends within the bound, and the
+    /// index, read in order, lists exactly the segments left.
+    func testRetentionKeepsTheDirectoryWithinItsSizeAndTheIndexFollows() throws {
+        let directory = try Harness.emptyDirectory("retention")
+        let earlier = directory.appendingPathComponent("part-99.mp4"), other = directory.appendingPathComponent("notes.txt")
+        try Data(repeating: 1, count: 60_000).write(to: earlier)
+        try Data(repeating: 2, count: 200_000).write(to: other)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86400)], ofItemAtPath: earlier.path)
+        let index = directory.appendingPathComponent("index.jsonl")
+        let result = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path,
+                                          "--segment-seconds", "1", "--mp4", directory.path + "/part-{n}.mp4",
+                                          "--retain-size", "100K", "--segment-index", index.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("deleted \(earlier.path)"), result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: other.path))
+        let parts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("part-") }.sorted()
+        XCTAssertTrue(parts.contains("part-3.mp4"), "\(parts)")
+        XCTAssertLessThan(parts.count, 4, "\(parts)")
+        let total = try parts.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent($1).path)[.size] as! Int) }
+        XCTAssertLessThanOrEqual(total, 100 * 1024)
+        for part in parts { XCTAssertEqual(try Harness.decodeErrors(directory.appendingPathComponent(part)), "", part) }
+        var listed: Set<String> = []
+        for line in try String(contentsOf: index, encoding: .utf8).split(separator: "\n") {
+            let entry = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let name = URL(fileURLWithPath: try XCTUnwrap(entry["path"] as? String)).lastPathComponent
+            if entry["deleted_utc"] != nil { listed.remove(name) } else { listed.insert(name) }
+        }
+        XCTAssertEqual(listed, Set(parts))
+    }
 }
