@@ -288,7 +288,8 @@ final class ContainerOutput {
         while !waiting.isEmpty { try emitOldest() }
         try muxer?.finish()
         statistics.framesRetimed += muxer?.retimed ?? 0
-        if muxer != nil && configuration.fsync != .none {
+        let began = muxer != nil
+        if began && configuration.fsync != .none {
             try file.synchronize(directory: true)
             statistics.synchronizations += 1
         }
@@ -298,8 +299,10 @@ final class ContainerOutput {
         }
         (entry, synchronized) = (nil, (0, 0))
         (muxer, audioIndex, videoIndex) = (nil, nil, nil)
+        // Its path may name another file by now (moved away for log rotation, and a new one made).
+        let stillAtItsPath = file.path != "-" && file.isAtItsPath
         try file.close()
-        if file.path != "-" { Terminal.removeIfEmpty(file.path) }
+        if !began && stillAtItsPath { Terminal.removeIfEmpty(file.path) }
     }
 
     /// `--fsync fragment`: what the muxer handed over is made durable, at most once per fragment's

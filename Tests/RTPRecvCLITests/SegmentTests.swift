@@ -99,11 +99,12 @@ final class SegmentTests: XCTestCase {
 
     /// Log rotation live: the outputs are moved away and SIGHUP sent; the run goes on into new files
     /// at their paths, from the next keyframe, and the two of each together hold every frame. An
-    /// FLV is a whole new one. A second SIGHUP with nothing moved loses nothing either: the Annex-B
-    /// file is appended to, and the FLV written on.
+    /// FLV and an MP4 are whole new ones. A second SIGHUP with nothing moved loses nothing either:
+    /// the Annex-B file is appended to, and the FLV and the MP4 written on.
     func testSIGHUPReopensTheOutputAtTheNextKeyframe() throws {
-        let ledger = Harness.temporaryFile("hup.jsonl"), flv = Harness.temporaryFile("hup.flv")
-        let listener = try LiveTests.Listener(["--port", "0", "--frames-json", ledger.path, "--flv", flv.path], name: "hup")
+        let ledger = Harness.temporaryFile("hup.jsonl"), flv = Harness.temporaryFile("hup.flv"), mp4 = Harness.temporaryFile("hup.mp4")
+        let listener = try LiveTests.Listener(["--port", "0", "--frames-json", ledger.path, "--flv", flv.path, "--mp4", mp4.path],
+                                              name: "hup")
         let source = Harness.temporaryFile("hup-source.h264")
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -118,8 +119,8 @@ final class SegmentTests: XCTestCase {
         try sender.run()
         usleep(1_300_000)
         let rotated = URL(fileURLWithPath: listener.out.path + ".1"), rotatedLedger = URL(fileURLWithPath: ledger.path + ".1")
-        let rotatedFLV = URL(fileURLWithPath: flv.path + ".1")
-        for (from, to) in [(listener.out, rotated), (ledger, rotatedLedger), (flv, rotatedFLV)] {
+        let rotatedFLV = URL(fileURLWithPath: flv.path + ".1"), rotatedMP4 = URL(fileURLWithPath: mp4.path + ".1")
+        for (from, to) in [(listener.out, rotated), (ledger, rotatedLedger), (flv, rotatedFLV), (mp4, rotatedMP4)] {
             try? FileManager.default.removeItem(at: to)
             try FileManager.default.moveItem(at: from, to: to)
         }
@@ -143,6 +144,11 @@ final class SegmentTests: XCTestCase {
         XCTAssertGreaterThan(flvAfter.count, 0)
         XCTAssertEqual(try Harness.decodeErrors(flv), "", "the new FLV starts at a keyframe and plays alone")
         XCTAssertEqual(flvBefore + flvAfter, before + after, "the FLVs hold the frames the Annex-B files hold")
+        // The MP4s likewise, each finished with its trailer.
+        let mp4Before = try Harness.videoMD5(rotatedMP4), mp4After = try Harness.videoMD5(mp4)
+        XCTAssertGreaterThan(mp4After.count, 0)
+        XCTAssertEqual(try Harness.decodeErrors(mp4), "", "the new MP4 starts at a keyframe and plays alone")
+        XCTAssertEqual(mp4Before + mp4After, before + after, "the MP4s hold the frames the Annex-B files hold")
         // The ledger went on in a new file too; together they account for every frame.
         let lines = try [rotatedLedger, ledger].map { try String(contentsOf: $0, encoding: .utf8).split(separator: "\n").count }
         XCTAssertGreaterThan(lines[1], 0)
