@@ -195,7 +195,7 @@ final class ContainerOutput {
     /// the video held; `start` is the file's 0 on the timeline.
     private func begin(at start: Int64) throws {
         let file = self.file
-        let muxer = try MediaMuxer(format: container.muxer, seekable: file.isSeekable,
+        let muxer = try MediaMuxer(format: try muxerName(), seekable: file.isSeekable,
                                    append: { try file.write($0) },
                                    overwrite: { bytes, offset in try file.write(Array(bytes), at: offset) })
         if let track, videoCarried {
@@ -303,6 +303,18 @@ final class ContainerOutput {
         let stillAtItsPath = file.path != "-" && file.isAtItsPath
         try file.close()
         if !began && stillAtItsPath { Terminal.removeIfEmpty(file.path) }
+    }
+
+    /// The container's muxer, or for a Matroska file named .webm whose tracks WebM takes (VP8, VP9,
+    /// AV1, Opus), WebM's: the DocType browsers ask for. Other tracks make it Matroska, said once.
+    private func muxerName() throws -> String {
+        guard container == .mkv, file.path.lowercased().hasSuffix(".webm") else { return container.muxer }
+        let codecs = [videoCarried ? track?.codec.libavcodecName : nil, audioTrack?.libavcodecName].compactMap { $0 }
+        if try codecs.allSatisfy({ try MediaMuxer.carries(format: "webm", codecName: $0) == true }) { return "webm" }
+        if said.insert("webm").inserted && !configuration.quiet {
+            Terminal.printError("warning: \(file.displayName): WebM carries VP8, VP9, AV1 and Opus; this stream is written as Matroska\n")
+        }
+        return container.muxer
     }
 
     /// `--fsync fragment`: what the muxer handed over is made durable, at most once per fragment's

@@ -259,7 +259,9 @@ public enum Help {
                               track is declared from the first keyframe; frames before it are
                               left out.
       --mkv FILE              Matroska, in clusters of at most --fragment-ms: every codec
-                              rtprecv takes, VP8 included. Readable when cut, as MP4 is.
+                              rtprecv takes, VP8 included. Readable when cut, as MP4 is. A
+                              FILE named .webm holding VP8, VP9, AV1 and Opus alone is WebM,
+                              which browsers play.
       --ts FILE               MPEG-TS (H.264 and H.265), readable from any point.
       --fragment-ms N         Longest fragment (MP4) or cluster (Matroska) in milliseconds, 100 to
                               60000 (default 1000): the most a crash may cost the file.

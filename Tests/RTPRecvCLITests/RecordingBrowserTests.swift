@@ -11,7 +11,7 @@ final class RecordingBrowserTests: XCTestCase {
         <!DOCTYPE html>
         <html><head><style>html,body{margin:0;background:#000;overflow:hidden}
         video{display:block;width:320px;height:240px}pre{position:absolute;top:0;left:400px}</style></head>
-        <body><video id="v" src="recording.mp4" muted preload="auto"></video><pre id="state">loading</pre>
+        <body><video id="v" src="RECORDING" muted preload="auto"></video><pre id="state">loading</pre>
         <script>
         const v = document.getElementById('v'), state = document.getElementById('state');
         v.addEventListener('error', () => { state.textContent = 'error ' + (v.error && v.error.code); });
@@ -29,37 +29,53 @@ final class RecordingBrowserTests: XCTestCase {
     /// to 2.5 s the picture the source has there (its whole seconds flash white, which would prove
     /// little), closer to it than to the frames beside it.
     func testChromiumPlaysTheMP4AndShowsTheSourcesPictureAfterASeek() throws {
-        try FileManager.default.createDirectory(at: Self.artefacts, withIntermediateDirectories: true)
-        let mp4 = Self.artefacts.appendingPathComponent("recording.mp4")
         let capture = Harness.captures.appendingPathComponent("gst-h264-aac")
-        let result = try Harness.rtprecv(["--pcap", capture.path + ".pcap", "--sdp", capture.path + ".sdp", "--mp4", mp4.path, "-q"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let seek = 2.5
-        let page = Self.artefacts.appendingPathComponent("recording.html")
-        try Self.page.replacingOccurrences(of: "SEEK", with: String(seek)).write(to: page, atomically: true, encoding: .utf8)
-
-        let dom = String(decoding: try chromium(["--dump-dom"], page: page).stdout, as: UTF8.self)
-        XCTAssertTrue(dom.contains("seeked 320x240 at \(seek)"), dom)
-
-        let shot = Self.artefacts.appendingPathComponent("recording-seek.png")
-        try? FileManager.default.removeItem(at: shot)
-        _ = try chromium(["--window-size=320,240", "--screenshot=\(shot.path)"], page: page)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path))
-
-        // The file's 0 is its first audio frame: the source frame shown is the one displayed at the
-        // seek's time less where the video starts in the file, at 30 frames/s.
-        let start = try XCTUnwrap(Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                          "stream=start_time", "-of", "csv=p=0", mp4.path]).first ?? ""))
-        let frame = Int(((seek - start) * 30 + 0.001).rounded(.down))
-        let psnr = try (frame - 1...frame + 1).map { try self.psnr(shot, sourceFrame: $0) }
-        XCTAssertGreaterThan(psnr[1], 35, "frame \(frame): \(psnr) dB")
-        XCTAssertGreaterThan(psnr[1], max(psnr[0], psnr[2]) + 10, "frame \(frame) against its neighbours: \(psnr) dB")
+        try assertPlays(["--pcap", capture.path + ".pcap", "--sdp", capture.path + ".sdp", "--mp4"], file: "recording.mp4",
+                        source: Harness.captures.appendingPathComponent("sync-source.mkv"))
     }
 
-    /// PSNR in dB between `image` and frame `n` of the source, decoded by ffmpeg.
-    private func psnr(_ image: URL, sourceFrame n: Int) throws -> Double {
-        let expected = Self.artefacts.appendingPathComponent("source-\(n).png")
-        let source = Harness.captures.appendingPathComponent("sync-source.mkv")
+    /// VP9 from GStreamer into a Matroska file named .webm: WebM's DocType, which Chromium plays, and
+    /// the source's picture after a seek.
+    func testChromiumPlaysTheVP9WebM() throws {
+        try assertPlays(["--pcap", Harness.captures.appendingPathComponent("gst-vp9.pcap").path, "--mkv"], file: "recording.webm",
+                        source: Harness.captures.appendingPathComponent("gst-vp9.webm"))
+        let docType = try Data(contentsOf: Self.artefacts.appendingPathComponent("recording.webm")).prefix(64)
+        XCTAssertNotNil(docType.range(of: Data("webm".utf8)), "the EBML header's DocType")
+    }
+
+    /// Records with `arguments` + the artefact `file`, opens it in Chromium, seeks to 2.5 s, and
+    /// compares the screenshot with the frame of `source` (30 frames/s) shown there.
+    private func assertPlays(_ arguments: [String], file: String, source: URL, line: UInt = #line) throws {
+        try FileManager.default.createDirectory(at: Self.artefacts, withIntermediateDirectories: true)
+        let recording = Self.artefacts.appendingPathComponent(file)
+        let result = try Harness.rtprecv(arguments + [recording.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr, line: line)
+        let seek = 2.5
+        let page = Self.artefacts.appendingPathComponent(file + ".html")
+        try Self.page.replacingOccurrences(of: "SEEK", with: String(seek)).replacingOccurrences(of: "RECORDING", with: file)
+            .write(to: page, atomically: true, encoding: .utf8)
+
+        let dom = String(decoding: try chromium(["--dump-dom"], page: page).stdout, as: UTF8.self)
+        XCTAssertTrue(dom.contains("seeked 320x240 at \(seek)"), dom, line: line)
+
+        let shot = Self.artefacts.appendingPathComponent(file + "-seek.png")
+        try? FileManager.default.removeItem(at: shot)
+        _ = try chromium(["--window-size=320,240", "--screenshot=\(shot.path)"], page: page)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path), line: line)
+
+        // The file's 0 may be its first audio frame: the source frame shown is the one displayed
+        // at the seek's time less where the video starts in the file.
+        let start = try XCTUnwrap(Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                          "stream=start_time", "-of", "csv=p=0", recording.path]).first ?? ""))
+        let frame = Int(((seek - start) * 30 + 0.001).rounded(.down))
+        let psnr = try (frame - 1...frame + 1).map { try self.psnr(shot, source: source, frame: $0) }
+        XCTAssertGreaterThan(psnr[1], 35, "frame \(frame): \(psnr) dB", line: line)
+        XCTAssertGreaterThan(psnr[1], max(psnr[0], psnr[2]) + 10, "frame \(frame) against its neighbours: \(psnr) dB", line: line)
+    }
+
+    /// PSNR in dB between `image` and frame `n` of `source`, decoded by ffmpeg.
+    private func psnr(_ image: URL, source: URL, frame n: Int) throws -> Double {
+        let expected = Self.artefacts.appendingPathComponent("source-\(source.deletingPathExtension().lastPathComponent)-\(n).png")
         var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", expected.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         r = try Harness.run("ffmpeg", ["-i", image.path, "-i", expected.path, "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr",
