@@ -56,6 +56,13 @@ final class ContainerOutput {
         /// Live: a file's UTC times are the wall clock's; in a replay, the capture's packet times.
         var live: Bool
         var quiet: Bool
+
+        /// The options' settings, with the tracks the session will have.
+        init(_ options: Options, expectsVideo: Bool, expectsAudio: Bool) {
+            (fragmentMilliseconds, self.expectsVideo, self.expectsAudio) = (options.fragmentMilliseconds, expectsVideo, expectsAudio)
+            (audioWaitMilliseconds, fsync) = (Int64(options.interleaveMilliseconds), options.fsync)
+            (live, quiet) = (options.isLive, options.quiet)
+        }
     }
 
     /// How long audio waits for the first keyframe, held, before a file starts without video.

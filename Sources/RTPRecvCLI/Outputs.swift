@@ -56,10 +56,7 @@ final class Outputs: AccessUnitSink {
         flv = try options.flv.map {
             try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet, codec: sdp?.codec ?? options.codec)
         }
-        let recording = ContainerOutput.Configuration(fragmentMilliseconds: options.fragmentMilliseconds,
-                                                      expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio,
-                                                      audioWaitMilliseconds: Int64(options.interleaveMilliseconds),
-                                                      fsync: options.fsync, live: options.isLive, quiet: options.quiet)
+        let recording = ContainerOutput.Configuration(options, expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio)
         containers = try Container.allCases.compactMap { container in
             try options[keyPath: container.path].map {
                 try ContainerOutput(container, file: open(first($0)), configuration: recording, codec: sdp?.codec ?? options.codec)
@@ -67,8 +64,7 @@ final class Outputs: AccessUnitSink {
         }
         index = try options.segmentIndex.map { SegmentIndex(file: try open($0, appending: true), synchronizes: options.fsync != .none) }
         for container in containers { container.index = index }
-        retention = options.retainHours != nil || options.retainBytes != nil
-            ? Retention(maxAge: options.retainHours.map { Int64($0 * 3600e9) }, maxBytes: options.retainBytes) : nil
+        retention = Retention(options)
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
                      Container.allCases.compactMap { options[keyPath: $0.path].map(OutputTemplate.init) })
         // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.

@@ -10,10 +10,11 @@ final class Retention {
     private(set) var filesDeleted = 0
     private(set) var bytesDeleted: Int64 = 0
 
-    /// `maxAge` in nanoseconds, `maxBytes` in bytes.
-    init(maxAge: Int64?, maxBytes: Int64?) {
-        self.maxAge = maxAge
-        self.maxBytes = maxBytes
+    /// `--retain-hours` and `--retain-size`; nil without either.
+    init?(_ options: Options) {
+        guard options.retainHours != nil || options.retainBytes != nil else { return nil }
+        maxAge = options.retainHours.map { Int64($0 * 3600e9) }  // bounded: at most 87,600 hours, 3.2e17 ns
+        maxBytes = options.retainBytes
     }
 
     /// Applies the limits to each directory of `templates` (segment paths with {n} and {start}
