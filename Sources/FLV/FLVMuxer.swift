@@ -153,7 +153,7 @@ public final class FLVMuxer {
 
     /// Adds one access unit; `emit` receives the bytes of every tag that became ready.
     public func write(_ accessUnit: AccessUnit, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let pts = timeline(accessUnit.time ?? nanoseconds(ticks: accessUnit.pts, rate: configuration.clockRate))
+        let pts = timeline(accessUnit.time ?? ClockTicks.nanoseconds(accessUnit.pts, clockRate: configuration.clockRate))
         now = max(now, accessUnit.arrival)
         if codec == nil && Self.carries(accessUnit.codec) { codec = accessUnit.codec }
         guard accessUnit.codec == codec else {
@@ -297,7 +297,7 @@ public final class FLVMuxer {
             audioTrack = frame.track
             statistics.audioSoundFormat = header.soundFormat
         }
-        let time = frame.time ?? nanoseconds(ticks: frame.pts, rate: frame.track.clockRate)
+        let time = frame.time ?? ClockTicks.nanoseconds(frame.pts, clockRate: frame.track.clockRate)
         now = max(now, frame.arrival)
         var body = freeBuffers.popLast() ?? []
         body.removeAll(keepingCapacity: true)
@@ -523,11 +523,6 @@ public final class FLVMuxer {
         w.u8(FLVExVideoPacketType.isExHeader | frameType << 4 | exPacket.rawValue)
         w.u32(FLVFourCC.hvc1)
         if exPacket == .codedFrames { w.u24(compositionTime) }
-    }
-
-    private func nanoseconds(ticks: Int64, rate: Int) -> Int64 {
-        let r = Int64(max(1, rate))
-        return ticks / r * 1_000_000_000 + ticks % r * 1_000_000_000 / r
     }
 
     private func milliseconds(_ time: Int64) -> Int64 { (time - base) / 1_000_000 }

@@ -114,7 +114,7 @@ final class ContainerOutput {
 
     func write(_ unit: AccessUnit) throws {
         latestArrival = unit.arrival
-        let time = timeline.place(unit.time ?? unit.pts.multipliedSaturated(by: 100_000) / 9)
+        let time = timeline.place(unit.time ?? ClockTicks.nanoseconds(unit.pts, clockRate: 90000))
         // Jumps the session timeline bridged, or, for units timed by their RTP timestamps alone, this one.
         statistics.timestampJumps = max(statistics.timestampJumps, unit.discontinuities + timeline.jumps)
         if unit.isKeyframe { try declare(VideoTrack.of(unit), at: unit.arrival) }
@@ -135,12 +135,12 @@ final class ContainerOutput {
 
     func write(audio frame: AudioFrame) throws {
         latestArrival = frame.arrival
-        let time = audioTimeline.place(frame.time ?? nanoseconds(frame.pts, rate: frame.track.clockRate))
+        let time = audioTimeline.place(frame.time ?? ClockTicks.nanoseconds(frame.pts, clockRate: frame.track.clockRate))
         if audioTrack == nil && !audioNotCarried {
             if try container.carries(frame.track.libavcodecName) { audioTrack = frame.track } else { audioNotCarried = true }
             if audioNotCarried { warnNotCarried(frame.track.codec.name) }
         }
-        let duration = nanoseconds(frame.duration, rate: frame.track.clockRate)
+        let duration = ClockTicks.nanoseconds(frame.duration, clockRate: frame.track.clockRate)
         guard frame.track.codec == audioTrack?.codec else {
             statistics.audioFramesNotCarried += 1
             return
@@ -336,11 +336,6 @@ final class ContainerOutput {
 
     /// Now in UTC: the wall clock live, the latest frame's capture time in a replay.
     private func utc() -> Int64 { configuration.live ? Terminal.wallclockNanoseconds() : latestArrival }
-
-    private func nanoseconds(_ ticks: Int64, rate: Int) -> Int64 {
-        let r = Int64(max(rate, 1))
-        return (ticks / r).multipliedSaturated(by: 1_000_000_000).addingSaturated(ticks % r * 1_000_000_000 / r)
-    }
 
     private func warnNotCarried(_ codec: String) {
         guard said.insert(codec).inserted, !configuration.quiet else { return }

@@ -47,10 +47,7 @@ public final class MediaClock {
         }
 
         /// `ticks` of this stream's clock in nanoseconds, saturating.
-        func nanoseconds(_ ticks: Int64) -> Int64 {
-            let rate = Int64(clockRate)
-            return (ticks / rate).multipliedSaturated(by: 1_000_000_000).addingSaturated(ticks % rate * 1_000_000_000 / rate)
-        }
+        func nanoseconds(_ ticks: Int64) -> Int64 { ClockTicks.nanoseconds(ticks, clockRate: clockRate) }
     }
 
     /// What a sender report did.
