@@ -7,8 +7,7 @@ import Glibc
 ///
 /// Batches go over whole, so the lock is taken twice a batch, not once an item.
 public final class BatchHandoff<Batch: AnyObject> {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let lock = ConditionLock()
     private var empty: [Batch]
     private var filled: [Batch] = []
     private var filledHead = 0
@@ -18,52 +17,37 @@ public final class BatchHandoff<Batch: AnyObject> {
     public init(batches: [Batch]) {
         empty = batches
         filled.reserveCapacity(batches.count)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        pthread_cond_destroy(changed)
-        mutex.deallocate()
-        changed.deallocate()
-    }
-
-    private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
     }
 
     /// Producer: an empty batch to fill, waiting for one; nil once the consumer wants no more.
     public func takeEmpty() -> Batch? {
-        locked {
-            while consuming && empty.isEmpty { pthread_cond_wait(changed, mutex) }
+        lock.locked {
+            while consuming && empty.isEmpty { lock.wait() }
             return consuming ? empty.removeLast() : nil
         }
     }
 
     /// Producer: a filled batch, for the consumer.
     public func handOver(_ batch: Batch) {
-        locked {
+        lock.locked {
             filled.append(batch)
-            pthread_cond_broadcast(changed)
+            lock.broadcast()
         }
     }
 
     /// Producer: there are no more batches.
     public func finishProducing() {
-        locked {
+        lock.locked {
             producing = false
-            pthread_cond_broadcast(changed)
+            lock.broadcast()
         }
     }
 
     /// Consumer: the next filled batch, waiting for it; nil once the producer has finished and
     /// every batch it filled was taken.
     public func takeFilled() -> Batch? {
-        locked {
-            while filledHead == filled.count && producing { pthread_cond_wait(changed, mutex) }
+        lock.locked {
+            while filledHead == filled.count && producing { lock.wait() }
             guard filledHead < filled.count else { return nil }
             let batch = filled[filledHead]
             filledHead += 1
@@ -77,17 +61,17 @@ public final class BatchHandoff<Batch: AnyObject> {
 
     /// Consumer: a batch taken and used, to be filled again.
     public func giveBack(_ batch: Batch) {
-        locked {
+        lock.locked {
             empty.append(batch)
-            pthread_cond_broadcast(changed)
+            lock.broadcast()
         }
     }
 
     /// Consumer: wants no more; the producer stops at its next batch.
     public func stopProducer() {
-        locked {
+        lock.locked {
             consuming = false
-            pthread_cond_broadcast(changed)
+            lock.broadcast()
         }
     }
 }
