@@ -20,7 +20,10 @@
     X(avutil, av_mallocz) X(avutil, av_channel_layout_default) X(avutil, av_channel_layout_uninit) \
     X(avutil, av_dict_set) X(avutil, av_dict_free) X(avutil, av_malloc) X(avutil, av_free) X(avutil, av_rescale_q_rnd) \
     X(avcodec, avcodec_descriptor_get_by_name) \
-    X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale)
+    X(avcodec, avcodec_find_encoder) X(avcodec, avcodec_send_frame) X(avcodec, avcodec_receive_packet) \
+    X(avcodec, avcodec_flush_buffers) X(avcodec, av_packet_unref) \
+    X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale) \
+    X(swscale, sws_alloc_context) X(swscale, sws_init_context) X(avutil, av_opt_set_int)
 
 /* libavformat, for RTMP output and the recordings' muxers: loaded on its own, when a run needs it. */
 #define FORMAT_FUNCTIONS(X) \
@@ -143,6 +146,11 @@ int avcodec_open2(AVCodecContext *c, const AVCodec *codec, AVDictionary **option
 }
 int avcodec_send_packet(AVCodecContext *c, const AVPacket *packet) { return p_avcodec_send_packet(c, packet); }
 int avcodec_receive_frame(AVCodecContext *c, AVFrame *frame) { return p_avcodec_receive_frame(c, frame); }
+const AVCodec *avcodec_find_encoder(enum AVCodecID id) { ensure(); return p_avcodec_find_encoder(id); }
+int avcodec_send_frame(AVCodecContext *c, const AVFrame *frame) { return p_avcodec_send_frame(c, frame); }
+int avcodec_receive_packet(AVCodecContext *c, AVPacket *packet) { return p_avcodec_receive_packet(c, packet); }
+void avcodec_flush_buffers(AVCodecContext *c) { p_avcodec_flush_buffers(c); }
+void av_packet_unref(AVPacket *packet) { p_av_packet_unref(packet); }
 AVPacket *av_packet_alloc(void) { ensure(); return p_av_packet_alloc(); }
 void av_packet_free(AVPacket **packet) { ensure(); p_av_packet_free(packet); }
 AVFrame *av_frame_alloc(void) { ensure(); return p_av_frame_alloc(); }
@@ -173,6 +181,11 @@ int sws_scale(struct SwsContext *c, const uint8_t *const src[], const int srcStr
               uint8_t *const dst[], const int dstStride[]) {
     return p_sws_scale(c, src, srcStride, y, h, dst, dstStride);
 }
+struct SwsContext *sws_alloc_context(void) { ensure(); return p_sws_alloc_context(); }
+int sws_init_context(struct SwsContext *c, SwsFilter *srcFilter, SwsFilter *dstFilter) {
+    return p_sws_init_context(c, srcFilter, dstFilter);
+}
+int av_opt_set_int(void *object, const char *name, int64_t value, int flags) { return p_av_opt_set_int(object, name, value, flags); }
 int av_dict_set(AVDictionary **dictionary, const char *key, const char *value, int flags) {
     ensure(); return p_av_dict_set(dictionary, key, value, flags);
 }

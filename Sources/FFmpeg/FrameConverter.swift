@@ -5,15 +5,22 @@ import CFFmpeg
 public final class FrameConverter {
     public let format: PixelFormat?
     public let size: (width: Int, height: Int)?
+    /// The output's samples span 0...255 (JPEG's range) rather than video's 16...235.
+    let fullRange: Bool
     private var scaler: OpaquePointer?
-    private var scalerKey: (Int32, Int32, Int32, Int32, Int32)?
+    private var scalerKey: (Int32, Int32, Int32, Int32, Int32, UInt32)?
     private var converted: UnsafeMutablePointer<AVFrame>
     private var packed: [UInt8] = []
 
     /// Nil `format` keeps each frame's own; nil `size` keeps each frame's own.
-    public init(format: PixelFormat?, size: (width: Int, height: Int)?) {
+    public convenience init(format: PixelFormat?, size: (width: Int, height: Int)?) {
+        self.init(format: format, size: size, fullRange: false)
+    }
+
+    init(format: PixelFormat?, size: (width: Int, height: Int)?, fullRange: Bool) {
         self.format = format
         self.size = size
+        self.fullRange = fullRange
         converted = av_frame_alloc()
     }
 
@@ -26,14 +33,9 @@ public final class FrameConverter {
     /// The output picture of `frame`: its packed bytes, size and format, valid during `body`.
     public func withPacked<T>(_ frame: DecodedFrame,
                               _ body: (UnsafeRawBufferPointer, Int, Int, PixelFormat) throws -> T) throws -> T {
-        let source = frame.frame
         let targetFormat = format ?? frame.pixelFormat
         let width = size?.width ?? frame.width, height = size?.height ?? frame.height
-        var picture = source
-        if targetFormat != frame.pixelFormat || width != frame.width || height != frame.height {
-            try scale(source, to: targetFormat, width: width, height: height)
-            picture = converted
-        }
+        let picture = try picture(of: frame)
         let byteCount = targetFormat.packedSize(width: width, height: height)
         guard byteCount > 0 else { throw FFmpegError("av_image_get_buffer_size", Int32(byteCount)) }
         if packed.count != byteCount { packed = [UInt8](repeating: 0, count: byteCount) }
@@ -53,13 +55,43 @@ public final class FrameConverter {
         return try packed.withUnsafeBytes { try body($0, width, height, targetFormat) }
     }
 
+    /// `frame` in the output's format and size: itself when it is already, else the reused
+    /// converted frame (valid until the next call).
+    func picture(of frame: DecodedFrame) throws -> UnsafeMutablePointer<AVFrame> {
+        let targetFormat = format ?? frame.pixelFormat
+        let width = size?.width ?? frame.width, height = size?.height ?? frame.height
+        let rangeDiffers = fullRange && frame.frame.pointee.color_range != AVCOL_RANGE_JPEG
+        guard targetFormat != frame.pixelFormat || width != frame.width || height != frame.height || rangeDiffers else { return frame.frame }
+        try scale(frame.frame, to: targetFormat, width: width, height: height)
+        return converted
+    }
+
+    /// A scaler whose output spans the full range, from a source of its frame's own range: set
+    /// as options before it is initialized, as the ffmpeg command line's scale filter does (a
+    /// scaler's copy between equal formats would keep the range otherwise).
+    private static func fullRangeScaler(from source: UnsafeMutablePointer<AVFrame>, to format: PixelFormat,
+                                        width: Int, height: Int) -> OpaquePointer? {
+        guard let scaler = sws_alloc_context() else { return nil }
+        let options: [(String, Int64)] = [
+            ("srcw", Int64(source.pointee.width)), ("srch", Int64(source.pointee.height)), ("src_format", Int64(source.pointee.format)),
+            ("dstw", Int64(width)), ("dsth", Int64(height)), ("dst_format", Int64(format.value.rawValue)),
+            ("sws_flags", Int64(SWS_BICUBIC)), ("src_range", source.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0), ("dst_range", 1),
+        ]
+        let made = options.allSatisfy { av_opt_set_int(UnsafeMutableRawPointer(scaler), $0.0, $0.1, 0) >= 0 }
+            && sws_init_context(scaler, nil, nil) >= 0
+        if !made { sws_freeContext(scaler) }
+        return made ? scaler : nil
+    }
+
     private func scale(_ source: UnsafeMutablePointer<AVFrame>, to format: PixelFormat, width: Int, height: Int) throws {
-        let key = (source.pointee.width, source.pointee.height, source.pointee.format, Int32(width), Int32(height))
+        let key = (source.pointee.width, source.pointee.height, source.pointee.format, Int32(width), Int32(height),
+                   source.pointee.color_range.rawValue)
         if scalerKey.map({ $0 != key }) ?? true {
             sws_freeContext(scaler)
             // Bicubic, as the ffmpeg command line's automatic scaler uses.
-            scaler = sws_getContext(source.pointee.width, source.pointee.height, AVPixelFormat(source.pointee.format),
-                                    Int32(width), Int32(height), format.value, SWS_BICUBIC, nil, nil, nil)
+            scaler = fullRange ? Self.fullRangeScaler(from: source, to: format, width: width, height: height)
+                : sws_getContext(source.pointee.width, source.pointee.height, AVPixelFormat(source.pointee.format),
+                                 Int32(width), Int32(height), format.value, SWS_BICUBIC, nil, nil, nil)
             guard scaler != nil else { throw FFmpegError("sws_getContext", rtprecv_averror(EINVAL)) }
             scalerKey = key
             av_frame_unref(converted)

@@ -10,6 +10,7 @@
 #include <libavutil/mathematics.h>
 #include <libavcodec/codec_desc.h>
 #include <libavutil/md5.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
