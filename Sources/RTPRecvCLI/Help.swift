@@ -235,6 +235,12 @@ public enum Help {
                               telephone event beside the audio (RFC 4733) has a line of its own:
                               media "telephone-event", event, volume, duration_ms, ended.
                               '-' for standard output; live, line by line.
+      --report FILE.html      A page to look at, one file that opens offline: per stream a
+                              summary, bitrate, loss, jitter and frame sizes (audio: level) on
+                              one time axis, every dropped or repaired frame of the ledger
+                              marked with its reason, and pictures of keyframes (at most 16,
+                              one every 2 s or more), decoded through libavcodec. Written at
+                              the end of the run.
 
     AUDIO OUTPUT:
       --audio FILE            The audio stream's frames, bit-exact, in the file its codec plays

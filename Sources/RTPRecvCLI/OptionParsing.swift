@@ -134,6 +134,7 @@ extension Options {
         case "-o", "--out": out = try r.value()
         case "--stats-json": statsJSON = try r.value()
         case "--frames-json": framesJSON = try r.value()
+        case "--report": report = try r.value()
         case "--wait-keyframe": waitKeyframe = true
         case "--spatial-layer": spatialLayer = try r.number(Int.self, 0...7)
         case "--decode": decode = true

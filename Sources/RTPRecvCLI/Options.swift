@@ -18,6 +18,8 @@ public struct Options {
     public var out: String?
     public var statsJSON: String?
     public var framesJSON: String?
+    /// --report: the run's statistics, timelines and pictures as one HTML page.
+    public var report: String?
     public var ssrc: UInt32?
     public var payloadType: UInt8?
     public var port: UInt16?

@@ -28,6 +28,8 @@ final class Outputs: AccessUnitSink {
     let retention: Retention?
     let rtmp: RTMPPublisher?
     let ledger: FrameLedger?
+    /// --report: what the streams did over time, for the page written at the end.
+    let timeline: ReportTimeline?
     let audio: AudioFileOutput?
     let wav: WAVOutput?
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
@@ -78,6 +80,7 @@ final class Outputs: AccessUnitSink {
                                      muxer: FLVMuxer(configuration: muxing), say: say)
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
+        timeline = options.report.map { _ in ReportTimeline() }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
         measuresLatency = options.isLive
@@ -118,6 +121,7 @@ final class Outputs: AccessUnitSink {
         try flv?.write(accessUnit)
         for container in containers { try container.write(accessUnit) }
         try rtmp?.write(accessUnit)
+        timeline?.write(accessUnit)
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
         bytesWritten += accessUnit.byteCount
         accessUnitsWritten += 1
@@ -215,6 +219,7 @@ final class Outputs: AccessUnitSink {
 
     func account(_ record: FrameRecord) throws {
         try ledger?.append(record)
+        timeline?.account(record)
     }
 
     func write(telephoneEvent: TelephoneEventRecord) throws {
@@ -227,6 +232,7 @@ final class Outputs: AccessUnitSink {
         try flv?.write(audio: frame)
         for container in containers { try container.write(audio: frame) }
         try rtmp?.write(audio: frame)
+        timeline?.write(audio: frame)
     }
 
     /// Why the run must stop before its input ends: publishing failed for good.

@@ -41,6 +41,7 @@ final class Run {
             && (options.nack || video?.offersFeedback("nack", for: configuration.payloadType) == true)
         sink = try Outputs(options: options, sdp: sdp)
         receiver = Receiver(configuration: configuration, sink: sink)
+        sink.timeline?.receiver = receiver
         if !options.quiet {
             receiver.onNotice = { ssrc, notice in
                 Terminal.printError("warning: stream \(hex(ssrc)): \(notice.description)\n")
@@ -167,15 +168,23 @@ final class Run {
                                     + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
             }
         }
-        if var path = options.statsJSON {
-            if let codec = receiver.selected?.statistics.codec { path = OutputTemplate.codec(path, codec) }
-            do {
-                let file = try OutputFile(path: path)
-                try file.write(report.json())
-                try file.close()
-            } catch let error as SystemError {
-                throw RunError(description: "cannot write statistics \(error)")
-            }
+        if let timeline = sink.timeline, let path = options.report {
+            let input = options.pcap ?? options.rtsp.map(RTSPURL.masked) ?? options.port.map { "UDP port \($0)" } ?? options.sdpName
+            try write(report.html(timeline, title: input), to: path, what: "the report")
+        }
+        if let path = options.statsJSON { try write(report.json(), to: path, what: "statistics") }
+    }
+
+    /// One of the files written at the end, `{codec}` in its path filled in.
+    private func write(_ text: String, to path: String, what: String) throws {
+        var path = path
+        if let codec = receiver.selected?.statistics.codec { path = OutputTemplate.codec(path, codec) }
+        do {
+            let file = try OutputFile(path: path)
+            try file.write(text)
+            try file.close()
+        } catch let error as SystemError {
+            throw RunError(description: "cannot write \(what) \(error)")
         }
     }
 }

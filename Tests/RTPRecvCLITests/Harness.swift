@@ -215,6 +215,19 @@ enum Harness {
         }
     }
 
+    /// PSNR in dB between `image` and frame `n` of `source`, both decoded by ffmpeg (the frame
+    /// kept in `scratch`).
+    static func psnr(_ image: URL, source: URL, frame n: Int, scratch: URL) throws -> Double {
+        let expected = scratch.appendingPathComponent("source-\(source.deletingPathExtension().lastPathComponent)-\(n).png")
+        var r = try run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", expected.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try run("ffmpeg", ["-i", image.path, "-i", expected.path, "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr",
+                               "-f", "null", "-"])
+        let average = try XCTUnwrap(r.stderr.range(of: "average:"), r.stderr)
+        let value = r.stderr[average.upperBound...].prefix { !$0.isWhitespace }
+        return value == "inf" ? 100 : try XCTUnwrap(Double(value), r.stderr)
+    }
+
     /// A `--frames-json` file, line by line.
     static func ledger(_ url: URL) throws -> [LedgerRecord] {
         try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {

@@ -68,20 +68,8 @@ final class RecordingBrowserTests: XCTestCase {
         let start = try XCTUnwrap(Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                           "stream=start_time", "-of", "csv=p=0", recording.path]).first ?? ""))
         let frame = Int(((seek - start) * 30 + 0.001).rounded(.down))
-        let psnr = try (frame - 1...frame + 1).map { try self.psnr(shot, source: source, frame: $0) }
+        let psnr = try (frame - 1...frame + 1).map { try Harness.psnr(shot, source: source, frame: $0, scratch: Self.artefacts) }
         XCTAssertGreaterThan(psnr[1], 35, "frame \(frame): \(psnr) dB", line: line)
         XCTAssertGreaterThan(psnr[1], max(psnr[0], psnr[2]) + 10, "frame \(frame) against its neighbours: \(psnr) dB", line: line)
-    }
-
-    /// PSNR in dB between `image` and frame `n` of `source`, decoded by ffmpeg.
-    private func psnr(_ image: URL, source: URL, frame n: Int) throws -> Double {
-        let expected = Self.artefacts.appendingPathComponent("source-\(source.deletingPathExtension().lastPathComponent)-\(n).png")
-        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", expected.path])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try Harness.run("ffmpeg", ["-i", image.path, "-i", expected.path, "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr",
-                                       "-f", "null", "-"])
-        let average = try XCTUnwrap(r.stderr.range(of: "average:"), r.stderr)
-        let value = r.stderr[average.upperBound...].prefix { !$0.isWhitespace }
-        return value == "inf" ? 100 : try XCTUnwrap(Double(value), r.stderr)
     }
 }

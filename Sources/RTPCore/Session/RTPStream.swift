@@ -324,6 +324,12 @@ public final class RTPStream<Format: PayloadFormat> {
                                 received: receivedPackets, jitter: source.jitter, lastSR: lastSR, now: now)
     }
 
+    /// What a timeline samples as each frame is accounted for: the interarrival jitter so far, in
+    /// milliseconds, and the packets lost so far.
+    public var progress: (jitterMilliseconds: Double, lost: Int) {
+        ((source?.jitter ?? 0) * 1000 / Double(max(1, statistics.clockRate)), statistics.lost)
+    }
+
     /// The statistics with the counters kept by the format folded in.
     public func snapshot() -> StreamStatistics {
         var s = statistics

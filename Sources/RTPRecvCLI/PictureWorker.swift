@@ -1,0 +1,100 @@
+import FFmpeg
+import RTPCore
+import SystemIO
+
+/// The report's pictures: keyframes decoded and encoded as JPEG on a thread of their own while
+/// the run goes on, so that a replay hardly waits for them. A keyframe withdrawn before its turn
+/// (the report thinned its pictures) is never decoded.
+final class PictureWorker {
+    private let queue: Queue
+    private var thread: WorkerThread?
+
+    init(width: Int) {
+        queue = Queue(width: width)
+    }
+
+    deinit {
+        queue.end()
+        thread?.join()
+    }
+
+    /// A keyframe (an access unit that needs no other) to picture, known by `id`.
+    func submit(id: Int, codec: VideoCodec, keyframe: [UInt8]) {
+        if thread == nil { thread = WorkerThread { [queue] in queue.work() } }
+        queue.add(Job(id: id, codec: codec, keyframe: keyframe))
+    }
+
+    /// The picture of `id` is not wanted: not decoded if not yet, forgotten if it was.
+    func withdraw(id: Int) { queue.withdraw(id) }
+
+    /// Waits for the pictures submitted and not withdrawn; those that would not decode are missing.
+    func finish() -> [Int: [UInt8]] {
+        queue.end()
+        thread?.join()
+        // No thread could be made: the work is done here.
+        queue.work()
+        return queue.pictures
+    }
+
+    private struct Job {
+        var id: Int
+        var codec: VideoCodec
+        var keyframe: [UInt8]
+    }
+
+    /// What the run and the thread share, under one lock; the thread holds it, not the worker.
+    private final class Queue {
+        private let width: Int
+        private let lock = ConditionLock()
+        private var jobs: [Job] = []
+        private var wanted: Set<Int> = []
+        private var done: [Int: [UInt8]] = [:]
+        private var ended = false
+        /// Used by one thread at a time: the worker's, or the run's once it has ended.
+        private var thumbnailers: [VideoCodec: Thumbnailer] = [:]
+
+        init(width: Int) {
+            self.width = width
+        }
+
+        func add(_ job: Job) {
+            lock.locked {
+                jobs.append(job)
+                wanted.insert(job.id)
+                lock.broadcast()
+            }
+        }
+
+        func withdraw(_ id: Int) {
+            lock.locked {
+                jobs.removeAll { $0.id == id }
+                wanted.remove(id)
+                done[id] = nil
+            }
+        }
+
+        func end() {
+            lock.locked {
+                ended = true
+                lock.broadcast()
+            }
+        }
+
+        var pictures: [Int: [UInt8]] { lock.locked { done } }
+
+        /// Pictures the jobs until there are none and the queue has ended.
+        func work() {
+            while let job: Job = lock.locked({
+                while jobs.isEmpty && !ended { lock.wait() }
+                return jobs.isEmpty ? nil : jobs.removeFirst()
+            }) {
+                if thumbnailers[job.codec] == nil {
+                    thumbnailers[job.codec] = try? Thumbnailer(decoderName: job.codec.decoderName, width: width)
+                }
+                let jpeg = job.keyframe.withUnsafeBytes { (try? thumbnailers[job.codec]?.jpeg(of: $0)) ?? nil }
+                // Withdrawn while it was decoded: not kept.
+                lock.locked { if wanted.contains(job.id) { done[job.id] = jpeg } }
+            }
+        }
+    }
+}
