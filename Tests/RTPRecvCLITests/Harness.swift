@@ -215,6 +215,20 @@ enum Harness {
         }
     }
 
+    /// Headless Chromium's screenshot of `page` at `width`×`height` into `shot`. A cold browser
+    /// under load now and then captures the page before it painted anything (one colour, a PNG of
+    /// a few hundred bytes): such a shot is taken again, at most twice.
+    static func screenshot(_ page: URL, width: Int, height: Int, to shot: URL, _ arguments: [String] = []) throws {
+        for _ in 0..<3 {
+            try? FileManager.default.removeItem(at: shot)
+            _ = try run("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
+                                     "--virtual-time-budget=5000", "--window-size=\(width),\(height)", "--screenshot=\(shot.path)"]
+                        + arguments + [page.absoluteString], timeout: 90)
+            let size = (try? FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? Int) ?? 0
+            if size > 1024 { return }
+        }
+    }
+
     /// PSNR in dB between `image` and frame `n` of `source`, both decoded by ffmpeg (the frame
     /// kept in `scratch`).
     static func psnr(_ image: URL, source: URL, frame n: Int, scratch: URL) throws -> Double {

@@ -59,8 +59,7 @@ final class RecordingBrowserTests: XCTestCase {
         XCTAssertTrue(dom.contains("seeked 320x240 at \(seek)"), dom, line: line)
 
         let shot = Self.artefacts.appendingPathComponent(file + "-seek.png")
-        try? FileManager.default.removeItem(at: shot)
-        _ = try chromium(["--window-size=320,240", "--screenshot=\(shot.path)"], page: page)
+        try Harness.screenshot(page, width: 320, height: 240, to: shot)
         XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path), line: line)
 
         // The file's 0 may be its first audio frame: the source frame shown is the one displayed

@@ -60,9 +60,7 @@ final class ReportPageTests: XCTestCase {
         let json = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
         let rendered = try JSONDecoder().decode(Rendered.self, from: Data(json.utf8))
         let shot = Self.artefacts.appendingPathComponent(name + ".png")
-        try? FileManager.default.removeItem(at: shot)
-        _ = try Harness.run("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,2600",
-                                         "--screenshot=\(shot.path)", page.absoluteString], timeout: 90)
+        try Harness.screenshot(page, width: 1100, height: 2600, to: shot)
         XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path), line: line)
         let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: statistics)) as? [String: Any])
         return (rendered, try Harness.ledger(ledger), stats)
