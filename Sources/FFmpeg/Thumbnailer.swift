@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Small JPEG pictures of keyframes: each decoded alone through libavcodec, scaled through
-/// libswscale to `width` (its displayed aspect kept) and encoded by libavcodec's MJPEG encoder.
+/// libswscale to `width` at most (its displayed aspect kept) and encoded by libavcodec's MJPEG encoder.
 public final class Thumbnailer {
     private let decoder: DecoderContext
     private let width: Int
@@ -43,17 +43,19 @@ public final class Thumbnailer {
         return picture
     }
 
-    /// Its height for `width`, even, from the frame's size and sample aspect ratio.
-    private func height(of frame: DecodedFrame) -> Int {
+    /// Its size: `width` at most (never larger than it is shown), the height even, from the
+    /// frame's size and sample aspect ratio.
+    private func size(of frame: DecodedFrame) -> (width: Int, height: Int) {
         var (num, den) = frame.sampleAspectRatio
         if num <= 0 || den <= 0 { (num, den) = (1, 1) }
         let displayWidth = max(1, frame.width * num / den)
-        return max(2, (frame.height * width / displayWidth + 1) & ~1)
+        let width = max(2, min(self.width, displayWidth) & ~1)
+        return (width, max(2, (frame.height * width / displayWidth + 1) & ~1))
     }
 
     private func encode(_ frame: DecodedFrame) throws -> [UInt8]? {
         guard frame.width > 0, frame.height > 0 else { return nil }
-        let size = (width: width, height: height(of: frame))
+        let size = size(of: frame)
         if converter.map({ $0.size! != size }) ?? true {
             converter = FrameConverter(format: .yuv420p, size: size, fullRange: true)
         }

@@ -48,8 +48,8 @@ public final class HTTPEndpoint {
     /// The listening socket and every client's, to poll.
     public var descriptors: [Int32] { [listener.descriptor] + clients.map(\.connection.descriptor) }
 
-    /// `page(path)`: the status line's code and reason, the content type and the body for a GET.
-    public func ready(_ descriptor: Int32, now: Int64, page: (String) -> (Int, String, String, String)) {
+    /// `page(path)`: the answer to a GET of `path`.
+    public func ready(_ descriptor: Int32, now: Int64, page: (String) -> HTTPAnswer) {
         if descriptor == listener.descriptor {
             while let connection = listener.accept() {
                 if clients.count >= maxClients { drop(0) }
@@ -65,7 +65,7 @@ public final class HTTPEndpoint {
     }
 
     /// Reads what client `i` sent, and answers once its request is whole.
-    private func receive(_ i: Int, page: (String) -> (Int, String, String, String)) {
+    private func receive(_ i: Int, page: (String) -> HTTPAnswer) {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = (try? buffer.withUnsafeMutableBytes { try clients[i].connection.read(into: $0, timeoutMilliseconds: 0) }) ?? -1
         guard n > 0 else {
@@ -82,8 +82,8 @@ public final class HTTPEndpoint {
         guard let end = HTTPRequestHead.end(of: request) else { return }
         switch HTTPRequestHead(request[..<end]) {
         case .some(let head) where head.method == "GET" || head.method == "HEAD":
-            let (code, reason, type, body) = page(head.path)
-            respond(i, code, reason, type, head.method == "HEAD" ? "" : body)
+            let answer = page(head.path)
+            respond(i, answer.code, answer.reason, answer.type, head.method == "HEAD" ? [] : answer.body, extra: answer.extraHeaders)
         case .some:
             respond(i, 405, "Method Not Allowed", "text/plain", "GET only\n", extra: "Allow: GET, HEAD\r\n")
         case .none:
@@ -104,7 +104,10 @@ public final class HTTPEndpoint {
     }
 
     private func respond(_ i: Int, _ code: Int, _ reason: String, _ type: String, _ body: String, extra: String = "") {
-        let bytes = Array(body.utf8)
+        respond(i, code, reason, type, Array(body.utf8), extra: extra)
+    }
+
+    private func respond(_ i: Int, _ code: Int, _ reason: String, _ type: String, _ bytes: [UInt8], extra: String) {
         let head = "HTTP/1.1 \(code) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\n\(extra)Connection: close\r\n\r\n"
         clients[i].answer = Array(head.utf8) + bytes
         requestsServed += 1
@@ -123,5 +126,24 @@ public final class HTTPEndpoint {
     private func drop(_ i: Int) {
         clients.remove(at: i)
         generation += 1
+    }
+}
+
+/// What a page is: the status line's code and reason, the content type, the body, and any
+/// headers beside them.
+public struct HTTPAnswer {
+    public var code: Int
+    public var reason: String
+    public var type: String
+    public var body: [UInt8]
+    /// Whole header lines, each ending in CRLF.
+    public var extraHeaders = ""
+
+    public init(_ code: Int, _ reason: String, _ type: String, _ body: [UInt8], extraHeaders: String = "") {
+        (self.code, self.reason, self.type, self.body, self.extraHeaders) = (code, reason, type, body, extraHeaders)
+    }
+
+    public init(_ code: Int, _ reason: String, _ type: String, _ text: String, extraHeaders: String = "") {
+        self.init(code, reason, type, Array(text.utf8), extraHeaders: extraHeaders)
     }
 }

@@ -87,8 +87,12 @@ public enum Help {
                               (ssrc, pt, media, port), the same counts as --stats-json, with
                               its bytes written and segments; GET /healthz
                               200 while every RTP port is receiving (a packet within --timeout,
-                              else 5 s), 503 naming the silent ones. At most 8 clients, the
-                              oldest giving way; each has 2 s to ask and 5 s to take its answer.
+                              else 5 s), 503 naming the silent ones; GET / a page for people
+                              (it refreshes itself): every stream, its state, the last minute's
+                              bitrate and loss, and the picture of its last keyframe
+                              (/snapshot/SSRC.jpg, decoded only when asked for, at most once a
+                              second). At most 8 clients, the oldest giving way; each has 2 s to
+                              ask and 5 s to take its answer.
       --rcvbuf BYTES          Socket receive buffer to ask for (default 8388608); the granted
                               size is reported, with a warning when it is less.
       --duration SECONDS      Stop after this long.

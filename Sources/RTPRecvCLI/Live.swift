@@ -43,6 +43,8 @@ final class LiveReception {
     private let progress: Progress
     private let status = LiveStatus()
     private var metrics: HTTPEndpoint?
+    /// The live page's last minute of each stream.
+    private let history = LiveHistory()
     /// --reconnect: a lost RTSP connection, or a stream silent for --timeout (10 s by default), is set
     /// up again, backing off from 1 s to 30 s; the outputs go on.
     private var reconnection: RTSPReconnection
@@ -191,7 +193,9 @@ final class LiveReception {
                 throw RunError(description: "--metrics \(error)")
             }
         }
-        if let metrics, !options.quiet { Terminal.printError("metrics on http://\(metrics.localEndpoint)/metrics\n") }
+        if let metrics, !options.quiet {
+            Terminal.printError("metrics on http://\(metrics.localEndpoint)/metrics, the live page on http://\(metrics.localEndpoint)/\n")
+        }
         lastReceived = [Int64?](repeating: nil, count: sockets.count)
         makePoll()
         var stopReason = "stopped"
@@ -357,6 +361,11 @@ final class LiveReception {
         }
         try run.tick(now: now)
         try rtsp?.tick(now: now)
+        if metrics != nil && history.due(now: now) {
+            var streams: [FollowedStream] = []
+            run.forEachStream { streams.append($0) }
+            history.sample(streams, now: now)
+        }
         if progress.due(now: now) {
             if let single {
                 progress.show(status.line(now: now, start: start, receiver: single.receiver, rtmp: single.sink.rtmp?.statistics))
@@ -373,9 +382,20 @@ final class LiveReception {
             + (sockets.count > 4 ? " and \(sockets.count - 4) more ports" : "")
     }
 
-    /// What the metrics endpoint serves at `path`: status, reason, content type and body.
-    private func page(_ path: String, now: Int64) -> (Int, String, String, String) {
+    /// What the metrics endpoint serves at `path`.
+    private func page(_ path: String, now: Int64) -> HTTPAnswer {
         switch path {
+        case "/":
+            var streams: [FollowedStream] = []
+            run.forEachStream { streams.append($0) }
+            return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(streams, history: history, now: now, started: start))
+        case _ where path.hasPrefix("/snapshot/"):
+            var jpeg: [UInt8]?
+            run.forEachStream { f in
+                if jpeg == nil, let snapshot = f.snapshot, LivePage.snapshotPath(f.statistics.ssrc) == path { jpeg = snapshot.jpeg(now: now) }
+            }
+            guard let jpeg else { return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n") }
+            return HTTPAnswer(200, "OK", "image/jpeg", jpeg, extraHeaders: "Cache-Control: no-store\r\n")
         case "/metrics":
             var e = PrometheusExposition()
             run.forEachStream { e.stream($0, lastPacketAge: Double(now - $0.lastArrival) / 1e9) }
@@ -389,7 +409,11 @@ final class LiveReception {
                      value: Double(now - lastPacket) / 1e9)
             e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
                      value: Double(reconnection.reconnects))
-            return (200, "OK", "text/plain; version=0.0.4; charset=utf-8", e.text)
+            var decoded = 0
+            run.forEachStream { decoded += $0.snapshot?.decoded ?? 0 }
+            e.sample("rtprecv_snapshots_decoded_total", type: "counter", help: "keyframes decoded for the live page's pictures",
+                     value: Double(decoded))
+            return HTTPAnswer(200, "OK", "text/plain; version=0.0.4; charset=utf-8", e.text)
         case "/healthz":
             // Silent: nothing for --timeout (5 s by default) on a port of the run.
             let silence = timeout ?? 5_000_000_000
@@ -398,10 +422,10 @@ final class LiveReception {
                 .map { sockets[$0].boundDescription }
                 + (sockets.isEmpty && (received == 0 && run.datagrams == 0 || now - lastPacket > silence)
                     ? [rtsp.map { $0.url.description } ?? "input"] : [])
-            return silent.isEmpty ? (200, "OK", "text/plain", "ok\n")
-                : (503, "Service Unavailable", "text/plain", "silent: " + silent.joined(separator: ", ") + "\n")
+            return silent.isEmpty ? HTTPAnswer(200, "OK", "text/plain", "ok\n")
+                : HTTPAnswer(503, "Service Unavailable", "text/plain", "silent: " + silent.joined(separator: ", ") + "\n")
         default:
-            return (404, "Not Found", "text/plain", "/metrics or /healthz\n")
+            return HTTPAnswer(404, "Not Found", "text/plain", "/, /metrics, /healthz or /snapshot/SSRC.jpg\n")
         }
     }
 

@@ -30,6 +30,8 @@ final class Outputs: AccessUnitSink {
     let ledger: FrameLedger?
     /// --report: what the streams did over time, for the page written at the end.
     let timeline: ReportTimeline?
+    /// --metrics: the last keyframe, for the live page's picture.
+    let snapshot: KeyframeSnapshot?
     let audio: AudioFileOutput?
     let wav: WAVOutput?
     /// Live only: arrival times are on the monotonic clock, so write latency means something.
@@ -81,6 +83,7 @@ final class Outputs: AccessUnitSink {
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         timeline = options.report.map { _ in ReportTimeline() }
+        snapshot = options.metrics.map { _ in KeyframeSnapshot() }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
         measuresLatency = options.isLive
@@ -116,6 +119,7 @@ final class Outputs: AccessUnitSink {
             if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
             if let segments { try cut(at: accessUnit, segments) }
         }
+        if accessUnit.isKeyframe { snapshot?.keep(accessUnit) }
         try elementary?.write(accessUnit)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)

@@ -52,6 +52,8 @@ struct FollowedStream {
     /// The video stream's Annex-B bytes written, segments begun, and recordings deleted by
     /// retention; nil for audio.
     var written: (bytes: Int, segments: Int, deleted: Int)?
+    /// Live with --metrics, video: its last keyframe, for the live page.
+    var snapshot: KeyframeSnapshot?
 }
 
 extension Recording {

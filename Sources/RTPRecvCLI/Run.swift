@@ -245,10 +245,11 @@ extension Run: Recording {
     func forEachStream(_ body: (FollowedStream) -> Void) {
         if let video = receiver.selected {
             body(FollowedStream(statistics: video.snapshot(), media: "video", lastArrival: video.lastArrival,
-                                written: (sink.bytesWritten, sink.segmentCount, sink.retention?.filesDeleted ?? 0)))
+                                written: (sink.bytesWritten, sink.segmentCount, sink.retention?.filesDeleted ?? 0),
+                                snapshot: sink.snapshot))
         }
         if let audio = receiver.audio {
-            body(FollowedStream(statistics: audio.snapshot(), media: "audio", lastArrival: audio.lastArrival, written: nil))
+            body(FollowedStream(statistics: audio.snapshot(), media: "audio", lastArrival: audio.lastArrival, written: nil, snapshot: nil))
         }
     }
 }

@@ -21,10 +21,12 @@ struct SVGChart {
     let labelOffset: Double
     /// Whether the value axis is drawn (not for marks, whose height means nothing).
     let valueAxis: Bool
+    /// Time tick labels show the time plus this: the last minute reads from -60 s to 0.
+    let timeOffset: Double
 
     /// `top`: the data's highest value, rounded up to 1, 2 or 5 × 10ⁿ unless `exactTop`.
     init(title: String, duration: Double, top: Double, unit: String, height: Double = 120, exactTop: Bool = false,
-         labelOffset: Double = 0, valueAxis: Bool = true) {
+         labelOffset: Double = 0, valueAxis: Bool = true, timeOffset: Double = 0) {
         self.title = title
         self.duration = max(duration, 0.001)
         self.unit = unit
@@ -32,6 +34,7 @@ struct SVGChart {
         self.top = top > 0 ? (exactTop ? top : SVGChart.niceStep(top, ticks: 1)) : 1
         self.labelOffset = labelOffset
         self.valueAxis = valueAxis
+        self.timeOffset = timeOffset
     }
 
     func x(_ seconds: Double) -> Double {
@@ -84,7 +87,7 @@ struct SVGChart {
         let seconds = Self.niceStep(duration, ticks: 10)
         for t in stride(from: 0.0, through: duration + seconds / 1000, by: seconds) {
             let px = Self.number(x(t))
-            s += "<text class=\"tick\" x=\"\(px)\" y=\"\(Self.number(height - 6))\" text-anchor=\"middle\">\(Self.label(t)) s</text>"
+            s += "<text class=\"tick\" x=\"\(px)\" y=\"\(Self.number(height - 6))\" text-anchor=\"middle\">\(Self.label(t + timeOffset)) s</text>"
         }
         return s + body + "</svg>"
     }

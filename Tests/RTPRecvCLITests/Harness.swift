@@ -218,12 +218,12 @@ enum Harness {
     /// Headless Chromium's screenshot of `page` at `width`×`height` into `shot`. A cold browser
     /// under load now and then captures the page before it painted anything (one colour, a PNG of
     /// a few hundred bytes): such a shot is taken again, at most twice.
-    static func screenshot(_ page: URL, width: Int, height: Int, to shot: URL, _ arguments: [String] = []) throws {
+    static func screenshot(_ page: URL, width: Int, height: Int, to shot: URL, virtualMilliseconds: Int = 5000) throws {
         for _ in 0..<3 {
             try? FileManager.default.removeItem(at: shot)
             _ = try run("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
-                                     "--virtual-time-budget=5000", "--window-size=\(width),\(height)", "--screenshot=\(shot.path)"]
-                        + arguments + [page.absoluteString], timeout: 90)
+                                     "--virtual-time-budget=\(virtualMilliseconds)", "--window-size=\(width),\(height)",
+                                     "--screenshot=\(shot.path)", page.absoluteString], timeout: 90)
             let size = (try? FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? Int) ?? 0
             if size > 1024 { return }
         }
@@ -233,10 +233,15 @@ enum Harness {
     /// kept in `scratch`).
     static func psnr(_ image: URL, source: URL, frame n: Int, scratch: URL) throws -> Double {
         let expected = scratch.appendingPathComponent("source-\(source.deletingPathExtension().lastPathComponent)-\(n).png")
-        var r = try run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", expected.path])
+        let r = try run("ffmpeg", ["-v", "error", "-y", "-i", source.path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", expected.path])
         XCTAssertEqual(r.status, 0, r.stderr)
-        r = try run("ffmpeg", ["-i", image.path, "-i", expected.path, "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr",
-                               "-f", "null", "-"])
+        return try psnr(image, expected)
+    }
+
+    /// PSNR in dB between two pictures of one size, as ffmpeg's psnr filter measures it.
+    static func psnr(_ a: URL, _ b: URL) throws -> Double {
+        let r = try run("ffmpeg", ["-i", a.path, "-i", b.path, "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr",
+                                   "-f", "null", "-"])
         let average = try XCTUnwrap(r.stderr.range(of: "average:"), r.stderr)
         let value = r.stderr[average.upperBound...].prefix { !$0.isWhitespace }
         return value == "inf" ? 100 : try XCTUnwrap(Double(value), r.stderr)

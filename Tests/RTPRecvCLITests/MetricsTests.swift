@@ -130,6 +130,59 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    /// The live page of three streams at once, in headless Chromium: each stream with its picture,
+    /// which is decoded only once asked for, and is a keyframe of the source (by PSNR, decoded by
+    /// ffmpeg). The page and its screenshot stay in .build/artefacts.
+    func testTheLivePageShowsEveryStreamWithItsLastKeyframe() throws {
+        let base = UInt16(48000 + Int(getpid() % 300) * 4)
+        let artefacts = Harness.packageRoot.appendingPathComponent(".build/artefacts")
+        try FileManager.default.createDirectory(at: artefacts, withIntermediateDirectories: true)
+        let dir = try Harness.emptyDirectory("live-page")
+        let listener = try LiveTests.Listener(["--port", "\(base)-\(base + 2)", "--bind", "127.0.0.1", "--metrics", "\(metricsPort)",
+                                               "--out", dir.path + "/{port}.h264"], name: "live-page")
+        defer { _ = listener.stop() }
+        let sender = try CaptureSender.start(base: base, count: 3, capture: "ffmpeg-inband.pcap")
+        usleep(1_500_000)
+        let decoded = { () throws -> Int? in
+            try self.get("/metrics").body.split(separator: "\n").first { $0.hasPrefix("rtprecv_snapshots_decoded_total ") }
+                .flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        XCTAssertEqual(try decoded(), 0, "no picture decoded before one is asked for")
+        let (status, page) = try get("/")
+        XCTAssertEqual(status, 200)
+        let sources = page.components(separatedBy: "src=\"/snapshot/").dropFirst().map { "/snapshot/" + $0.prefix { $0 != "\"" } }
+        XCTAssertEqual(sources.count, 3, page)
+        XCTAssertEqual(page.components(separatedBy: "class=\"stream live\"").count - 1, 3, page)
+
+        // Every keyframe of the source, to compare the pictures with.
+        let keyframes = try Harness.emptyDirectory("live-page-keyframes")
+        let extract = try Harness.run("ffmpeg", ["-v", "error", "-skip_frame", "nokey", "-i", Harness.captures.appendingPathComponent("ffmpeg-inband.h264").path,
+                                                 "-vsync", "0", keyframes.appendingPathComponent("%d.png").path])
+        XCTAssertEqual(extract.status, 0, extract.stderr)
+        let sourceKeyframes = try FileManager.default.contentsOfDirectory(at: keyframes, includingPropertiesForKeys: nil)
+        XCTAssertEqual(sourceKeyframes.count, 3)
+        for (i, source) in sources.enumerated() {
+            let jpeg = artefacts.appendingPathComponent("live-page-\(i).jpg")
+            let r = try Harness.run("curl", ["-s", "-o", jpeg.path, "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(metricsPort)\(source)"])
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "200 image/jpeg", source)
+            XCTAssertEqual(try Harness.probe(jpeg, "stream=codec_name,width,height"), "codec_name=mjpeg\nwidth=320\nheight=240\n")
+            let best = try sourceKeyframes.map { try Harness.psnr(jpeg, $0) }.max() ?? 0
+            XCTAssertGreaterThan(best, 30, "\(source) against the source's keyframes")
+        }
+        XCTAssertEqual(try decoded(), 3, "one picture a stream, decoded when asked for")
+        sender.waitUntilExit()
+
+        let url = URL(string: "http://127.0.0.1:\(metricsPort)/")!
+        let chromium = try Harness.run("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                                                    "--virtual-time-budget=2000", "--dump-dom", url.absoluteString], timeout: 90)
+        let dom = String(decoding: chromium.stdout, as: UTF8.self)
+        XCTAssertEqual(dom.components(separatedBy: "<img class=\"snapshot\"").count - 1, 3, dom)
+        XCTAssertFalse(chromium.stderr.contains(":CONSOLE"), chromium.stderr)
+        let shot = artefacts.appendingPathComponent("live-page.png")
+        try Harness.screenshot(url, width: 1100, height: 1400, to: shot, virtualMilliseconds: 2000)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path))
+    }
+
     func testMetricsFlagsAreChecked() throws {
         for arguments in [["--pcap", "x.pcap", "--metrics", "9464"], ["--port", "5004", "--metrics", "nowhere"]] {
             let r = try Harness.rtprecv(arguments)
