@@ -19,9 +19,13 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     /// Datagrams no run took.
     var datagramsNotTaken = 0
 
-    init(options: Options, noun: String) {
+    /// --report without a key's field in its path: one page, every run's streams on one timeline.
+    let timeline: ReportTimeline?
+
+    init(options: Options, noun: String, sharesReport: Bool) {
         self.options = options
         self.noun = noun
+        timeline = sharesReport ? ReportTimeline() : nil
     }
 
     func receive(datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64, rtcpOnly: Bool) throws {
@@ -130,12 +134,16 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     /// `field`.
     func writeStatistics(_ path: String, _ input: Report.Input, field: String, keys: [Key], extra: [(String, Int)]) throws {
         let body = Report.fanOutJSON(input, extra: extra, field: field, runs: keys.map { runs[$0]!.statisticsJSON(input) })
-        do {
-            let file = try OutputFile(path: path)
-            try file.write(body)
-            try file.close()
-        } catch let error as SystemError {
-            throw RunError(description: "cannot write statistics \(error)")
-        }
+        try Run.write(body, to: path, what: "statistics")
+    }
+
+    /// The one --report page of every run (`timeline`), each run's streams in turn.
+    func writeReport(_ input: Report.Input, keys: [Key]) throws {
+        guard let timeline, let path = options.report else { return }
+        let reports = keys.map { runs[$0]!.statistics(input) }
+        let page = Report.htmlPage(title: Run.inputName(options), input: input,
+                                   sections: reports.map { $0.htmlSections(timeline) }.joined(),
+                                   text: reports.map { $0.text(verbose: true) }.joined(separator: "\n"))
+        try Run.write(page, to: path, what: "the report")
     }
 }

@@ -35,7 +35,7 @@ extension Options {
             FileOutput(flag: "--wav", path: \.wav, suffix: ".wav", media: .audio),
             FileOutput(flag: "--stats-json", path: \.statsJSON, suffix: ".json", media: .statistics),
             FileOutput(flag: "--frames-json", path: \.framesJSON, suffix: ".jsonl", media: .video),
-            FileOutput(flag: "--report", path: \.report, suffix: ".html", media: .video),
+            FileOutput(flag: "--report", path: \.report, suffix: ".html", media: .statistics),
             FileOutput(flag: "--segment-index", path: \.segmentIndex, suffix: ".jsonl", media: .video),
         ]
     }

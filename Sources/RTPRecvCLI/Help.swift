@@ -244,7 +244,8 @@ public enum Help {
                               one time axis, every dropped or repaired frame of the ledger
                               marked with its reason, and pictures of keyframes (at most 16,
                               one every 2 s or more), decoded through libavcodec. Written at
-                              the end of the run.
+                              the end of the run; with --all-streams or several SDPs, one page
+                              takes every stream, unless its path names each ({ssrc}, {sdp}).
 
     AUDIO OUTPUT:
       --audio FILE            The audio stream's frames, bit-exact, in the file its codec plays

@@ -30,6 +30,8 @@ final class Outputs: AccessUnitSink {
     let ledger: FrameLedger?
     /// --report: what the streams did over time, for the page written at the end.
     let timeline: ReportTimeline?
+    /// The receiver this is the sink of, whose streams the timeline samples (it owns the outputs).
+    weak var receiver: Receiver?
     /// --metrics: the last keyframe, for the live page's picture.
     let snapshot: KeyframeSnapshot?
     let audio: AudioFileOutput?
@@ -42,7 +44,8 @@ final class Outputs: AccessUnitSink {
     private(set) var accessUnitsWritten = 0
 
     /// `sdp`: the session's media lines tell the FLV which tracks to wait for.
-    init(options: Options, sdp: SessionDescription?) throws {
+    /// `timeline`: a fan-out's for --report, shared by its runs; else the run's own when asked for.
+    init(options: Options, sdp: SessionDescription?, timeline: ReportTimeline? = nil) throws {
         let segments = options.segmentSeconds.map { Segments(seconds: $0, wallclock: options.segmentWallclock, live: options.isLive) }
         self.segments = segments
         let started = Terminal.wallclockNanoseconds()
@@ -82,7 +85,7 @@ final class Outputs: AccessUnitSink {
                                      muxer: FLVMuxer(configuration: muxing), say: say)
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
-        timeline = options.report.map { _ in ReportTimeline() }
+        self.timeline = timeline ?? options.report.map { _ in ReportTimeline() }
         snapshot = options.metrics.map { _ in KeyframeSnapshot() }
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
@@ -223,7 +226,7 @@ final class Outputs: AccessUnitSink {
 
     func account(_ record: FrameRecord) throws {
         try ledger?.append(record)
-        timeline?.account(record)
+        timeline?.account(record, of: receiver)
     }
 
     func write(telephoneEvent: TelephoneEventRecord) throws {

@@ -6,21 +6,26 @@ import RTPCore
 /// axis, every dropped or repaired frame of the ledger as a marker, and pictures of its keyframes.
 /// No script, font or image comes from elsewhere: it opens offline and travels as one file.
 extension Report {
-    func html(_ timeline: ReportTimeline, title: String) -> String {
-        let duration = Double(timeline.tracks.map(\.end).max() ?? 0) / 1e9
+    /// The page: the input's summary, `sections` (every run's streams), and the report as text.
+    static func htmlPage(title: String, input: Input, sections: String, text: String) -> String {
         var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         page += "<meta name=\"viewport\" content=\"width=device-width\"><title>rtprecv report: \(HTML.escape(title))</title>"
-        page += "<style>\(Self.style)</style></head><body>\n"
+        page += "<style>\(style)</style></head><body>\n"
         page += "<h1>rtprecv report: \(HTML.escape(title))</h1>\n"
         page += "<pre class=\"input\">\(HTML.escape(input.summary))</pre>\n"
         if let warning = input.warning { page += "<p class=\"warning\">\(HTML.escape(warning))</p>\n" }
-        if streams.isEmpty && audioStreams.isEmpty { page += "<p class=\"warning\">No stream was followed.</p>\n" }
-        for s in streams + audioStreams {
-            let track = timeline.tracks.first { $0.ssrc == s.ssrc && $0.isAudio == (s.audio != nil) }
-            page += section(s, track: track, timeline: timeline, duration: duration)
-        }
-        page += "<details><summary>The report as text</summary><pre>\(HTML.escape(text(verbose: true)))</pre></details>\n"
+        page += sections.isEmpty ? "<p class=\"warning\">No stream was followed.</p>\n" : sections
+        page += "<details><summary>The report as text</summary><pre>\(HTML.escape(text))</pre></details>\n"
         return page + "</body></html>\n"
+    }
+
+    /// A section for each stream of the run, on `timeline`'s axis.
+    func htmlSections(_ timeline: ReportTimeline) -> String {
+        let duration = Double(timeline.tracks.map(\.end).max() ?? 0) / 1e9
+        return (streams + audioStreams).map { s in
+            let track = timeline.tracks.first { $0.ssrc == s.ssrc && $0.isAudio == (s.audio != nil) }
+            return section(s, track: track, timeline: timeline, duration: duration)
+        }.joined()
     }
 
     private func section(_ s: StreamStatistics, track: ReportTimeline.Track?, timeline: ReportTimeline, duration: Double) -> String {

@@ -81,8 +81,6 @@ final class ReportTimeline {
     }
 
     let limits: Limits
-    /// The receiver whose streams' jitter and loss are sampled (it owns the outputs, so not retained).
-    weak var receiver: Receiver?
     private(set) var tracks: [Track] = []
     /// On the arrival clock: where the axis begins.
     private(set) var origin: Int64?
@@ -101,7 +99,7 @@ final class ReportTimeline {
     private var written: (ssrc: UInt32, timestamp: UInt32, audio: Bool, arrival: Int64)?
 
     /// Every frame record, as the ledger takes it: the stream's jitter and loss so far are sampled.
-    func account(_ record: FrameRecord) {
+    func account(_ record: FrameRecord, of receiver: Receiver?) {
         guard let state = record.isAudio ? receiver?.audio.map({ ($0.firstArrival, $0.progress) })
                 : receiver?.selected.map({ ($0.firstArrival, $0.progress) }) else { return }
         let track = self.track(record.ssrc, audio: record.isAudio)

@@ -22,7 +22,9 @@ final class Run {
     /// `sdp`: the options' SDP, loaded (`Run.loadSDP`). `borrowsPayloads`: the input keeps packets in
     /// memory while the receiver refers to them (not SRTP's, which are plain only in the decryptor's
     /// buffer, until the next packet).
-    init(options: Options, sdp: SessionDescription?, security: SRTPDecryptor?, borrowsPayloads: Bool = false) throws {
+    /// `timeline`: a fan-out's, when its runs share one --report page.
+    init(options: Options, sdp: SessionDescription?, security: SRTPDecryptor?, borrowsPayloads: Bool = false,
+         timeline: ReportTimeline? = nil) throws {
         self.options = options
         self.security = security
         var configuration = options.receiverConfiguration
@@ -39,9 +41,9 @@ final class Run {
         let video = sdp?.video
         configuration.stream.tracksMissing = options.isLive && !options.noRTCP
             && (options.nack || video?.offersFeedback("nack", for: configuration.payloadType) == true)
-        sink = try Outputs(options: options, sdp: sdp)
+        sink = try Outputs(options: options, sdp: sdp, timeline: timeline)
         receiver = Receiver(configuration: configuration, sink: sink)
-        sink.timeline?.receiver = receiver
+        sink.receiver = receiver
         if !options.quiet {
             receiver.onNotice = { ssrc, notice in
                 Terminal.printError("warning: stream \(hex(ssrc)): \(notice.description)\n")
@@ -127,12 +129,20 @@ final class Run {
     }
 
     /// The statistics as JSON (one line, without its newline), as `--stats-json` writes them.
-    func statisticsJSON(_ input: Report.Input) -> String {
-        String(Report(input: input, receiver: receiver, outputs: sink, security: security, feedback: feedback).json().dropLast())
+    func statisticsJSON(_ input: Report.Input) -> String { String(statistics(input).json().dropLast()) }
+
+    /// The run's statistics, to print or write.
+    func statistics(_ input: Report.Input) -> Report {
+        Report(input: input, receiver: receiver, outputs: sink, security: security, feedback: feedback)
+    }
+
+    /// What the input is called in a report's title: the capture, the RTSP URL (masked), the port.
+    static func inputName(_ options: Options) -> String {
+        options.pcap ?? options.rtsp.map(RTSPURL.masked) ?? options.port.map { "UDP port \($0)" } ?? options.sdpName
     }
 
     func report(_ input: Report.Input) throws {
-        let report = Report(input: input, receiver: receiver, outputs: sink, security: security, feedback: feedback)
+        let report = statistics(input)
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             for warning in report.securityWarnings { Terminal.printError("warning: \(warning)\n") }
@@ -168,17 +178,17 @@ final class Run {
                                     + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
             }
         }
+        let codec = receiver.selected?.statistics.codec
         if let timeline = sink.timeline, let path = options.report {
-            let input = options.pcap ?? options.rtsp.map(RTSPURL.masked) ?? options.port.map { "UDP port \($0)" } ?? options.sdpName
-            try write(report.html(timeline, title: input), to: path, what: "the report")
+            let page = Report.htmlPage(title: Run.inputName(options), input: input, sections: report.htmlSections(timeline),
+                                       text: report.text(verbose: true))
+            try Run.write(page, to: codec.map { OutputTemplate.codec(path, $0) } ?? path, what: "the report")
         }
-        if let path = options.statsJSON { try write(report.json(), to: path, what: "statistics") }
+        if let path = options.statsJSON { try Run.write(report.json(), to: codec.map { OutputTemplate.codec(path, $0) } ?? path, what: "statistics") }
     }
 
-    /// One of the files written at the end, `{codec}` in its path filled in.
-    private func write(_ text: String, to path: String, what: String) throws {
-        var path = path
-        if let codec = receiver.selected?.statistics.codec { path = OutputTemplate.codec(path, codec) }
+    /// One of the files written at the end.
+    static func write(_ text: String, to path: String, what: String) throws {
         do {
             let file = try OutputFile(path: path)
             try file.write(text)

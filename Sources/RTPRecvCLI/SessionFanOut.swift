@@ -34,7 +34,7 @@ final class SessionFanOut: FanOut<SessionFanOut.Key> {
 
     init(options: Options, sessions: [(path: String, sdp: SessionDescription)], borrowsPayloads: Bool) throws {
         self.sessions = sessions
-        super.init(options: options, noun: "session")
+        super.init(options: options, noun: "session", sharesReport: options.report.map { !$0.contains(OutputTemplate.sdpField) } ?? false)
         var paths: [Key: String] = [:]
         for (path, sdp) in sessions {
             let key = Key(name: OutputTemplate.session("{sdp}", sdpFile: path))
@@ -54,8 +54,9 @@ final class SessionFanOut: FanOut<SessionFanOut.Key> {
             o.renameFileOutputs(fill)
             // One statistics file for all, written here, unless each session names its own.
             o.statsJSON = o.statsJSON.flatMap { $0.contains(OutputTemplate.sdpField) ? fill($0) : nil }
+            o.report = o.report.flatMap { $0.contains(OutputTemplate.sdpField) ? fill($0) : nil }
             let security = try Security.decryptor(options: o, sdp: sdp, inCapture: !options.isLive)
-            try add(key, { try Run(options: o, sdp: sdp, security: security, borrowsPayloads: borrowsPayloads) })
+            try add(key, { try Run(options: o, sdp: sdp, security: security, borrowsPayloads: borrowsPayloads, timeline: timeline) })
         }
     }
 
@@ -90,6 +91,7 @@ final class SessionFanOut: FanOut<SessionFanOut.Key> {
                                 + (datagramsNotTaken > 0 ? ", \(datagramsNotTaken) datagrams to no session's port" : "") + "\n")
         }
         try reportRuns(order, input)
+        try writeReport(input, keys: order)
         guard let path = options.statsJSON, !path.contains(OutputTemplate.sdpField) else { return }
         try writeStatistics(path, input, field: "sessions", keys: order, extra: [("datagrams_not_taken", datagramsNotTaken)])
     }

@@ -24,7 +24,7 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
     init(options: Options, sdp: SessionDescription?, borrowsPayloads: Bool) {
         self.sdp = sdp
         self.borrowsPayloads = borrowsPayloads
-        super.init(options: options, noun: "stream")
+        super.init(options: options, noun: "stream", sharesReport: options.report.map { !OutputTemplate.namesStream($0) } ?? false)
     }
 
     /// The paths a run of stream `ssrc` writes to.
@@ -52,6 +52,7 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         o.renameFileOutputs(fill)
         // One statistics file for all, written here, unless each stream names its own.
         o.statsJSON = o.statsJSON.flatMap { OutputTemplate.namesStream($0) ? fill($0) : nil }
+        o.report = o.report.flatMap { OutputTemplate.namesStream($0) ? fill($0) : nil }
         return o
     }
 
@@ -106,7 +107,7 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         // SRTP: each stream its own decryptor, with every key (the header routing it is in the clear).
         let make = { [sdp, borrowsPayloads, options] in
             let security = try Security.decryptor(options: streamOptions, sdp: sdp, inCapture: !options.isLive)
-            return try Run(options: streamOptions, sdp: sdp, security: security, borrowsPayloads: borrowsPayloads)
+            return try Run(options: streamOptions, sdp: sdp, security: security, borrowsPayloads: borrowsPayloads, timeline: self.timeline)
         }
         try add(key, make) {
             try $0.receive(datagram: datagram, source: source, destination: destination, arrival: arrival)
@@ -156,6 +157,7 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
                                 + (datagramsNotTaken > 0 ? ", \(datagramsNotTaken) datagrams of no stream taken" : "") + "\n")
         }
         try reportRuns(recorded, input)
+        try writeReport(input, keys: recorded)
         guard let path = options.statsJSON, !OutputTemplate.namesStream(path) else { return }
         try writeStatistics(path, input, field: "all_streams", keys: recorded,
                             extra: [("streams_over_limit", streamsOverLimit), ("datagrams_not_taken", datagramsNotTaken)])

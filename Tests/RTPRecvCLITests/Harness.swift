@@ -217,9 +217,9 @@ enum Harness {
 
     /// Headless Chromium's screenshot of `page` at `width`×`height` into `shot`. A cold browser
     /// under load now and then captures the page before it painted anything (one colour, a PNG of
-    /// a few hundred bytes): such a shot is taken again, at most twice.
+    /// a few hundred bytes): such a shot is taken again, at most three times.
     static func screenshot(_ page: URL, width: Int, height: Int, to shot: URL, virtualMilliseconds: Int = 5000) throws {
-        for _ in 0..<3 {
+        for _ in 0..<4 {
             try? FileManager.default.removeItem(at: shot)
             _ = try run("chromium", ["--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
                                      "--virtual-time-budget=\(virtualMilliseconds)", "--window-size=\(width),\(height)",

@@ -6,17 +6,19 @@ import XCTest
 final class RecordingBrowserTests: XCTestCase {
     private static let artefacts = Harness.packageRoot.appendingPathComponent(".build/artefacts")
 
-    /// The page writes the element's state into the DOM once it has seeked (or failed).
+    /// The page writes the element's state into the DOM once it has seeked (or failed), and shows
+    /// the video only then: media runs in real time, not in the browser's virtual time, so a
+    /// screenshot may come before the seek, and is then one colour (taken again).
     private static let page = """
         <!DOCTYPE html>
         <html><head><style>html,body{margin:0;background:#000;overflow:hidden}
-        video{display:block;width:320px;height:240px}pre{position:absolute;top:0;left:400px}</style></head>
+        video{display:block;width:320px;height:240px;visibility:hidden}pre{position:absolute;top:0;left:400px}</style></head>
         <body><video id="v" src="RECORDING" muted preload="auto"></video><pre id="state">loading</pre>
         <script>
         const v = document.getElementById('v'), state = document.getElementById('state');
         v.addEventListener('error', () => { state.textContent = 'error ' + (v.error && v.error.code); });
         v.addEventListener('loadedmetadata', () => { v.currentTime = SEEK; });
-        v.addEventListener('seeked', () => { state.textContent = 'seeked ' + v.videoWidth + 'x' + v.videoHeight + ' at ' + v.currentTime; });
+        v.addEventListener('seeked', () => { v.style.visibility = 'visible'; state.textContent = 'seeked ' + v.videoWidth + 'x' + v.videoHeight + ' at ' + v.currentTime; });
         </script></body></html>
         """
 

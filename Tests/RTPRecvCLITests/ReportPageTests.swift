@@ -40,13 +40,14 @@ final class ReportPageTests: XCTestCase {
 
     /// Runs rtprecv with `arguments` and `--report`, `--frames-json` and `--stats-json` into the
     /// artefacts as `name`, and renders the page: what the DOM says, the ledger and the statistics.
-    private func render(_ name: String, _ arguments: [String], line: UInt = #line) throws
+    private func render(_ name: String, _ arguments: [String], ledger writesLedger: Bool = true, line: UInt = #line) throws
         -> (Rendered, ledger: [Harness.LedgerRecord], statistics: [String: Any]) {
         try FileManager.default.createDirectory(at: Self.artefacts, withIntermediateDirectories: true)
         let page = Self.artefacts.appendingPathComponent(name + ".html")
         let ledger = Self.artefacts.appendingPathComponent(name + ".jsonl")
         let statistics = Self.artefacts.appendingPathComponent(name + ".json")
-        let result = try Harness.rtprecv(arguments + ["--report", page.path, "--frames-json", ledger.path, "--stats-json", statistics.path, "-q"])
+        let result = try Harness.rtprecv(arguments + ["--report", page.path, "--stats-json", statistics.path, "-q"]
+                                         + (writesLedger ? ["--frames-json", ledger.path] : []))
         XCTAssertEqual(result.status, 0, result.stderr, line: line)
         XCTAssertEqual(result.stderr, "", "nothing said with -q (no libav* message either)", line: line)
         let probe = Self.artefacts.appendingPathComponent(name + "-probe.html")
@@ -63,7 +64,7 @@ final class ReportPageTests: XCTestCase {
         try Harness.screenshot(page, width: 1100, height: 2600, to: shot)
         XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path), line: line)
         let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: statistics)) as? [String: Any])
-        return (rendered, try Harness.ledger(ledger), stats)
+        return (rendered, writesLedger ? try Harness.ledger(ledger) : [], stats)
     }
 
     /// Losses chosen by scripts/damage-captures: the page marks exactly the frames its expectation
@@ -92,6 +93,22 @@ final class ReportPageTests: XCTestCase {
                        String(format: "%.2f", stream["jitter_ms"] as! Double))
         XCTAssertFalse(page.pictures.isEmpty)
         XCTAssertTrue(page.pictures.allSatisfy { $0.width == 320 }, "every picture decoded by the browser: \(page.pictures.map(\.width))")
+    }
+
+    /// `--all-streams`: one page, every stream's section on one time axis, each summary its own
+    /// stream's statistics.
+    func testEveryStreamOfAllStreamsIsOnOnePage() throws {
+        let dir = try Harness.emptyDirectory("report-all-streams")
+        let (page, _, statistics) = try render("report-two-streams", ["--pcap", Harness.captures.appendingPathComponent("two-streams.pcap").path,
+                                                                       "--all-streams", "--out", dir.path + "/{ssrc}.h264"], ledger: false)
+        let runs = try XCTUnwrap(statistics["all_streams"] as? [[String: Any]])
+        let streams = try runs.map { try XCTUnwrap(($0["streams"] as? [[String: Any]])?.first) }
+        XCTAssertEqual(streams.count, 2)
+        XCTAssertEqual(Set(page.summary.keys), Set(streams.map { "video \($0["ssrc"] as! Int)" }))
+        for stream in streams {
+            XCTAssertEqual(page.summary["video \(stream["ssrc"] as! Int)"]?["packets"], "\(stream["packets"] as! Int)")
+        }
+        XCTAssertGreaterThanOrEqual(page.pictures.count, 2, "pictures of both streams")
     }
 
     /// Each picture is its keyframe: close in PSNR to the source frame at its time, decoded by
