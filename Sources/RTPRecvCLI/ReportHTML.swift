@@ -67,6 +67,7 @@ extension Report {
         if let sync = synchronization(s) {
             rows.append(("synchronized", "sr_correction_ms", "by sender reports after \(format(sync.after)) s, moved \(sync.correction) ms"))
         }
+        if s.audio == nil, let audio = audioStreams.last { rows.append(audioVideoOffset(video: s, audio: audio)) }
         if let rtt = feedback?.reporter.statistics, rtt.roundTripSamples > 0 {
             rows.append(("round trip", "rtt_us", "\(rtt.roundTripMicroseconds) µs"))
         }
@@ -76,6 +77,16 @@ extension Report {
         }
         html += "</table>\n<p class=\"frames\">\(HTML.escape(s.audio == nil ? Report.frames(s.frames) : Report.audioFrames(s.frames)))</p>\n"
         return html
+    }
+
+    /// How far apart the session's audio and video would be by their arrival alone, which the
+    /// senders' reports corrected; or that nothing could correct it.
+    private func audioVideoOffset(video: StreamStatistics, audio: StreamStatistics) -> (label: String, key: String, value: String) {
+        guard let v = synchronization(video), let a = synchronization(audio) else {
+            return ("A/V offset", "av_offset_ms", "not known: without sender reports for both, the audio is timed by arrival")
+        }
+        let offset = abs(a.correction - v.correction)
+        return ("A/V offset", "av_offset_ms", "\(offset) ms apart by arrival alone; the sender reports aligned them")
     }
 
     /// Bitrate, loss and jitter by interval; frame sizes, or the audio's level; the ledger's marks.

@@ -115,7 +115,7 @@ final class ReportTimeline {
         }
         written = nil
         track.end = max(track.end, time)
-        let i = bucket(time)
+        let i = bucket(time, of: track)
         track.buckets[i].bytes += record.bytes
         track.buckets[i].packets += record.packets
         track.buckets[i].lost += state.1.lost - track.lostSoFar
@@ -162,7 +162,7 @@ final class ReportTimeline {
             track.audioDecoder = try? AudioWAV.decoder(for: frame.track)
             track.audioUndecodable = track.audioDecoder == nil
         }
-        let i = bucket(time)
+        let i = bucket(time, of: track)
         try? track.audioDecoder?.decode(frame.bytes) { samples, _, _ in
             var squares = 0.0
             for s in samples { squares += Double(s) * Double(s) }
@@ -183,22 +183,27 @@ final class ReportTimeline {
         return max(0, arrival &- origin!)
     }
 
+    /// A stream's track, by SSRC and media (a fan-out's runs share one timeline).
+    private var byStream: [UInt64: Track] = [:]
+
     private func track(_ ssrc: UInt32, audio: Bool) -> Track {
-        if let t = tracks.last(where: { $0.ssrc == ssrc && $0.isAudio == audio }) { return t }
+        let key = UInt64(ssrc) << 1 | (audio ? 1 : 0)
+        if let t = byStream[key] { return t }
         let t = Track(ssrc: ssrc, isAudio: audio, pictureSpacing: Int64(limits.pictureSeconds) * 1_000_000_000)
         tracks.append(t)
+        byStream[key] = t
         return t
     }
 
-    /// The index of the bucket of `time` in every track, the buckets widened first when it would
-    /// run past `maxBuckets`.
-    private func bucket(_ time: Int64) -> Int {
+    /// The index of the bucket of `time` in `track`, which has it from then on. Past `maxBuckets`
+    /// every track's buckets are widened first (bucket i of every track spans the same time).
+    private func bucket(_ time: Int64, of track: Track) -> Int {
         while time / bucketNanoseconds >= Int64(limits.maxBuckets) {
             bucketNanoseconds *= 2
             for t in tracks { t.buckets = Self.mergedInPairs(t.buckets) }
         }
         let i = Int(time / bucketNanoseconds)
-        for t in tracks where t.buckets.count <= i { t.buckets += Array(repeating: Bucket(), count: i + 1 - t.buckets.count) }
+        if track.buckets.count <= i { track.buckets += Array(repeating: Bucket(), count: i + 1 - track.buckets.count) }
         return i
     }
 
