@@ -181,9 +181,17 @@ final class ContainerOutput {
         try finishFile()
     }
 
+    /// Whether `keyframe` begins a picture size or a codec other than the file's (and one the
+    /// container carries): its header would say what the pictures are not, which players that
+    /// size their view from it get wrong, so it begins a new file (`Outputs`).
+    func changesTrack(at keyframe: AccessUnit) throws -> Bool {
+        guard let track, let next = VideoTrack.of(keyframe) else { return false }
+        if next.codec != track.codec { return try container.carries(next.codec.libavcodecName) }
+        return (next.width, next.height) != (track.width, track.height)
+    }
+
     /// The file's track, from its first keyframe. A later keyframe's picture size that differs is
-    /// counted: its parameter sets travel in the frames, which decoders follow, but a player that
-    /// sizes its view from the header alone does not.
+    /// counted (it begins a new file, `changesTrack`).
     private func declare(_ keyframeTrack: VideoTrack?, at arrival: Int64) throws {
         guard let keyframeTrack else { return }
         guard let track else {

@@ -268,7 +268,8 @@ public enum Help {
                               crash, kill -9) plays up to its last whole fragment. H.264
                               ('avc1'), H.265 ('hvc1', as browsers take it), VP9 and AV1. The
                               track is declared from the first keyframe; frames before it are
-                              left out.
+                              left out. A keyframe of another picture size or codec begins a
+                              new file: the next segment, or the next part (cam.1.mp4).
       --mkv FILE              Matroska, in clusters of at most --fragment-ms: every codec
                               rtprecv takes, VP8 included. Readable when cut, as MP4 is. A
                               FILE named .webm holding VP8, VP9, AV1 and Opus alone is WebM,

@@ -39,6 +39,14 @@ struct OutputTemplate {
     /// `path` with `{codec}` filled in.
     static func codec(_ path: String, _ codec: VideoCodec) -> String { path.replacingAll(codecField, with: codec.rawValue) }
 
+    /// Part `n` (from 1) of an output that is not cut into segments: `cam.mp4` → `cam.1.mp4`, the
+    /// number before the last extension of the file's name.
+    static func part(_ path: String, _ n: Int) -> String {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path + ".\(n)" }
+        return String(path[..<dot]) + ".\(n)" + String(path[dot...])
+    }
+
     /// The path of segment `n`, begun at `unixNanoseconds`.
     func path(n: Int, unixNanoseconds: Int64) -> String {
         pattern.replacingAll("{n}", with: String(n)).replacingAll("{start}", with: OutputTemplate.basicUTC(unixNanoseconds))

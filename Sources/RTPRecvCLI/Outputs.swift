@@ -120,7 +120,7 @@ final class Outputs: AccessUnitSink {
         if codecPending { try name(after: accessUnit.codec) }
         if accessUnit.isKeyframe {
             if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
-            if let segments { try cut(at: accessUnit, segments) }
+            if let segments { try cut(at: accessUnit, segments) } else { try startParts(at: accessUnit) }
         }
         if accessUnit.isKeyframe { snapshot?.keep(accessUnit) }
         try elementary?.write(accessUnit)
@@ -204,8 +204,29 @@ final class Outputs: AccessUnitSink {
             }
             return try startSegment(at: time)
         }
+        if try containers.contains(where: { try $0.changesTrack(at: accessUnit) }) {
+            if !quiet { Terminal.printError("warning: the picture size or codec changed: a new segment begins at this keyframe\n") }
+            return try startSegment(at: time)
+        }
         if segments.ends(startedAt: start, by: time) { try startSegment(at: time) }
     }
+
+    /// Without segments: a recording whose picture size or codec changes at `keyframe` goes on in a
+    /// file of its own, the next part (`cam.mp4`, then `cam.1.mp4`), said once each.
+    private func startParts(at keyframe: AccessUnit) throws {
+        for (i, container) in containers.enumerated() where container.file.path != "-" {
+            guard try container.changesTrack(at: keyframe) else { continue }
+            parts[i] += 1
+            let path = OutputTemplate.part(templates.containers[i].pattern, parts[i])
+            if !quiet {
+                Terminal.printError("warning: \(container.file.displayName): the picture size or codec changed; the recording goes on in \(path)\n")
+            }
+            try container.startNextFile(open(path))
+        }
+    }
+
+    /// Parts begun of each recording (`startParts`).
+    private lazy var parts = [Int](repeating: 0, count: containers.count)
 
     /// The next segment, begun at `time` (on the segments' clock).
     private func startSegment(at time: Int64?) throws {

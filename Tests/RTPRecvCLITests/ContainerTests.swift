@@ -116,6 +116,35 @@ final class ContainerTests: XCTestCase {
         }
     }
 
+    /// A stream whose picture size changes (FFmpeg's sender, 240x160 then 320x240): a recording's
+    /// header would say what half its pictures are not, so each size gets a file of its own (the
+    /// next part, or with segments the next segment), whose header says what all its pictures are.
+    func testAPictureSizeChangeBeginsTheNextFile() throws {
+        let directory = try Harness.emptyDirectory("container-sizes")
+        let result = try Harness.rtprecv(["--pcap", capture("ffmpeg-reschange.pcap").path, "--mp4", directory.path + "/rec.mp4",
+                                          "--mkv", directory.path + "/rec.mkv"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("the recording goes on in \(directory.path)/rec.1.mp4"), result.stderr)
+        let segmented = try Harness.rtprecv(["--pcap", capture("ffmpeg-reschange.pcap").path, "--segment-seconds", "100",
+                                             "--mp4", directory.path + "/seg-{n}.mp4"])
+        XCTAssertEqual(segmented.status, 0, segmented.stderr)
+        for (names, what) in [(["rec.mp4", "rec.1.mp4"], "parts"), (["rec.mkv", "rec.1.mkv"], "parts"), (["seg-0.mp4", "seg-1.mp4"], "segments")] {
+            var sizes: [String] = []
+            for name in names {
+                let file = directory.appendingPathComponent(name)
+                let header = try videoStream(file)
+                let frames = try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height",
+                                                              "-of", "csv=p=0", file.path]).map { $0.split(separator: ",").prefix(2).joined(separator: ",") }
+                XCTAssertEqual(frames.count, 30, "\(name): its frames")
+                XCTAssertEqual(Set(frames), ["\(header["width"] ?? "?"),\(header["height"] ?? "?")"], "\(name): every picture the header's size")
+                XCTAssertEqual(try Harness.decodeErrors(file), "", name)
+                sizes.append(frames.first ?? "")
+            }
+            XCTAssertEqual(sizes, ["240,160", "320,240"], what)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("seg-2.mp4").path))
+    }
+
     /// A recording killed outright (SIGKILL, as a crash or the OOM killer would): every file still
     /// opens and decodes, its frames the source's first ones, and MP4 and Matroska lose at most the
     /// fragment in progress (`--fragment-ms`) against MPEG-TS, which has none.
