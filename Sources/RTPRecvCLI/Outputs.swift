@@ -121,8 +121,8 @@ final class Outputs: AccessUnitSink {
         if accessUnit.isKeyframe {
             if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
             if let segments { try cut(at: accessUnit, segments) } else { try startParts(at: accessUnit) }
+            snapshot?.keep(accessUnit)
         }
-        if accessUnit.isKeyframe { snapshot?.keep(accessUnit) }
         try elementary?.write(accessUnit)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)

@@ -9,8 +9,14 @@ final class PictureWorker {
     private let queue: Queue
     private var thread: WorkerThread?
 
+    /// The thread starts at once and loads libavcodec (its first use costs ~15 ms) while the run
+    /// sets up and begins.
     init(width: Int) {
         queue = Queue(width: width)
+        thread = WorkerThread { [queue] in
+            try? VideoDecoder.loadLibraries()
+            queue.work()
+        }
     }
 
     deinit {
@@ -20,7 +26,6 @@ final class PictureWorker {
 
     /// A keyframe (an access unit that needs no other) to picture, known by `id`.
     func submit(id: Int, codec: VideoCodec, keyframe: [UInt8]) {
-        if thread == nil { thread = WorkerThread { [queue] in queue.work() } }
         queue.add(Job(id: id, codec: codec, keyframe: keyframe))
     }
 
