@@ -112,12 +112,14 @@ final class ContainerOutput {
         if let codec, try !container.carries(codec.libavcodecName) { warnNotCarried(codec.name) }
     }
 
-    func write(_ unit: AccessUnit) throws {
+    /// `keyframeTrack`: a keyframe's track (`VideoTrack.of`), read by the caller once for every
+    /// recording.
+    func write(_ unit: AccessUnit, keyframeTrack: VideoTrack?) throws {
         latestArrival = unit.arrival
         let time = timeline.place(unit.time ?? ClockTicks.nanoseconds(unit.pts, clockRate: 90000))
         // Jumps the session timeline bridged, or, for units timed by their RTP timestamps alone, this one.
         statistics.timestampJumps = max(statistics.timestampJumps, unit.discontinuities + timeline.jumps)
-        if unit.isKeyframe { try declare(VideoTrack.of(unit), at: unit.arrival) }
+        if unit.isKeyframe { try declare(keyframeTrack, at: unit.arrival) }
         guard let track, unit.codec == track.codec, videoCarried else {
             if track == nil { statistics.droppedBeforeKeyframe += 1 } else { statistics.framesNotCarried += 1 }
             return
@@ -181,11 +183,11 @@ final class ContainerOutput {
         try finishFile()
     }
 
-    /// Whether `keyframe` begins a picture size or a codec other than the file's (and one the
-    /// container carries): its header would say what the pictures are not, which players that
-    /// size their view from it get wrong, so it begins a new file (`Outputs`).
-    func changesTrack(at keyframe: AccessUnit) throws -> Bool {
-        guard let track, let next = VideoTrack.of(keyframe) else { return false }
+    /// Whether a keyframe of track `next` begins a picture size or a codec other than the file's
+    /// (and one the container carries): its header would say what the pictures are not, which
+    /// players that size their view from it get wrong, so it begins a new file (`Outputs`).
+    func changesTrack(to next: VideoTrack) throws -> Bool {
+        guard let track else { return false }
         if next.codec != track.codec { return try container.carries(next.codec.libavcodecName) }
         return (next.width, next.height) != (track.width, track.height)
     }

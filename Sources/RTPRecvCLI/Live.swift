@@ -361,11 +361,7 @@ final class LiveReception {
         }
         try run.tick(now: now)
         try rtsp?.tick(now: now)
-        if metrics != nil && history.due(now: now) {
-            var streams: [FollowedStream] = []
-            run.forEachStream { streams.append($0) }
-            history.sample(streams, now: now)
-        }
+        if metrics != nil && history.due(now: now) { history.sample(run.followedStreams, now: now) }
         if progress.due(now: now) {
             if let single {
                 progress.show(status.line(now: now, start: start, receiver: single.receiver, rtmp: single.sink.rtmp?.statistics))
@@ -386,9 +382,8 @@ final class LiveReception {
     private func page(_ path: String, now: Int64) -> HTTPAnswer {
         switch path {
         case "/":
-            var streams: [FollowedStream] = []
-            run.forEachStream { streams.append($0) }
-            return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(streams, history: history, now: now, started: start))
+            return HTTPAnswer(200, "OK", "text/html; charset=utf-8",
+                              LivePage.html(run.followedStreams, history: history, now: now, started: start))
         case _ where path.hasPrefix("/snapshot/"):
             var jpeg: [UInt8]?
             run.forEachStream { f in

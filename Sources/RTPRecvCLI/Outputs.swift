@@ -118,15 +118,17 @@ final class Outputs: AccessUnitSink {
 
     func write(_ accessUnit: AccessUnit) throws {
         if codecPending { try name(after: accessUnit.codec) }
+        // A keyframe's track, read once for every recording (none without one).
+        let keyframeTrack = accessUnit.isKeyframe && !containers.isEmpty ? VideoTrack.of(accessUnit) : nil
         if accessUnit.isKeyframe {
             if reopenAtKeyframe { try reopenOutputs(at: accessUnit) }
-            if let segments { try cut(at: accessUnit, segments) } else { try startParts(at: accessUnit) }
+            if let segments { try cut(at: accessUnit, segments, keyframeTrack) } else { try startParts(at: keyframeTrack) }
             snapshot?.keep(accessUnit)
         }
         try elementary?.write(accessUnit)
         try decoding?.decode(accessUnit)
         try flv?.write(accessUnit)
-        for container in containers { try container.write(accessUnit) }
+        for container in containers { try container.write(accessUnit, keyframeTrack: keyframeTrack) }
         try rtmp?.write(accessUnit)
         timeline?.write(accessUnit)
         if measuresLatency { latency.record(nanoseconds: Terminal.monotonicNanoseconds() - accessUnit.arrival) }
@@ -188,7 +190,7 @@ final class Outputs: AccessUnitSink {
 
     /// At a keyframe past the segment's end, the next segment: it starts with this keyframe, which
     /// carries its SPS and PPS, so it plays by itself.
-    private func cut(at accessUnit: AccessUnit, _ segments: Segments) throws {
+    private func cut(at accessUnit: AccessUnit, _ segments: Segments, _ keyframeTrack: VideoTrack?) throws {
         guard let start = segmentStart else {
             (segmentStart, segmentDiscontinuities) = (segments.time(of: accessUnit), accessUnit.discontinuities)
             return
@@ -204,18 +206,19 @@ final class Outputs: AccessUnitSink {
             }
             return try startSegment(at: time)
         }
-        if try containers.contains(where: { try $0.changesTrack(at: accessUnit) }) {
+        if let keyframeTrack, try containers.contains(where: { try $0.changesTrack(to: keyframeTrack) }) {
             if !quiet { Terminal.printError("warning: the picture size or codec changed: a new segment begins at this keyframe\n") }
             return try startSegment(at: time)
         }
         if segments.ends(startedAt: start, by: time) { try startSegment(at: time) }
     }
 
-    /// Without segments: a recording whose picture size or codec changes at `keyframe` goes on in a
+    /// Without segments: a recording whose picture size or codec changes at a keyframe goes on in a
     /// file of its own, the next part (`cam.mp4`, then `cam.1.mp4`), said once each.
-    private func startParts(at keyframe: AccessUnit) throws {
+    private func startParts(at keyframeTrack: VideoTrack?) throws {
+        guard let keyframeTrack else { return }
         for (i, container) in containers.enumerated() where container.file.path != "-" {
-            guard try container.changesTrack(at: keyframe) else { continue }
+            guard try container.changesTrack(to: keyframeTrack) else { continue }
             parts[i] += 1
             let path = OutputTemplate.part(templates.containers[i].pattern, parts[i])
             if !quiet {

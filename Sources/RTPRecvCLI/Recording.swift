@@ -61,3 +61,12 @@ extension Recording {
         try receive(datagram: datagram, source: source, destination: destination, arrival: arrival, rtcpOnly: false)
     }
 }
+
+extension Recording {
+    /// Every stream followed now.
+    var followedStreams: [FollowedStream] {
+        var streams: [FollowedStream] = []
+        forEachStream { streams.append($0) }
+        return streams
+    }
+}

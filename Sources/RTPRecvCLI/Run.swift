@@ -178,13 +178,14 @@ final class Run {
                                     + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
             }
         }
-        let codec = receiver.selected?.statistics.codec
+        // `{codec}` filled in.
+        let named = { (path: String) in self.receiver.selected?.statistics.codec.map { OutputTemplate.codec(path, $0) } ?? path }
         if let timeline = sink.timeline, let path = options.report {
             let page = Report.htmlPage(title: Run.inputName(options), input: input, sections: report.htmlSections(timeline),
                                        text: report.text(verbose: true))
-            try Run.write(page, to: codec.map { OutputTemplate.codec(path, $0) } ?? path, what: "the report")
+            try Run.write(page, to: named(path), what: "the report")
         }
-        if let path = options.statsJSON { try Run.write(report.json(), to: codec.map { OutputTemplate.codec(path, $0) } ?? path, what: "statistics") }
+        if let path = options.statsJSON { try Run.write(report.json(), to: named(path), what: "statistics") }
     }
 
     /// One of the files written at the end.
