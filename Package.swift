@@ -21,6 +21,11 @@ let package = Package(
         // libavcodec, libavutil and libswscale (headers from libavcodec-dev, libavutil-dev,
         // libswscale-dev), opened with dlopen on first use; only FFmpeg imports it.
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
+        // libyaml (headers from libyaml-dev), opened with dlopen on first use: only --config needs it;
+        // only YAML imports it.
+        .target(name: "CYAML", linkerSettings: [.linkedLibrary("dl")]),
+        // YAML texts as trees of nodes with their lines and columns, bounded however aliases nest.
+        .target(name: "YAML", dependencies: ["CYAML"]),
         // The H.264 decoder and pixel-format conversion: Swift types that own the C objects.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         // An IP address and port: the one type the protocol core and the system calls both speak,
@@ -44,7 +49,7 @@ let package = Package(
         .target(name: "RTMPOutput", dependencies: ["FFmpeg", "FLV", "RTPCore", "SystemIO"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP", "HTTPEndpoint",
-                                                  "RTMPOutput"],
+                                                  "RTMPOutput", "YAML"],
                 swiftSettings: hotPath),
         // Release builds carry the Swift runtime inside: the binary runs on a machine without the
         // toolchain, and starts 2 ms sooner (no libswiftCore and kin to map and relocate).
@@ -56,7 +61,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(
             name: "RTPRecvCLITests",
-            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput", "FuzzTargets"],
+            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput", "FuzzTargets", "YAML"],
             exclude: ["FuzzRegressions"]
         ),
     ]

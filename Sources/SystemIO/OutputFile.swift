@@ -226,11 +226,16 @@ public enum Terminal {
     /// Writes `text` to standard error as it is, ignoring failure: there is nowhere left to report
     /// it. (Messages go through `printError`, which masks secrets first.)
     public static func writeError(_ text: String) {
-        var s = text
+        var s = prefixed(text)
         s.withUTF8 { buffer in _ = Glibc.write(STDERR_FILENO, buffer.baseAddress, buffer.count) }
     }
 
     public static func readFile(_ path: String) throws -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// A file's bytes as they are (at most 16 MiB), for parsers that say where the text is not UTF-8.
+    public static func readBytes(_ path: String) throws -> [UInt8] {
         let fd = try retryingOnEINTR("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { _ = Glibc.close(fd) }
         var result: [UInt8] = []
@@ -243,7 +248,7 @@ public enum Terminal {
             result.append(contentsOf: chunk[0..<n])
             if result.count > 16 << 20 { throw SystemError("read", path, errno: EFBIG) }
         }
-        return String(decoding: result, as: UTF8.self)
+        return result
     }
 
     /// Monotonic clock, nanoseconds.
