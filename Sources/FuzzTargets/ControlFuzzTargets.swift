@@ -18,3 +18,8 @@ func fuzzOptions(_ bytes: UnsafeRawBufferPointer) {
     _ = options.durationNanoseconds
     _ = options.timeoutNanoseconds
 }
+
+/// A config file: YAML through libyaml, then every setting through the option parser.
+func fuzzConfig(_ bytes: UnsafeRawBufferPointer) {
+    _ = try? ConfigFile(path: "fuzz.yml", text: Array(bytes))
+}

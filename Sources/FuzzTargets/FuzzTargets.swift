@@ -269,7 +269,7 @@ func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
 
 /// Every target, for scripts/fuzz and the regression tests.
 public let fuzzTargetNames = ["rtp", "interleaved", "sdp", "bits", "pcap", "flv", "y4m", "audio", "srtp", "rtsp", "h265", "hevcbits",
-                              "session", "rtcp", "http", "options"]
+                              "session", "rtcp", "http", "options", "config"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -300,6 +300,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "rtcp": fuzzRTCP(bytes)
     case "http": fuzzHTTP(bytes)
     case "options": fuzzOptions(bytes)
+    case "config": fuzzConfig(bytes)
     default: fatalError("RTPRECV_FUZZ_TARGET must be one of: \(fuzzTargetNames.joined(separator: ", "))")
     }
 }

@@ -50,19 +50,29 @@ public enum Command {
     public static func main(_ arguments: [String]) -> Int32 {
         Terminal.ignoreSIGPIPE()
         keepSecrets(arguments)
+        if arguments.contains(where: { $0 == "--config" || $0.hasPrefix("--config=") }) { return ConfigCommand.main(arguments) }
         let options: Options
         do {
             options = try Options(arguments: arguments)
             if options.mode == .run { try OutputCollisions.check(options) }
         } catch {
-            Terminal.printError("""
-                Error: \(error)
-                Usage: \(Help.usage)
-                See 'rtprecv --help' for more information.
-
-                """)
-            return 64
+            return usageError(error)
         }
+        return run(options)
+    }
+
+    /// A usage error said with the usage: exit status 64 (EX_USAGE).
+    static func usageError(_ error: any Error) -> Int32 {
+        Terminal.printError("""
+            Error: \(error)
+            Usage: \(Help.usage)
+            See 'rtprecv --help' for more information.
+
+            """)
+        return 64
+    }
+
+    static func run(_ options: Options) -> Int32 {
         do {
             switch options.mode {
             case .help:

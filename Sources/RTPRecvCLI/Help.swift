@@ -42,6 +42,28 @@ public enum Help {
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
            rtprecv --pcap FILE --list                       list the RTP streams in a capture
            rtprecv rtsp://[USER@]HOST[:PORT]/PATH [options] pull from an RTSP camera or server
+           rtprecv --config FILE [--check]                  record the sources a YAML file lists
+
+    CONFIG FILE (--config FILE): the sources to record, each named, in YAML:
+        defaults:                       # every source's settings, unless it says otherwise
+          mp4: rec/{source}-{start}.mp4
+          segment-seconds: 600
+        sources:
+          - name: door                  # letters, digits, - _ . ({source} in paths)
+            rtsp: rtsp://10.0.0.5/stream1
+            reconnect: true
+            user: admin
+            password-env: DOOR_PASSWORD # or password-file: FILE (its first line)
+          - name: call
+            sdp: call.sdp               # or port: N or LOW-HIGH, with codec: ...
+            srtp-key-file: call.key     # --srtp-key values, one a line
+      A setting is an option's name without its dashes, with its value (a list repeats it);
+      an on/off option takes true or false. Passwords and keys come from the environment or
+      files, never the config. Every source runs in this one process beside the others, as it
+      would alone, its messages beginning with [NAME]; one that fails stops alone. Errors
+      name the file, line and column (exit status 64).
+      --check                 Check the config and list each source, what it receives and
+                              writes; run nothing.
 
     RTSP (an rtsp:// URL instead of --port or --pcap):
       The client sends OPTIONS, DESCRIBE, a SETUP for the first video line of a codec above and
@@ -420,12 +442,13 @@ public enum Help {
       rtprecv --pcap linphone.pcap --out call.ivf --frame-md5 call.md5   VP8 from a SIP video call
       rtprecv --sdp camera.sdp --rtmp rtmp://127.0.0.1/live/cam --reconnect   restream a camera
       rtprecv --pcap sip.pcap --srtp-key KEY_A --srtp-key KEY_B --out video.h264   both directions
+      rtprecv --config cameras.yml --check && rtprecv --config cameras.yml
 
     EXIT STATUS: 0 on success (a capture cut short is reported, and what came before it kept),
     1 when the input cannot be read, the port cannot be bound, the output cannot be written or
     publishing failed (without --reconnect), or an RTSP session was lost (without --reconnect),
     3 when the run ended as asked but not one RTP packet came (a wrong port, a firewall, a camera
     that answers PLAY and sends nothing; live, 5 s of nothing is warned about at once),
-    64 on a usage error.
+    64 on a usage error (or a config's error).
     """
 }

@@ -98,7 +98,7 @@ final class LiveReception {
         }
         (sockets, roles) = (rtsp?.sockets ?? [], rtsp?.roles ?? [])
         pollsConnection = rtsp != nil
-        progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
+        progress = Progress(enabled: options.showsProgress)
         reconnection = RTSPReconnection(silence: options.timeoutNanoseconds ?? 10_000_000_000)
         let plan = options.rtsp != nil ? [] : sessions?.sessions.flatMap({ LiveSockets.plan($0.sdp, options: options) })
             ?? LiveSockets.plan(sdp, options: options)

@@ -1,4 +1,5 @@
 import RTPCore
+import SystemIO
 
 /// The command line, parsed. Usage errors carry the message that `rtprecv` prints before exiting 64.
 public struct Options {
@@ -120,6 +121,9 @@ public struct Options {
     public var password: String?
     public var quiet = false
     public var verbose = false
+    /// A source of a config run beside others: standard error is theirs too, so no status line.
+    var sharesTerminal = false
+    var showsProgress: Bool { !quiet && !sharesTerminal && Terminal.isTerminal(2) }
 
     /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.
     public enum RTSPTransportChoice: String, CaseIterable, Sendable { case auto, udp, tcp, multicast }
@@ -134,16 +138,24 @@ public struct Options {
         }
         var reader = ArgumentReader(arguments)
         while reader.next() {
-            // Each group takes its own options (typed throws rule out `||` between the calls).
-            if try takeInput(&reader) { continue }
-            if try takeOutput(&reader) { continue }
-            if try takeSecurityAndFeedback(&reader) { continue }
-            if try takeRTSP(&reader) { continue }
+            if try take(&reader) { continue }
             if reader.argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(reader.name)'") }
             throw UsageError(description: "unexpected argument '\(reader.argument)'")
         }
         if mode == .help || mode == .version { return }
         try settle()
+    }
+
+    /// The defaults, for a setting parsed alone (`ConfigFile`).
+    init() {}
+
+    /// The argument just read, with its value: false when it is no option.
+    mutating func take(_ r: inout ArgumentReader) throws(UsageError) -> Bool {
+        // Each group takes its own options (typed throws rule out `||` between the calls).
+        if try takeInput(&r) { return true }
+        if try takeOutput(&r) { return true }
+        if try takeSecurityAndFeedback(&r) { return true }
+        return try takeRTSP(&r)
     }
 
     public var isLive: Bool { pcap == nil }

@@ -55,7 +55,7 @@ struct Replay {
         var datagramsRead = 0
         var datagramsOfTheServer = 0
         var damage: String?
-        let progress = Progress(enabled: !options.quiet && Terminal.isTerminal(2))
+        let progress = Progress(enabled: options.showsProgress)
         // Ctrl-C stops the replay as it stops live reception: what came before is written and counted.
         // (From a pipe, `tcpdump ... | rtprecv --pcap -`, the writer's end of the input ends it too.)
         try StopSignal.install()

@@ -151,7 +151,7 @@ extension UInt8 {
 }
 
 extension Substring {
-    func trimmingWhitespace() -> Substring {
+    public func trimmingWhitespace() -> Substring {
         var s = self
         while let c = s.first, c.isWhitespace { s.removeFirst() }
         while let c = s.last, c.isWhitespace { s.removeLast() }

@@ -1,0 +1,51 @@
+import SystemIO
+
+/// `rtprecv --config FILE [--check]`: the config's sources checked (`--check`), or run.
+enum ConfigCommand {
+    static func main(_ arguments: [String]) -> Int32 {
+        var path: String?
+        var check = false
+        var reader = ArgumentReader(arguments)
+        do {
+            while reader.next() {
+                switch reader.name {
+                case "--config":
+                    guard path == nil else { throw Options.UsageError(description: "one --config at a time") }
+                    path = try reader.value()
+                case "--check": check = true
+                default:
+                    throw Options.UsageError(description: "with --config, settings go in the file ('\(reader.name)' is not "
+                                             + "taken beside it); only --check is")
+                }
+            }
+        } catch {
+            return Command.usageError(error)
+        }
+        let config: ConfigFile
+        do {
+            config = try ConfigFile.load(path!)
+        } catch {
+            Terminal.printError("rtprecv: error: \(error)\n")
+            return 64
+        }
+        if check {
+            try? OutputFile(path: "-").write(summary(config))
+            return 0
+        }
+        return config.sources.count == 1 ? Command.run(config.sources[0].options) : SourceThreads.run(config.sources)
+    }
+
+    /// What --check says of a valid config: each source, what it receives, and what it writes.
+    static func summary(_ config: ConfigFile) -> String {
+        var lines = ["\(config.path): \(config.sources.count) source\(config.sources.count == 1 ? "" : "s"), valid"]
+        for source in config.sources {
+            let o = source.options
+            let input = o.rtsp.map { "rtsp " + Terminal.masked($0) }
+                ?? (o.sdp ?? o.sessionSDPs.first).map { "sdp " + $0 }
+                ?? o.portRange.map { "ports \($0.lowerBound)-\($0.upperBound)" } ?? "port \(o.port ?? 0)"
+            let outputs = o.givenFileOutputs.map { "\($0.output.flag) \($0.path)" } + (o.rtmp.map { ["--rtmp " + Terminal.masked($0)] } ?? [])
+            lines.append("  \(source.name): \(input)" + (outputs.isEmpty ? "" : "; " + outputs.joined(separator: ", ")))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,288 @@
+import RTPCore
+import SystemIO
+import YAML
+
+/// `--config FILE`: the sources to record, each named, with settings named as the command line's
+/// options are (`segment-seconds: 60` is `--segment-seconds 60`) and checked by the same parser.
+///
+///     defaults:                  # every source's, unless it says otherwise
+///       mp4: rec/{source}/{start}.mp4
+///       segment-seconds: 60
+///     sources:
+///       - name: door
+///         rtsp: rtsp://10.0.0.5/stream1
+///         user: admin
+///         password-env: DOOR_PASSWORD
+///       - name: call
+///         sdp: call.sdp
+///         srtp-key-file: call.key
+///
+/// Secrets stay out of the file: passwords come from the environment or a file, SRTP keys from a
+/// file. Every error names the file, line and column.
+public struct ConfigFile {
+    struct Source {
+        let name: String
+        let mark: YAMLMark
+        var options: Options
+    }
+
+    public let path: String
+    private(set) var sources: [Source] = []
+
+    /// The most a config file may hold; larger is not a config.
+    static let maxBytes = 1 << 20
+    static let sourceField = "{source}"
+    /// Settings of the config's own, beside the command line's options.
+    private static let ownKeys: Set<String> = ["name", "rtsp", "password-env", "password-file", "srtp-key-file"]
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    static func load(_ path: String) throws(Invalid) -> ConfigFile {
+        let text: [UInt8]
+        do {
+            text = try Terminal.readBytes(path)
+        } catch {
+            throw Invalid(description: "cannot read the config \(error)")
+        }
+        guard text.count <= maxBytes else { throw Invalid(description: "\(path): larger than \(maxBytes >> 20) MiB: not a config") }
+        return try ConfigFile(path: path, text: text)
+    }
+
+    public init(path: String, text: [UInt8]) throws(Invalid) {
+        self.path = path
+        let root: YAMLNode?
+        do {
+            root = try YAML.parse(text)
+        } catch {
+            throw Invalid(description: error.mark.map { "\(path):\($0): \(error.message)" } ?? error.message)
+        }
+        guard let root else { throw Invalid(description: "\(path): empty: list the sources under 'sources:'") }
+        let top = try mapping(root, "the config")
+        var defaults: [(key: YAMLNode, value: YAMLNode)] = []
+        var list: YAMLNode?
+        for (key, value) in top {
+            switch try name(key) {
+            case "defaults": defaults = try mapping(value, "'defaults'")
+            case "sources": list = value
+            case let other: throw invalid(key, "unknown section '\(other)': the config has 'defaults' and 'sources'")
+            }
+        }
+        guard let list else { throw invalid(root, "no 'sources': list what to record, each with a name") }
+        guard case .sequence(let items) = list.value, !items.isEmpty else {
+            throw invalid(list, "'sources' is a list, each item a source: '- name: door' and its settings")
+        }
+        for item in items {
+            let source = try self.source(item, defaults: defaults)
+            if let other = sources.first(where: { $0.name == source.name }) {
+                throw invalid(item, "a second source named '\(source.name)' (the first is at line \(other.mark.line))")
+            }
+            sources.append(source)
+        }
+        try checkCollisions()
+    }
+
+    /// One source: the defaults, then its own settings, as one command line.
+    private func source(_ node: YAMLNode, defaults: [(key: YAMLNode, value: YAMLNode)]) throws(Invalid) -> Source {
+        let own = try mapping(node, "a source")
+        guard let nameNode = own.first(where: { (try? name($0.key)) == "name" })?.value, case .scalar(let name, _) = nameNode.value else {
+            throw invalid(node, "a source without a name: give it 'name:', which {source} in its outputs stands for")
+        }
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }), name.first != "." else {
+            throw invalid(nameNode, "invalid source name '\(name)': letters, digits, '-', '_' and '.', as it becomes part of file names")
+        }
+        // The source's settings win over the defaults: later arguments win on the command line.
+        var settings: [String: (key: YAMLNode, value: YAMLNode)] = [:]
+        var order: [String] = []
+        for (key, value) in defaults + own {
+            let k = try self.name(key)
+            if settings[k] == nil { order.append(k) }
+            settings[k] = (key, value)
+        }
+        var arguments: [String] = []
+        var extra = Extra()
+        for k in order where k != "name" {
+            let (key, value) = settings[k]!
+            try take(k, key: key, value: value, source: name, into: &arguments, extra: &extra)
+        }
+        guard arguments.contains(where: { $0 == "--sdp" || $0 == "--port" || $0.lowercased().hasPrefix("rtsp") }) else {
+            throw invalid(node, "source '\(name)' has nothing to receive: give it 'rtsp:', 'sdp:' or 'port:'")
+        }
+        var options: Options
+        do {
+            options = try Options(arguments: arguments)
+            try OutputCollisions.check(options)
+        } catch {
+            throw invalid(node, "source '\(name)': \(error)")
+        }
+        if let password = extra.password { options.password = password }
+        options.srtpKeys += extra.srtpKeys
+        return Source(name: name, mark: node.mark, options: options)
+    }
+
+    /// What the config gives beside the arguments: secrets, read from where it says.
+    private struct Extra {
+        var password: String?
+        var srtpKeys: [SRTPMasterKey] = []
+    }
+
+    /// One setting into the command line, or into `extra`; checked alone first, so that an error
+    /// points at its own line.
+    private func take(_ k: String, key: YAMLNode, value: YAMLNode, source: String, into arguments: inout [String],
+                      extra: inout Extra) throws(Invalid) {
+        switch k {
+        case "rtsp":
+            let url = try scalar(value, k)
+            guard (try? RTSPURL(parsing: url))?.password == nil else {
+                throw invalid(value, "keep the password out of the config: 'user:' with 'password-env:' or 'password-file:'")
+            }
+            arguments.append(url)
+            return
+        case "password-env":
+            let variable = try scalar(value, k)
+            guard let password = Terminal.environment(variable) else { throw invalid(value, "the environment has no \(variable)") }
+            Terminal.keepSecret(password)
+            extra.password = password
+            return
+        case "password-file":
+            let password = try secretFile(value, k).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            Terminal.keepSecret(password)
+            extra.password = password
+            return
+        case "srtp-key-file":
+            let text = try secretFile(value, k)
+            for (i, line) in text.split(whereSeparator: \.isNewline).enumerated() where !line.allSatisfy(\.isWhitespace) {
+                let option = String(line.trimmingWhitespace())
+                Terminal.keepSecret(option)
+                do {
+                    extra.srtpKeys.append(try SRTPMasterKey(option: option, origin: "\(try scalar(value, k)) line \(i + 1)"))
+                } catch {
+                    throw invalid(value, "\(error)")
+                }
+            }
+            return
+        case "password", "srtp-key", "srtp-keying-material":
+            throw invalid(key, "keep secrets out of the config: "
+                          + (k == "password" ? "'password-env:' or 'password-file:'" : "'srtp-key-file:', a key a line"))
+        case "config", "check", "help", "version", "list", "pcap", "sdp-dir":
+            throw invalid(key, "'\(k)' is for the command line, not a source")
+        default:
+            break
+        }
+        let flag = "--" + k
+        switch Self.kind(of: flag) {
+        case .unknown:
+            throw invalid(key, "unknown setting '\(k)': settings are named as rtprecv's options (see rtprecv --help)")
+        case .onOff:
+            guard case .scalar(let text, plain: true) = value.value, let on = Self.boolean(text) else {
+                throw invalid(value, "'\(k)' is on or off: write '\(k): true' or '\(k): false'")
+            }
+            if on { arguments.append(flag) }
+        case .valued:
+            let values: [YAMLNode]
+            if case .sequence(let items) = value.value { values = items } else { values = [value] }
+            for v in values {
+                let text = try scalar(v, k).replacingAll(Self.sourceField, with: source)
+                var alone = Options()
+                var reader = ArgumentReader([flag, text])
+                _ = reader.next()
+                do {
+                    _ = try alone.take(&reader)
+                } catch {
+                    throw invalid(v, error.description)
+                }
+                arguments += [flag, text]
+            }
+        }
+    }
+
+    /// A secret's file, whole: a regular file (not a pipe or a device that could stall the start),
+    /// bounded, and never shown.
+    private func secretFile(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
+        let file = try scalar(node, k)
+        guard let size = Directory.regularFile(file)?.size else { throw invalid(node, "\(file): no such regular file") }
+        guard size <= 65536 else { throw invalid(node, "\(file): larger than 64 KiB: not a secret") }
+        do {
+            return try Terminal.readFile(file)
+        } catch {
+            throw invalid(node, "cannot read \(error)")
+        }
+    }
+
+    private enum Kind { case unknown, onOff, valued }
+
+    /// Whether `flag` is an option, and whether it takes a value: as the parser takes it alone.
+    private static func kind(of flag: String) -> Kind {
+        var alone = Options()
+        var reader = ArgumentReader([flag])
+        _ = reader.next()
+        do {
+            return try alone.take(&reader) ? .onOff : .unknown
+        } catch {
+            return .valued
+        }
+    }
+
+    /// YAML 1.1's words for on and off.
+    private static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "on": true
+        case "false", "no", "off": false
+        default: nil
+        }
+    }
+
+    /// Two sources writing one file, listening on one port, or serving metrics on one: each source's
+    /// must differ (its files by {source}).
+    private func checkCollisions() throws(Invalid) {
+        var written: [String: String] = [:]
+        var ports: [UInt16: String] = [:]
+        var metrics: [String: String] = [:]
+        for source in sources {
+            let o = source.options
+            let range = o.portRange ?? o.port.map { $0...$0 }
+            for port in range.map(Array.init) ?? [] where port != 0 {
+                if let other = ports[port] { throw invalid(source.mark, "sources '\(other)' and '\(source.name)' both listen on port \(port)") }
+                ports[port] = source.name
+            }
+            if let m = o.metrics.map({ "\($0.address):\($0.port)" }) {
+                if let other = metrics[m] {
+                    throw invalid(source.mark, "sources '\(other)' and '\(source.name)' both serve metrics on \(m): give each "
+                                  + "source a port of its own (one endpoint for every source is yet to come)")
+                }
+                metrics[m] = source.name
+            }
+            for (output, path) in source.options.givenFileOutputs where path != "-" {
+                if let other = written[path] {
+                    throw invalid(source.mark, "sources '\(other)' and '\(source.name)' would both write '\(path)' (\(output.flag)): "
+                                  + "name each source's files with {source}")
+                }
+                written[path] = source.name
+            }
+        }
+    }
+
+    private func name(_ key: YAMLNode) throws(Invalid) -> String {
+        guard case .scalar(let text, _) = key.value else { throw invalid(key, "a key that is not a name") }
+        return text
+    }
+
+    private func scalar(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
+        guard case .scalar(let text, _) = node.value else { throw invalid(node, "'\(k)' takes one value, not a list or a mapping") }
+        return text
+    }
+
+    private func mapping(_ node: YAMLNode, _ what: String) throws(Invalid) -> [(key: YAMLNode, value: YAMLNode)] {
+        guard case .mapping(let pairs) = node.value else { throw invalid(node, "\(what) is a mapping of 'name: value' lines") }
+        var seen: Set<String> = []
+        for (key, _) in pairs {
+            let k = try name(key)
+            guard seen.insert(k).inserted else { throw invalid(key, "'\(k)' a second time") }
+        }
+        return pairs
+    }
+
+    private func invalid(_ node: YAMLNode, _ message: String) -> Invalid { invalid(node.mark, message) }
+    private func invalid(_ mark: YAMLMark, _ message: String) -> Invalid { Invalid(description: "\(path):\(mark): \(message)") }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import XCTest
+
+/// `--config FILE`: sources named in YAML, checked by the command line's own parser, every error
+/// at its file, line and column with exit status 64, secrets never shown; and several sources run
+/// side by side in one process, each as it would run alone.
+final class ConfigTests: XCTestCase {
+    private func config(_ name: String, _ text: String) throws -> URL {
+        let url = Harness.temporaryFile(name + ".yml")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Malformed YAML, wrong types and wrong names: an error naming the line and column of the fault,
+    /// exit status 64, and no crash (aliases that repeat without end included).
+    func testEveryErrorNamesItsLineAndColumn() throws {
+        let cases: [(text: String, at: String, says: String)] = [
+            ("sources:\n  - name: x\n    port: [5004\n", ":4:1:", "flow sequence"),
+            ("sources:\n  - name: x\n    port: 5004\n    segment-seconds: soon\n", ":4:22:", "invalid value 'soon' for '--segment-seconds'"),
+            ("sources:\n  - name: x\n    port: 5004\n    decode: 3\n", ":4:13:", "'decode' is on or off"),
+            ("sources:\n  - name: x\n    port: 5004\n    colour: red\n", ":4:5:", "unknown setting 'colour'"),
+            ("sources:\n  - name: x\n    port: 5004\n    out: [a, [b]]\n", ":4:14:", "'out' takes one value"),
+            ("sources:\n  - name: a b\n    port: 5004\n", ":2:11:", "invalid source name 'a b'"),
+            ("sources:\n  - port: 5004\n", ":2:5:", "without a name"),
+            ("sources:\n  - name: x\n    out: x.h264\n", ":2:5:", "nothing to receive"),
+            ("sources:\n  - name: x\n    port: 5004\n  - name: x\n    port: 5006\n", ":4:5:", "a second source named 'x'"),
+            ("sources:\n  - name: x\n    port: 5004\n    port: 5006\n", ":4:5:", "'port' a second time"),
+            ("sources:\n  - {name: x, port: 5004, out: same.h264}\n  - {name: y, port: 5006, out: same.h264}\n", ":3:5:",
+             "would both write 'same.h264'"),
+            ("sources:\n  - {name: x, port: 5004}\n  - {name: y, port: 5000-5010}\n", ":3:5:", "both listen on port 5004"),
+            ("sources:\n  - name: x\n    rtsp: rtsp://admin:hunter22@127.0.0.1/x\n", ":3:11:", "keep the password out of the config"),
+            ("sources:\n  - name: x\n    rtsp: rtsp://127.0.0.1/x\n    password: hunter22\n", ":4:5:", "keep secrets out of the config"),
+            ("sources:\n  - name: x\n    rtsp: rtsp://127.0.0.1/x\n    password-env: RTPRECV_TEST_UNSET\n", ":4:19:",
+             "the environment has no RTPRECV_TEST_UNSET"),
+            ("sources:\n  - name: x\n    port: 5004\n    segment-seconds: 60\n    out: x.h264\n", ":2:5:", "source 'x': '--segment-seconds'"),
+            ("a: &a [*a, *a]\n", ":1:", "nested deeper than 64"),
+            ("a: &a [1, 2]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b]\n"
+             + "d: &d [*c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e]\n",
+             ":", "more than 100000 nodes"),
+            ("sources: 3\n", ":1:10:", "'sources' is a list"),
+            ("- 1\n", ":1:1:", "the config is a mapping"),
+            ("sources:\n  - name: x\n    port: 5004\n---\nsources: []\n", ":5:1:", "a second YAML document"),
+            ("defaults:\n  pcap: x.pcap\nsources:\n  - {name: x, port: 5004}\n", ":2:3:", "'pcap' is for the command line"),
+            ("sources:\n  - name: x\n    port: 5004\n    out: \u{1}\n", ":4:10:", "control characters are not allowed"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let url = try config("config-error-\(i)", c.text)
+            let r = try Harness.rtprecv(["--config", url.path, "--check"])
+            XCTAssertEqual(r.status, 64, "case \(i): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(url.path + c.at), "case \(i) at \(c.at): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(c.says), "case \(i) says '\(c.says)': \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("hunter22"), "case \(i) shows the password: \(r.stderr)")
+        }
+        // Not UTF-8: where, by line and column, though libyaml's reader counts bytes.
+        let url = Harness.temporaryFile("config-not-utf8.yml")
+        try Data("sources:\n  - name: ".utf8 + [0xFF, 0xFE]).write(to: url)
+        let r = try Harness.rtprecv(["--config", url.path, "--check"])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains(url.path + ":2:11: invalid leading UTF-8 octet"), r.stderr)
+    }
+
+    /// --check lists each source with what it receives and writes, its secrets read and never shown.
+    func testCheckListsTheSourcesWithoutTheirSecrets() throws {
+        let password = Harness.temporaryFile("config-password")
+        try "s3cret-door\n".write(to: password, atomically: true, encoding: .utf8)
+        let keys = Harness.temporaryFile("config-keys")
+        try "AES_CM_128_HMAC_SHA1_80:WbTBosdVUZqEb6Htqhn+m3z7wUh4RJVR8nE15GbN\n".write(to: keys, atomically: true, encoding: .utf8)
+        setenv("RTPRECV_TEST_PASSWORD", "s3cret-yard", 1)
+        let url = try config("config-check", """
+            defaults:
+              mp4: rec/{source}-{start}.mp4
+              segment-seconds: 60
+            sources:
+              - name: door
+                rtsp: rtsp://127.0.0.1:8554/door
+                reconnect: true
+                user: admin
+                password-file: \(password.path)
+              - name: yard
+                rtsp: rtsp://127.0.0.1:8554/yard
+                user: admin
+                password-env: RTPRECV_TEST_PASSWORD
+                reconnect: false
+              - name: call
+                port: 5004
+                codec: h264
+                srtp-key-file: \(keys.path)
+                mp4: call-{n}.mp4
+                segment-seconds: 3600
+                fragment-ms: 500
+
+            """)
+        let r = try Harness.rtprecv(["--config", url.path, "--check"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("3 sources, valid"), text)
+        XCTAssertTrue(text.contains("door: rtsp rtsp://127.0.0.1:8554/door; --mp4 rec/door-{start}.mp4"), text)
+        XCTAssertTrue(text.contains("yard: rtsp rtsp://127.0.0.1:8554/yard; --mp4 rec/yard-{start}.mp4"), text)
+        XCTAssertTrue(text.contains("call: port 5004; --mp4 call-{n}.mp4"), text)
+        for secret in ["s3cret", "WbTBosdVUZqEb6Htqhn"] { XCTAssertFalse(text.contains(secret) || r.stderr.contains(secret), secret) }
+        // Beside --config, only --check.
+        let beside = try Harness.rtprecv(["--config", url.path, "--out", "x.h264"])
+        XCTAssertEqual(beside.status, 64)
+        XCTAssertTrue(beside.stderr.contains("with --config, settings go in the file"), beside.stderr)
+    }
+
+    /// Two RTSP cameras, a camera that refuses, and an SDP session on UDP, in one process: each
+    /// source's file is the capture's frames bit for bit, the refused one fails alone (exit 1), and
+    /// every line says whose it is.
+    func testSourcesRunSideBySideInOneProcess() throws {
+        let base = UInt16(41000 + Int(getpid() % 400) * 10)
+        let capture = Harness.captures.appendingPathComponent("ffmpeg-mode0")
+        let cameras = try [base, base + 2].map { port in
+            try Harness.startServer("fake-camera", ["--port", "\(port)", "--pcap", capture.path + ".pcap", "--sdp", capture.path + ".sdp"]
+                                    + (port == base ? [] : ["--quirk", "basic"]))
+        }
+        defer { for c in cameras { c.terminate(); c.waitUntilExit() } }
+        let sdp = Harness.temporaryFile("config-lab.sdp")
+        try String(contentsOf: URL(fileURLWithPath: capture.path + ".sdp"), encoding: .utf8)
+            .replacingOccurrences(of: "m=video 5008", with: "m=video \(base + 6)").write(to: sdp, atomically: true, encoding: .utf8)
+        let password = Harness.temporaryFile("config-yard-password")
+        try "secret\n".write(to: password, atomically: true, encoding: .utf8)
+        let directory = try Harness.emptyDirectory("config-run")
+        let url = try config("config-run", """
+            defaults:
+              out: \(directory.path)/{source}.h264
+              stats-json: \(directory.path)/{source}.json
+              duration: 6
+            sources:
+              - name: door
+                rtsp: rtsp://127.0.0.1:\(base)/cam
+              - name: yard
+                rtsp: rtsp://127.0.0.1:\(base + 2)/cam
+                user: user
+                password-file: \(password.path)
+              - name: refused
+                rtsp: rtsp://127.0.0.1:\(base + 4)/cam
+              - name: lab
+                sdp: \(sdp.path)
+
+            """)
+        let sender = try CaptureSender.start(base: base + 6, count: 1, capture: "ffmpeg-mode0.pcap")
+        defer { sender.waitUntilExit() }
+        let r = try Harness.rtprecv(["--config", url.path])
+        XCTAssertEqual(r.status, 1, "the refused camera fails the run, alone: \(r.stderr)")
+        XCTAssertTrue(r.stderr.contains("[refused] rtprecv: error: rtsp://127.0.0.1:\(base + 4)/cam"), r.stderr)
+        let want = try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264"))
+        for name in ["door", "yard", "lab"] {
+            XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent(name + ".h264")), want, "\(name): every frame, bit for bit")
+            XCTAssertTrue(r.stderr.contains("[\(name)]   frames     120 written"), "\(name)'s report, said as its own: \(r.stderr)")
+        }
+        for line in r.stderr.split(separator: "\n") {
+            XCTAssertTrue(["door", "yard", "refused", "lab"].contains { line.hasPrefix("[\($0)] ") }, "a line of no source: \(line)")
+        }
+        XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
+    }
+}
