@@ -32,7 +32,13 @@ enum ConfigCommand {
             try? OutputFile(path: "-").write(summary(config))
             return 0
         }
-        return config.sources.count == 1 ? Command.run(config.sources[0].options) : SourceThreads.run(config.sources)
+        do {
+            try SourceSupervisor.installSignals()
+        } catch {
+            Terminal.printError("rtprecv: error: \(error)\n")
+            return 1
+        }
+        return SourceSupervisor(config).run()
     }
 
     /// What --check says of a valid config: each source, what it receives, and what it writes.

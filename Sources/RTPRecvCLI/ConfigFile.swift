@@ -24,6 +24,8 @@ public struct ConfigFile {
         let name: String
         let mark: YAMLMark
         var options: Options
+        /// What the source was made of (its arguments and secrets): a reload restarts it when this changes.
+        let signature: [String]
     }
 
     public let path: String
@@ -118,13 +120,14 @@ public struct ConfigFile {
         }
         if let password = extra.password { options.password = password }
         options.srtpKeys += extra.srtpKeys
-        return Source(name: name, mark: node.mark, options: options)
+        return Source(name: name, mark: node.mark, options: options, signature: arguments + [extra.password ?? ""] + extra.keyLines)
     }
 
     /// What the config gives beside the arguments: secrets, read from where it says.
     private struct Extra {
         var password: String?
         var srtpKeys: [SRTPMasterKey] = []
+        var keyLines: [String] = []
     }
 
     /// One setting into the command line, or into `extra`; checked alone first, so that an error
@@ -156,6 +159,7 @@ public struct ConfigFile {
                 let option = String(line.trimmingWhitespace())
                 Terminal.keepSecret(option)
                 do {
+                    extra.keyLines.append(option)
                     extra.srtpKeys.append(try SRTPMasterKey(option: option, origin: "\(try scalar(value, k)) line \(i + 1)"))
                 } catch {
                     throw invalid(value, "\(error)")

@@ -61,7 +61,8 @@ public enum Help {
       an on/off option takes true or false. Passwords and keys come from the environment or
       files, never the config. Every source runs in this one process beside the others, as it
       would alone, its messages beginning with [NAME]; one that fails stops alone. Errors
-      name the file, line and column (exit status 64).
+      name the file, line and column (exit status 64). SIGHUP reads the config again: sources
+      added start, removed ones stop, changed ones restart, and the others are not touched.
       --check                 Check the config and list each source, what it receives and
                               writes; run nothing.
 

@@ -228,10 +228,10 @@ final class LiveReception {
 
     /// Why the run stops before this turn of the loop, if it does; a SIGHUP reopens the outputs.
     private func reasonToStop() throws -> String? {
-        if StopSignal.received != 0 { return "stopped by \(StopSignal.name)" }
+        if let why = options.stopReason { return why }
         if let failure = run.failure { return "stopped: \(failure)" }
         if !run.takesMore { return "stopped after \(options.frames!) frames" }
-        if HangupSignal.count != hangupsSeen {
+        if options.hangupReopens && HangupSignal.count != hangupsSeen {
             // Log rotation: the files were moved; new ones at their paths, from a keyframe.
             hangupsSeen = HangupSignal.count
             try run.reopen()
@@ -251,7 +251,7 @@ final class LiveReception {
         guard options.reconnect, let current = rtsp,
               let why = rtspEnded ?? reconnection.silent(now: Terminal.monotonicNanoseconds(), lastPacket: lastPacket) else { return .notDue }
         guard try resume(current, after: why) else {
-            return .runEnds(StopSignal.received != 0 ? "stopped by \(StopSignal.name)" : "stopped after \(options.duration!) s")
+            return .runEnds(options.stopReason ?? "stopped after \(options.duration!) s")
         }
         return .resumed
     }

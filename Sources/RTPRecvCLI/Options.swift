@@ -121,8 +121,11 @@ public struct Options {
     public var password: String?
     public var quiet = false
     public var verbose = false
-    /// A source of a config run beside others: standard error is theirs too, so no status line.
+    /// A source of a config run beside others: standard error is theirs too, so no status line;
+    /// SIGHUP reloads the config rather than reopening the outputs; and the run can be stopped alone.
     var sharesTerminal = false
+    var hangupReopens = true
+    var stopRequest: StopRequest?
     var showsProgress: Bool { !quiet && !sharesTerminal && Terminal.isTerminal(2) }
 
     /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.
@@ -159,6 +162,12 @@ public struct Options {
     }
 
     public var isLive: Bool { pcap == nil }
+
+    /// Why a live run must stop now: a signal, or its source taken out of the config; nil to go on.
+    var stopReason: String? {
+        if StopSignal.received != 0 { return "stopped by \(StopSignal.name)" }
+        return stopRequest?.reason.map { "stopped: \($0)" }
+    }
 
     /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.
     public var durationNanoseconds: Int64? { duration.map { Int64($0 * 1e9) } }

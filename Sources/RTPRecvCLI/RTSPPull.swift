@@ -51,6 +51,8 @@ final class RTSPPull {
     private var videoRTCPChannel: UInt8?
     private var nextKeepAlive: Int64 = 0
     private let verbose: Bool
+    /// A config's source taken out while its requests wait for replies.
+    private let stopRequest: StopRequest?
     private var tornDown = false
     /// Interleaved frames that came while a reply was awaited, up to 8 MiB.
     private var earlyFrames: [(channel: UInt8, bytes: [UInt8])] = []
@@ -92,6 +94,7 @@ final class RTSPPull {
     private init(url requested: RTSPURL, transport initial: Transport, options: Options) throws {
         transport = initial
         verbose = options.verbose
+        stopRequest = options.stopRequest
         self.url = requested
         var url = requested
         var redirects = 0
@@ -219,10 +222,10 @@ final class RTSPPull {
             var poll = SocketPoll([first.descriptor])
             var arrived = false
             let deadline = Terminal.monotonicNanoseconds() + 2_000_000_000
-            while !arrived && Terminal.monotonicNanoseconds() < deadline && StopSignal.received == 0 {
+            while !arrived && Terminal.monotonicNanoseconds() < deadline && options.stopReason == nil {
                 try poll.wait(milliseconds: 50) { _ in arrived = true }
             }
-            if !arrived && StopSignal.received == 0 {
+            if !arrived && options.stopReason == nil {
                 try? teardown()
                 throw Fallback(reason: "no RTP over UDP within 2 s of PLAY")
             }
@@ -455,6 +458,7 @@ final class RTSPPull {
             }
             if let found { return found }
             if StopSignal.received != 0 { throw RunError(description: "stopped by \(StopSignal.name) during \(method)") }
+            if let why = stopRequest?.reason { throw RunError(description: "stopped during \(method): \(why)") }
             _ = try readSome(timeoutMilliseconds: 200)
         }
         throw RunError(description: "\(target): no reply to \(method) within 10 s")

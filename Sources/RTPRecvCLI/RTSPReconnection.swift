@@ -40,7 +40,7 @@ struct RTSPReconnection {
             }
             let wakeUp = Terminal.monotonicNanoseconds() + Int64(jittered * 1e9)
             while Terminal.monotonicNanoseconds() < wakeUp {
-                if StopSignal.received != 0 { return nil }
+                if options.stopReason != nil { return nil }
                 if let until, Terminal.monotonicNanoseconds() >= until { return nil }
                 Terminal.sleep(nanoseconds: 50_000_000)
             }

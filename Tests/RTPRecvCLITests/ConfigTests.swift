@@ -154,4 +154,53 @@ final class ConfigTests: XCTestCase {
         }
         XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
     }
+
+    /// SIGHUP reloads the config: a source removed stops, one changed starts again, one added
+    /// starts, and the one untouched keeps every frame of the stream it is receiving meanwhile.
+    func testAReloadLeavesTheUntouchedSourceWhole() throws {
+        let base = UInt16(41000 + Int(getpid() % 400) * 10)
+        let capture = Harness.captures.appendingPathComponent("ffmpeg-mode0")
+        let sdp = Harness.temporaryFile("config-keep.sdp")
+        try String(contentsOf: URL(fileURLWithPath: capture.path + ".sdp"), encoding: .utf8)
+            .replacingOccurrences(of: "m=video 5008", with: "m=video \(base)").write(to: sdp, atomically: true, encoding: .utf8)
+        let directory = try Harness.emptyDirectory("config-reload")
+        let head = "defaults:\n  out: \(directory.path)/{source}.h264\n  stats-json: \(directory.path)/{source}.json\nsources:\n"
+            + "  - {name: keep, sdp: \(sdp.path)}\n"
+        let url = try config("config-reload", head + "  - {name: gone, port: \(base + 2), codec: h264}\n"
+                             + "  - {name: changed, port: \(base + 4), codec: h264}\n")
+        let errors = Harness.temporaryFile("config-reload.stderr")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let process = Process()
+        process.executableURL = Harness.binary
+        process.arguments = ["--config", url.path]
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        Thread.sleep(forTimeInterval: 0.7)
+        let sender = try CaptureSender.start(base: base, count: 1, capture: "ffmpeg-mode0.pcap")
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = try config("config-reload", head + "  - {name: changed, port: \(base + 4), codec: h264, out: \(directory.path)/changed-2.h264}\n"
+                       + "  - {name: added, port: \(base + 6), codec: h264}\n")
+        kill(process.processIdentifier, SIGHUP)
+        sender.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.5)
+        process.terminate()
+        process.waitUntilExit()
+        let said = try String(contentsOf: errors, encoding: .utf8)
+        // The sources that received nothing make the exit status 3; those stopped by the reload do not count.
+        XCTAssertEqual(process.terminationStatus, 3, said)
+        XCTAssertTrue(said.contains("reloaded: 'gone' removed, 'changed' changed, 'added' added"), said)
+        XCTAssertTrue(said.contains("[gone] stopped: removed from the config"), said)
+        XCTAssertTrue(said.contains("[changed] stopped: changed in the config"), said)
+        XCTAssertEqual(said.components(separatedBy: "[keep] listening on udp [::]:\(base) (video RTP)").count, 2, "keep was not restarted: \(said)")
+        XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent("keep.h264")),
+                       try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264")), "keep lost no frame: \(said)")
+        for name in ["keep", "gone", "changed", "added"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent(name + ".json").path),
+                          "\(name) finished with its statistics")
+        }
+        // A config that no longer loads leaves the sources as they were.
+        XCTAssertFalse(said.contains("did not reload"), said)
+    }
 }
