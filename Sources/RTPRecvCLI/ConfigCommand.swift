@@ -34,11 +34,11 @@ enum ConfigCommand {
         }
         do {
             try SourceSupervisor.installSignals()
+            return try SourceSupervisor(config).run()
         } catch {
             Terminal.printError("rtprecv: error: \(error)\n")
             return 1
         }
-        return SourceSupervisor(config).run()
     }
 
     /// What --check says of a valid config: each source, what it receives, and what it writes.

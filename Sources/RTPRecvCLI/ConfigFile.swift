@@ -30,6 +30,8 @@ public struct ConfigFile {
 
     public let path: String
     private(set) var sources: [Source] = []
+    /// `metrics:` at the top: the process's one endpoint, every source's streams labelled with its name.
+    private(set) var metrics: (address: String, port: UInt16)?
 
     /// The most a config file may hold; larger is not a config.
     static let maxBytes = 1 << 20
@@ -68,7 +70,8 @@ public struct ConfigFile {
             switch try name(key) {
             case "defaults": defaults = try mapping(value, "'defaults'")
             case "sources": list = value
-            case let other: throw invalid(key, "unknown section '\(other)': the config has 'defaults' and 'sources'")
+            case "metrics": metrics = try checked("--metrics", try scalar(value, "metrics"), at: value).metrics
+            case let other: throw invalid(key, "unknown section '\(other)': the config has 'metrics', 'defaults' and 'sources'")
             }
         }
         guard let list else { throw invalid(root, "no 'sources': list what to record, each with a name") }
@@ -171,6 +174,8 @@ public struct ConfigFile {
                           + (k == "password" ? "'password-env:' or 'password-file:'" : "'srtp-key-file:', a key a line"))
         case "config", "check", "help", "version", "list", "pcap", "sdp-dir":
             throw invalid(key, "'\(k)' is for the command line, not a source")
+        case "metrics":
+            throw invalid(key, "'metrics' is the process's, for every source: put it at the top of the config, beside 'sources'")
         default:
             break
         }
@@ -188,17 +193,23 @@ public struct ConfigFile {
             if case .sequence(let items) = value.value { values = items } else { values = [value] }
             for v in values {
                 let text = try scalar(v, k).replacingAll(Self.sourceField, with: source)
-                var alone = Options()
-                var reader = ArgumentReader([flag, text])
-                _ = reader.next()
-                do {
-                    _ = try alone.take(&reader)
-                } catch {
-                    throw invalid(v, error.description)
-                }
+                _ = try checked(flag, text, at: v)
                 arguments += [flag, text]
             }
         }
+    }
+
+    /// `flag` with its value parsed alone, into the defaults: an error is the value's, at its place.
+    private func checked(_ flag: String, _ value: String, at node: YAMLNode) throws(Invalid) -> Options {
+        var alone = Options()
+        var reader = ArgumentReader([flag, value])
+        _ = reader.next()
+        do {
+            _ = try alone.take(&reader)
+        } catch {
+            throw invalid(node, error.description)
+        }
+        return alone
     }
 
     /// A secret's file, whole: a regular file (not a pipe or a device that could stall the start),
@@ -237,25 +248,17 @@ public struct ConfigFile {
         }
     }
 
-    /// Two sources writing one file, listening on one port, or serving metrics on one: each source's
-    /// must differ (its files by {source}).
+    /// Two sources writing one file or listening on one port: each source's must differ (its files
+    /// by {source}).
     private func checkCollisions() throws(Invalid) {
         var written: [String: String] = [:]
         var ports: [UInt16: String] = [:]
-        var metrics: [String: String] = [:]
         for source in sources {
             let o = source.options
             let range = o.portRange ?? o.port.map { $0...$0 }
             for port in range.map(Array.init) ?? [] where port != 0 {
                 if let other = ports[port] { throw invalid(source.mark, "sources '\(other)' and '\(source.name)' both listen on port \(port)") }
                 ports[port] = source.name
-            }
-            if let m = o.metrics.map({ "\($0.address):\($0.port)" }) {
-                if let other = metrics[m] {
-                    throw invalid(source.mark, "sources '\(other)' and '\(source.name)' both serve metrics on \(m): give each "
-                                  + "source a port of its own (one endpoint for every source is yet to come)")
-                }
-                metrics[m] = source.name
             }
             for (output, path) in source.options.givenFileOutputs where path != "-" {
                 if let other = written[path] {

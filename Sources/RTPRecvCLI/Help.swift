@@ -45,6 +45,7 @@ public enum Help {
            rtprecv --config FILE [--check]                  record the sources a YAML file lists
 
     CONFIG FILE (--config FILE): the sources to record, each named, in YAML:
+        metrics: 9464                   # the process's endpoint: every source's streams
         defaults:                       # every source's settings, unless it says otherwise
           mp4: rec/{source}-{start}.mp4
           segment-seconds: 600

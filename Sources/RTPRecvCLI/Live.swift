@@ -361,7 +361,8 @@ final class LiveReception {
         }
         try run.tick(now: now)
         try rtsp?.tick(now: now)
-        if metrics != nil && history.due(now: now) { history.sample(run.followedStreams, now: now) }
+        options.inbox?.serve(self, now: now)
+        if options.servesLivePage && history.due(now: now) { history.sample(run.followedStreams, now: now) }
         if progress.due(now: now) {
             if let single {
                 progress.show(status.line(now: now, start: start, receiver: single.receiver, rtmp: single.sink.rtmp?.statistics))
@@ -382,46 +383,72 @@ final class LiveReception {
     private func page(_ path: String, now: Int64) -> HTTPAnswer {
         switch path {
         case "/":
-            return HTTPAnswer(200, "OK", "text/html; charset=utf-8",
-                              LivePage.html(run.followedStreams, history: history, now: now, started: start))
+            return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(
+                [LivePage.Section(name: nil, streams: run.followedStreams.count, cards: liveCards(now: now, source: nil))],
+                now: now, started: start))
         case _ where path.hasPrefix("/snapshot/"):
-            var jpeg: [UInt8]?
-            run.forEachStream { f in
-                if jpeg == nil, let snapshot = f.snapshot, LivePage.snapshotPath(f.statistics.ssrc) == path { jpeg = snapshot.jpeg(now: now) }
+            guard let jpeg = snapshot(path, now: now) else {
+                return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n")
             }
-            guard let jpeg else { return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n") }
             return HTTPAnswer(200, "OK", "image/jpeg", jpeg, extraHeaders: "Cache-Control: no-store\r\n")
         case "/metrics":
             var e = PrometheusExposition()
-            run.forEachStream { e.stream($0, lastPacketAge: Double(now - $0.lastArrival) / 1e9) }
-            e.sample("rtprecv_datagrams_total", type: "counter", help: "datagrams received, RTP and RTCP",
-                     value: Double(run.datagrams))
-            e.sample("rtprecv_kernel_drops_total", type: "counter", help: "datagrams the kernel dropped (receive buffers full)",
-                     value: Double(sockets.reduce(0) { $0 + Int($1.kernelDrops) }))
-            e.sample("rtprecv_bytes_written_total", type: "counter", help: "Annex-B bytes written",
-                     value: Double(run.bytesWritten))
-            e.sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the last packet of any stream",
-                     value: Double(now - lastPacket) / 1e9)
-            e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
-                     value: Double(reconnection.reconnects))
-            var decoded = 0
-            run.forEachStream { decoded += $0.snapshot?.decoded ?? 0 }
-            e.sample("rtprecv_snapshots_decoded_total", type: "counter", help: "keyframes decoded for the live page's pictures",
-                     value: Double(decoded))
-            return HTTPAnswer(200, "OK", "text/plain; version=0.0.4; charset=utf-8", e.text)
+            expose(into: &e, now: now)
+            return HTTPAnswer(200, "OK", PrometheusExposition.contentType, e.text)
         case "/healthz":
-            // Silent: nothing for --timeout (5 s by default) on a port of the run.
-            let silence = timeout ?? 5_000_000_000
-            // The RTP ports: RTCP ports may rightly hear nothing.
-            let silent = sockets.indices.filter { roles[$0].hasSuffix("RTP") && (lastReceived[$0].map { now - $0 > silence } ?? true) }
-                .map { sockets[$0].boundDescription }
-                + (sockets.isEmpty && (received == 0 && run.datagrams == 0 || now - lastPacket > silence)
-                    ? [rtsp.map { $0.url.description } ?? "input"] : [])
+            let silent = silentInputs(now: now)
             return silent.isEmpty ? HTTPAnswer(200, "OK", "text/plain", "ok\n")
                 : HTTPAnswer(503, "Service Unavailable", "text/plain", "silent: " + silent.joined(separator: ", ") + "\n")
         default:
             return HTTPAnswer(404, "Not Found", "text/plain", "/, /metrics, /healthz or /snapshot/SSRC.jpg\n")
         }
+    }
+
+    var streamsFollowed: Int { run.followedStreams.count }
+
+    /// The live page's cards of the streams followed; `source` names the run's in a config's page.
+    func liveCards(now: Int64, source: String?) -> String {
+        LivePage.cards(run.followedStreams, history: history, now: now, source: source)
+    }
+
+    /// The picture of the last keyframe of the stream at `path` (`/snapshot/[SOURCE/]SSRC.jpg`).
+    func snapshot(_ path: String, now: Int64, source: String? = nil) -> [UInt8]? {
+        var jpeg: [UInt8]?
+        run.forEachStream { f in
+            if jpeg == nil, let snapshot = f.snapshot, LivePage.snapshotPath(f.statistics.ssrc, source: source) == path {
+                jpeg = snapshot.jpeg(now: now)
+            }
+        }
+        return jpeg
+    }
+
+    /// The run's samples for /metrics: its streams' and its own.
+    func expose(into e: inout PrometheusExposition, now: Int64) {
+        run.forEachStream { e.stream($0, lastPacketAge: Double(now - $0.lastArrival) / 1e9) }
+        e.sample("rtprecv_datagrams_total", type: "counter", help: "datagrams received, RTP and RTCP",
+                 value: Double(run.datagrams))
+        e.sample("rtprecv_kernel_drops_total", type: "counter", help: "datagrams the kernel dropped (receive buffers full)",
+                 value: Double(sockets.reduce(0) { $0 + Int($1.kernelDrops) }))
+        e.sample("rtprecv_bytes_written_total", type: "counter", help: "Annex-B bytes written",
+                 value: Double(run.bytesWritten))
+        e.sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the last packet of any stream",
+                 value: Double(now - lastPacket) / 1e9)
+        e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
+                 value: Double(reconnection.reconnects))
+        var decoded = 0
+        run.forEachStream { decoded += $0.snapshot?.decoded ?? 0 }
+        e.sample("rtprecv_snapshots_decoded_total", type: "counter", help: "keyframes decoded for the live page's pictures",
+                 value: Double(decoded))
+    }
+
+    /// For /healthz: the inputs silent for --timeout (5 s by default), RTP ports only (RTCP ports
+    /// may rightly hear nothing); empty when all is well.
+    func silentInputs(now: Int64) -> [String] {
+        let silence = timeout ?? 5_000_000_000
+        return sockets.indices.filter { roles[$0].hasSuffix("RTP") && (lastReceived[$0].map { now - $0 > silence } ?? true) }
+            .map { sockets[$0].boundDescription }
+            + (sockets.isEmpty && (received == 0 && run.datagrams == 0 || now - lastPacket > silence)
+                ? [rtsp.map { $0.url.description } ?? "input"] : [])
     }
 
     // MARK: The end

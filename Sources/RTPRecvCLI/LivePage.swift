@@ -4,22 +4,41 @@ import RTPCore
 /// bitrate and loss, and a picture of its last keyframe (`/snapshot/SSRC.jpg`, decoded when asked
 /// for). It refreshes itself every 5 s; nothing in it comes from elsewhere, and it has no script.
 enum LivePage {
-    static func html(_ streams: [FollowedStream], history: LiveHistory, now: Int64, started: Int64) -> String {
+    /// The cards of one run's streams (or of one source's, in a config's page), and what heads them.
+    struct Section {
+        var name: String?
+        var streams: Int
+        var cards: String
+    }
+
+    static func html(_ sections: [Section], now: Int64, started: Int64) -> String {
+        let streams = sections.reduce(0) { $0 + $1.streams }
         var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"5\">"
-        page += "<meta name=\"viewport\" content=\"width=device-width\"><title>rtprecv: \(streams.count) streams</title>"
+        page += "<meta name=\"viewport\" content=\"width=device-width\"><title>rtprecv: \(streams) streams</title>"
         page += "<style>\(style)</style></head><body>\n"
         let elapsed = max(0, now - started) / 1_000_000_000
-        page += "<h1>rtprecv</h1><p class=\"run\">\(streams.count) streams, running for \(elapsed / 60) min \(elapsed % 60) s. "
+        let sources = sections.count > 1 || sections.first?.name != nil ? "\(sections.count) sources, " : ""
+        page += "<h1>rtprecv</h1><p class=\"run\">\(sources)\(streams) streams, running for \(elapsed / 60) min \(elapsed % 60) s. "
             + "<a href=\"/metrics\">/metrics</a> <a href=\"/healthz\">/healthz</a></p>\n"
-        if streams.isEmpty { page += "<p class=\"silent\">No stream yet.</p>\n" }
-        for f in streams { page += card(f, history: history.history(of: f), now: now) }
+        for section in sections {
+            if let name = section.name { page += "<h2 class=\"source\" data-source=\"\(HTML.escape(name))\">\(HTML.escape(name))</h2>\n" }
+            page += section.streams == 0 ? "<p class=\"silent\">No stream yet.</p>\n" : section.cards
+        }
         return page + "</body></html>\n"
     }
 
-    /// The path of a stream's picture: by SSRC, the run's own key for a stream.
-    static func snapshotPath(_ ssrc: UInt32) -> String { "/snapshot/" + hex(ssrc).dropFirst(2) + ".jpg" }
+    /// A run's streams as cards; `source` names them in a config's page (and their pictures' paths).
+    static func cards(_ streams: [FollowedStream], history: LiveHistory, now: Int64, source: String?) -> String {
+        streams.map { card($0, history: history.history(of: $0), now: now, source: source) }.joined()
+    }
 
-    private static func card(_ f: FollowedStream, history: [LiveHistory.Second], now: Int64) -> String {
+    /// The path of a stream's picture: by SSRC, the run's own key for a stream, under its source's
+    /// name in a config's page (two cameras may send one SSRC).
+    static func snapshotPath(_ ssrc: UInt32, source: String? = nil) -> String {
+        "/snapshot/" + (source.map { $0 + "/" } ?? "") + hex(ssrc).dropFirst(2) + ".jpg"
+    }
+
+    private static func card(_ f: FollowedStream, history: [LiveHistory.Second], now: Int64, source: String?) -> String {
         let s = f.statistics
         let age = Double(now - f.lastArrival) / 1e9
         let state = age < 2 ? "receiving" : "silent for \(Int(age)) s"
@@ -32,7 +51,7 @@ enum LivePage {
         html += "<div class=\"row\">"
         if let snapshot = f.snapshot {
             html += snapshot.generation > 0
-                ? "<img class=\"snapshot\" alt=\"last keyframe of \(hex(s.ssrc))\" src=\"\(snapshotPath(s.ssrc))?k=\(snapshot.generation)\">"
+                ? "<img class=\"snapshot\" alt=\"last keyframe of \(hex(s.ssrc))\" src=\"\(snapshotPath(s.ssrc, source: source))?k=\(snapshot.generation)\">"
                 : "<div class=\"snapshot none\">no keyframe yet</div>"
         }
         html += "<div class=\"charts\">" + charts(history) + "</div></div></section>\n"

@@ -126,6 +126,12 @@ public struct Options {
     var sharesTerminal = false
     var hangupReopens = true
     var stopRequest: StopRequest?
+    /// The supervisor's requests for what the process's metrics endpoint serves of this source.
+    var inbox: SourceInbox?
+    /// A config's source: its name.
+    var sourceName: String?
+    /// Live, a page shows the run's streams: its own --metrics, or a config's.
+    var servesLivePage: Bool { metrics != nil || inbox != nil }
     var showsProgress: Bool { !quiet && !sharesTerminal && Terminal.isTerminal(2) }
 
     /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.

@@ -86,7 +86,7 @@ final class Outputs: AccessUnitSink {
         }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         self.timeline = timeline ?? options.report.map { _ in ReportTimeline() }
-        snapshot = options.metrics.map { _ in KeyframeSnapshot() }
+        snapshot = options.servesLivePage ? KeyframeSnapshot() : nil
         audio = try options.audio.map { try AudioFileOutput(file: open($0), quiet: options.quiet) }
         wav = try options.wav.map { try WAVOutput(file: open($0), quiet: options.quiet) }
         measuresLatency = options.isLive

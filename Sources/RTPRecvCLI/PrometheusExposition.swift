@@ -7,6 +7,24 @@ struct PrometheusExposition {
     /// Families in the order first seen, each with its samples, which must stand together.
     private var families: [(name: String, type: String, help: String, samples: [String])] = []
     private var index: [String: Int] = [:]
+    /// Labels every sample carries first (`source="door"` in a config's process).
+    var labels = ""
+
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// `other`'s samples beside these, each in its family.
+    mutating func add(_ other: PrometheusExposition) {
+        for f in other.families {
+            family(f.name, type: f.type, help: f.help)
+            families[index[f.name]!].samples += f.samples
+        }
+    }
+
+    private mutating func family(_ name: String, type: String, help: String) {
+        guard index[name] == nil else { return }
+        families.append((name, type, help, []))
+        index[name] = families.count - 1
+    }
 
     var text: String {
         families.map { f in "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n" + f.samples.joined() }.joined()
@@ -43,12 +61,9 @@ struct PrometheusExposition {
 
     /// A sample without labels beyond `labels` (empty for the process's own counts).
     mutating func sample(_ name: String, type: String, help: String, labels: String = "", value: Double) {
-        let i = index[name] ?? {
-            families.append((name, type, help, []))
-            index[name] = families.count - 1
-            return families.count - 1
-        }()
+        family(name, type: type, help: help)
         let rendered = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        families[i].samples.append(name + (labels.isEmpty ? "" : "{\(labels)}") + " \(rendered)\n")
+        let all = self.labels.isEmpty ? labels : labels.isEmpty ? self.labels : self.labels + "," + labels
+        families[index[name]!].samples.append(name + (all.isEmpty ? "" : "{\(all)}") + " \(rendered)\n")
     }
 }

@@ -1,3 +1,4 @@
+import HTTPEndpoint
 import SystemIO
 
 /// A config's sources side by side in one process: a thread each, running the live run the source
@@ -7,10 +8,15 @@ import SystemIO
 /// SIGHUP reloads the config: a source added starts, one removed finishes its files and stops, one
 /// whose settings changed stops and starts again, and the others are not touched. A config that
 /// no longer loads is said, and the sources go on as they were.
+///
+/// `metrics:` in the config is the process's one endpoint, served from this thread: /metrics and
+/// /healthz of every source (its samples labelled `source="name"`), the live page with a section a
+/// source, and `/snapshot/NAME/SSRC.jpg`, each asked of the sources' threads (`SourceInbox`).
 final class SourceSupervisor {
     private final class Running {
         let source: ConfigFile.Source
         let stop = StopRequest()
+        let inbox = SourceInbox()
         private let lock = ConditionLock()
         private var status: Int32?
         var thread: WorkerThread?
@@ -23,11 +29,23 @@ final class SourceSupervisor {
 
     private let path: String
     private var running: [Running] = []
+    private let metrics: HTTPEndpoint?
+    private let started = Terminal.monotonicNanoseconds()
     /// The exit statuses of runs that ended on their own (not stopped by a reload).
     private var statuses: [Int32] = []
 
-    init(_ config: ConfigFile) {
+    init(_ config: ConfigFile) throws {
         path = config.path
+        metrics = try config.metrics.map { target in
+            do {
+                return try HTTPEndpoint(target)
+            } catch {
+                throw RunError(description: "\(config.path): metrics \(error)")
+            }
+        }
+        if let metrics {
+            Terminal.printError("rtprecv: metrics on http://\(metrics.localEndpoint)/metrics, the live page on http://\(metrics.localEndpoint)/\n")
+        }
         for source in config.sources { start(source) }
     }
 
@@ -40,7 +58,7 @@ final class SourceSupervisor {
                 hangups = HangupSignal.count
                 reload()
             }
-            Terminal.sleep(nanoseconds: 50_000_000)
+            serve(milliseconds: 50)
         }
         for r in running {
             r.thread?.join()
@@ -62,6 +80,8 @@ final class SourceSupervisor {
         options.sharesTerminal = true
         options.hangupReopens = false
         options.stopRequest = r.stop
+        options.sourceName = source.name
+        if metrics != nil { options.inbox = r.inbox }
         let name = source.name
         r.thread = WorkerThread {
             Terminal.prefixMessages("[\(name)] ")
@@ -103,5 +123,80 @@ final class SourceSupervisor {
             start(source)
         }
         Terminal.printError("rtprecv: SIGHUP: \(path) reloaded" + (said.isEmpty ? ", nothing changed" : ": " + said.joined(separator: ", ")) + "\n")
+    }
+
+    // MARK: The metrics endpoint
+
+    private var poll = SocketPoll([])
+    private var polled: [Int32] = []
+    private var generation = -1
+
+    /// Requests to the endpoint for up to `milliseconds`; a sleep without one.
+    private func serve(milliseconds: Int) {
+        guard let metrics else { return Terminal.sleep(nanoseconds: Int64(milliseconds) * 1_000_000) }
+        if metrics.generation != generation {
+            polled = metrics.descriptors
+            poll = SocketPoll(polled)
+            generation = metrics.generation
+        }
+        try? poll.wait(milliseconds: milliseconds) { i in
+            metrics.ready(polled[i], now: Terminal.monotonicNanoseconds()) { page($0) }
+        }
+        metrics.tick(now: Terminal.monotonicNanoseconds())
+    }
+
+    /// What every source running answers to `request` on its own thread, within 300 ms.
+    private func ask<Answer>(_ sources: [Running], _ request: @escaping (LiveReception, Int64) -> Answer) -> [String: Answer] {
+        let answers = SourceAnswers<Answer>()
+        let asked = sources.filter { $0.exitStatus == nil }
+        for r in asked {
+            let name = r.source.name
+            r.inbox.post { reception, now in answers.put(name, request(reception, now)) }
+        }
+        return answers.wait(for: asked.count, until: Terminal.monotonicNanoseconds() + 300_000_000)
+    }
+
+    private func page(_ path: String) -> HTTPAnswer {
+        switch path {
+        case "/metrics":
+            let answers = ask(running) { reception, now in
+                var e = PrometheusExposition()
+                e.labels = "source=\"\(reception.options.sourceName ?? "")\""
+                reception.expose(into: &e, now: now)
+                return e
+            }
+            var e = PrometheusExposition()
+            for r in running {
+                if let a = answers[r.source.name] { e.add(a) }
+            }
+            for r in running {
+                e.sample("rtprecv_source_up", type: "gauge", help: "1 while the source's run answers (0: setting up, or ended)",
+                         labels: "source=\"\(r.source.name)\"", value: answers[r.source.name] == nil ? 0 : 1)
+            }
+            return HTTPAnswer(200, "OK", PrometheusExposition.contentType, e.text)
+        case "/healthz":
+            let answers = ask(running) { reception, now in reception.silentInputs(now: now) }
+            let unwell = running.compactMap { r -> String? in
+                guard let silent = answers[r.source.name] else { return "\(r.source.name): not receiving" }
+                return silent.isEmpty ? nil : "\(r.source.name): silent: " + silent.joined(separator: ", ")
+            }
+            return unwell.isEmpty ? HTTPAnswer(200, "OK", "text/plain", "ok\n")
+                : HTTPAnswer(503, "Service Unavailable", "text/plain", unwell.joined(separator: "\n") + "\n")
+        case "/":
+            let answers = ask(running) { reception, now in
+                (reception.streamsFollowed, reception.liveCards(now: now, source: reception.options.sourceName))
+            }
+            let sections = running.map { r in
+                LivePage.Section(name: r.source.name, streams: answers[r.source.name]?.0 ?? 0, cards: answers[r.source.name]?.1 ?? "")
+            }
+            return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(sections, now: Terminal.monotonicNanoseconds(), started: started))
+        case _ where path.hasPrefix("/snapshot/"):
+            let owner = running.filter { path.hasPrefix("/snapshot/\($0.source.name)/") }
+            let jpeg = ask(owner) { reception, now in reception.snapshot(path, now: now, source: reception.options.sourceName) }.values.first ?? nil
+            guard let jpeg else { return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n") }
+            return HTTPAnswer(200, "OK", "image/jpeg", jpeg, extraHeaders: "Cache-Control: no-store\r\n")
+        default:
+            return HTTPAnswer(404, "Not Found", "text/plain", "/, /metrics, /healthz or /snapshot/SOURCE/SSRC.jpg\n")
+        }
     }
 }

@@ -38,6 +38,8 @@ final class ConfigTests: XCTestCase {
              + "d: &d [*c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e]\n",
              ":", "more than 100000 nodes"),
             ("sources: 3\n", ":1:10:", "'sources' is a list"),
+            ("sources:\n  - {name: x, port: 5004, metrics: 9464}\n", ":2:27:", "put it at the top of the config"),
+            ("metrics: 70000\nsources:\n  - {name: x, port: 5004}\n", ":1:10:", "invalid value '70000' for '--metrics'"),
             ("- 1\n", ":1:1:", "the config is a mapping"),
             ("sources:\n  - name: x\n    port: 5004\n---\nsources: []\n", ":5:1:", "a second YAML document"),
             ("defaults:\n  pcap: x.pcap\nsources:\n  - {name: x, port: 5004}\n", ":2:3:", "'pcap' is for the command line"),
@@ -106,7 +108,8 @@ final class ConfigTests: XCTestCase {
 
     /// Two RTSP cameras, a camera that refuses, and an SDP session on UDP, in one process: each
     /// source's file is the capture's frames bit for bit, the refused one fails alone (exit 1), and
-    /// every line says whose it is.
+    /// every line says whose it is. The process's one metrics endpoint serves every source, as
+    /// promtool reads it, and a live page with a section a source and their pictures.
     func testSourcesRunSideBySideInOneProcess() throws {
         let base = UInt16(41000 + Int(getpid() % 400) * 10)
         let capture = Harness.captures.appendingPathComponent("ffmpeg-mode0")
@@ -122,6 +125,7 @@ final class ConfigTests: XCTestCase {
         try "secret\n".write(to: password, atomically: true, encoding: .utf8)
         let directory = try Harness.emptyDirectory("config-run")
         let url = try config("config-run", """
+            metrics: 127.0.0.1:\(base + 8)
             defaults:
               out: \(directory.path)/{source}.h264
               stats-json: \(directory.path)/{source}.json
@@ -141,7 +145,20 @@ final class ConfigTests: XCTestCase {
             """)
         let sender = try CaptureSender.start(base: base + 6, count: 1, capture: "ffmpeg-mode0.pcap")
         defer { sender.waitUntilExit() }
+        final class Served: @unchecked Sendable { var pages: [String: (status: String, body: Data)] = [:] }
+        let served = Served()
+        let fetched = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+            for path in ["/metrics", "/healthz", "/", "/snapshot/door/45399443.jpg"] {
+                let r = try? Harness.run("curl", ["-s", "-o", "-", "-w", "%{http_code}", "http://127.0.0.1:\(base + 8)\(path)"])
+                let out = r?.stdout ?? Data()
+                served.pages[path] = (String(decoding: out.suffix(3), as: UTF8.self), out.dropLast(3))
+            }
+            fetched.signal()
+        }
         let r = try Harness.rtprecv(["--config", url.path])
+        fetched.wait()
+        try checkServed(served.pages)
         XCTAssertEqual(r.status, 1, "the refused camera fails the run, alone: \(r.stderr)")
         XCTAssertTrue(r.stderr.contains("[refused] rtprecv: error: rtsp://127.0.0.1:\(base + 4)/cam"), r.stderr)
         let want = try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264"))
@@ -150,7 +167,8 @@ final class ConfigTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("[\(name)]   frames     120 written"), "\(name)'s report, said as its own: \(r.stderr)")
         }
         for line in r.stderr.split(separator: "\n") {
-            XCTAssertTrue(["door", "yard", "refused", "lab"].contains { line.hasPrefix("[\($0)] ") }, "a line of no source: \(line)")
+            XCTAssertTrue(["door", "yard", "refused", "lab"].contains { line.hasPrefix("[\($0)] ") } || line.hasPrefix("rtprecv: metrics on"),
+                          "a line of no source: \(line)")
         }
         XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
     }
@@ -202,5 +220,30 @@ final class ConfigTests: XCTestCase {
         }
         // A config that no longer loads leaves the sources as they were.
         XCTAssertFalse(said.contains("did not reload"), said)
+    }
+
+    /// What the side-by-side run's endpoint served, 3 s in.
+    private func checkServed(_ served: [String: (status: String, body: Data)]) throws {
+        let metrics = try XCTUnwrap(served["/metrics"])
+        XCTAssertEqual(metrics.status, "200")
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        for name in ["door", "yard", "lab"] {
+            XCTAssertTrue(text.contains("rtprecv_frames_written_total{source=\"\(name)\",ssrc=\"0x45399443\""), "\(name): \(text)")
+            XCTAssertTrue(text.contains("rtprecv_source_up{source=\"\(name)\"} 1"), text)
+        }
+        XCTAssertTrue(text.contains("rtprecv_source_up{source=\"refused\"} 0"), text)
+        let file = Harness.temporaryFile("config-metrics.txt")
+        try metrics.body.write(to: file)
+        let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
+        XCTAssertEqual(check.status, 0, "promtool: \(check.stderr)\(String(decoding: check.stdout, as: UTF8.self))")
+        let health = try XCTUnwrap(served["/healthz"])
+        XCTAssertEqual(health.status, "503")
+        XCTAssertEqual(String(decoding: health.body, as: UTF8.self), "refused: not receiving\n")
+        let page = String(decoding: try XCTUnwrap(served["/"]).body, as: UTF8.self)
+        for name in ["door", "yard", "refused", "lab"] { XCTAssertTrue(page.contains("data-source=\"\(name)\""), page) }
+        XCTAssertTrue(page.contains("src=\"/snapshot/door/45399443.jpg?k="), page)
+        let picture = try XCTUnwrap(served["/snapshot/door/45399443.jpg"])
+        XCTAssertEqual(picture.status, "200")
+        XCTAssertEqual(Array(picture.body.prefix(2)), [0xFF, 0xD8], "a JPEG")
     }
 }
