@@ -1,10 +1,12 @@
 import SystemIO
 
-/// `rtprecv --config FILE [--check]`: the config's sources checked (`--check`), or run.
+/// `rtprecv --config FILE [--check]`: the config's sources checked (`--check`), or run; `-q` and
+/// `-v` beside it hold for every source (a service's unit passes -q).
 enum ConfigCommand {
     static func main(_ arguments: [String]) -> Int32 {
         var path: String?
         var check = false
+        var messages = SourceSupervisor.Messages()
         var reader = ArgumentReader(arguments)
         do {
             while reader.next() {
@@ -13,9 +15,11 @@ enum ConfigCommand {
                     guard path == nil else { throw Options.UsageError(description: "one --config at a time") }
                     path = try reader.value()
                 case "--check": check = true
+                case "-q", "--quiet": messages.quiet = true
+                case "-v", "--verbose": messages.verbose = true
                 default:
                     throw Options.UsageError(description: "with --config, settings go in the file ('\(reader.name)' is not "
-                                             + "taken beside it); only --check is")
+                                             + "taken beside it); only --check, -q and -v are")
                 }
             }
         } catch {
@@ -34,7 +38,7 @@ enum ConfigCommand {
         }
         do {
             try SourceSupervisor.installSignals()
-            return try SourceSupervisor(config).run()
+            return try SourceSupervisor(config, messages: messages).run()
         } catch {
             Terminal.printError("rtprecv: error: \(error)\n")
             return 1

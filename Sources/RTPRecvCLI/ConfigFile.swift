@@ -111,7 +111,7 @@ public struct ConfigFile {
             let (key, value) = settings[k]!
             try take(k, key: key, value: value, source: name, into: &arguments, extra: &extra)
         }
-        guard arguments.contains(where: { $0 == "--sdp" || $0 == "--port" || $0.lowercased().hasPrefix("rtsp") }) else {
+        guard order.contains(where: { ["rtsp", "sdp", "port"].contains($0) }) else {
             throw invalid(node, "source '\(name)' has nothing to receive: give it 'rtsp:', 'sdp:' or 'port:'")
         }
         var options: Options
@@ -140,7 +140,13 @@ public struct ConfigFile {
         switch k {
         case "rtsp":
             let url = try scalar(value, k)
-            guard (try? RTSPURL(parsing: url))?.password == nil else {
+            let parsed: RTSPURL
+            do {
+                parsed = try RTSPURL(parsing: url)
+            } catch {
+                throw invalid(value, error.description)
+            }
+            guard parsed.password == nil else {
                 throw invalid(value, "keep the password out of the config: 'user:' with 'password-env:' or 'password-file:'")
             }
             arguments.append(url)
@@ -157,13 +163,13 @@ public struct ConfigFile {
             extra.password = password
             return
         case "srtp-key-file":
-            let text = try secretFile(value, k)
+            let (file, text) = (try scalar(value, k), try secretFile(value, k))
             for (i, line) in text.split(whereSeparator: \.isNewline).enumerated() where !line.allSatisfy(\.isWhitespace) {
                 let option = String(line.trimmingWhitespace())
                 Terminal.keepSecret(option)
                 do {
                     extra.keyLines.append(option)
-                    extra.srtpKeys.append(try SRTPMasterKey(option: option, origin: "\(try scalar(value, k)) line \(i + 1)"))
+                    extra.srtpKeys.append(try SRTPMasterKey(option: option, origin: "\(file) line \(i + 1)"))
                 } catch {
                     throw invalid(value, "\(error)")
                 }

@@ -65,7 +65,8 @@ public enum Help {
       name the file, line and column (exit status 64). SIGHUP reads the config again: sources
       added start, removed ones stop, changed ones restart, and the others are not touched.
       --check                 Check the config and list each source, what it receives and
-                              writes; run nothing.
+                              writes; run nothing. Beside --config only --check, -q and -v
+                              are taken (-q and -v for every source).
 
     RTSP (an rtsp:// URL instead of --port or --pcap):
       The client sends OPTIONS, DESCRIBE, a SETUP for the first video line of a codec above and

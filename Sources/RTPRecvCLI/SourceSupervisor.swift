@@ -27,15 +27,23 @@ final class SourceSupervisor {
         var exitStatus: Int32? { lock.locked { status } }
     }
 
+    /// -q and -v of the command line, for every source.
+    struct Messages {
+        var quiet = false
+        var verbose = false
+    }
+
     private let path: String
+    private let messages: Messages
     private var running: [Running] = []
     private let metrics: HTTPEndpoint?
     private let started = Terminal.monotonicNanoseconds()
     /// The exit statuses of runs that ended on their own (not stopped by a reload).
     private var statuses: [Int32] = []
 
-    init(_ config: ConfigFile) throws {
+    init(_ config: ConfigFile, messages: Messages) throws {
         path = config.path
+        self.messages = messages
         metrics = try config.metrics.map { target in
             do {
                 return try HTTPEndpoint(target)
@@ -43,7 +51,7 @@ final class SourceSupervisor {
                 throw RunError(description: "\(config.path): metrics \(error)")
             }
         }
-        if let metrics {
+        if let metrics, !messages.quiet {
             Terminal.printError("rtprecv: metrics on http://\(metrics.localEndpoint)/metrics, the live page on http://\(metrics.localEndpoint)/\n")
         }
         for source in config.sources { start(source) }
@@ -78,6 +86,8 @@ final class SourceSupervisor {
         let r = Running(source)
         var options = source.options
         options.sharesTerminal = true
+        options.quiet = options.quiet || messages.quiet
+        options.verbose = options.verbose || messages.verbose
         options.hangupReopens = false
         options.stopRequest = r.stop
         options.sourceName = source.name
@@ -122,6 +132,7 @@ final class SourceSupervisor {
             if !said.contains(where: { $0.hasPrefix("'\(source.name)' ") }) { said.append("'\(source.name)' added") }
             start(source)
         }
+        guard !messages.quiet else { return }
         Terminal.printError("rtprecv: SIGHUP: \(path) reloaded" + (said.isEmpty ? ", nothing changed" : ": " + said.joined(separator: ", ")) + "\n")
     }
 

@@ -104,6 +104,8 @@ final class ConfigTests: XCTestCase {
         let beside = try Harness.rtprecv(["--config", url.path, "--out", "x.h264"])
         XCTAssertEqual(beside.status, 64)
         XCTAssertTrue(beside.stderr.contains("with --config, settings go in the file"), beside.stderr)
+        // A service's unit passes -q.
+        XCTAssertEqual(try Harness.rtprecv(["-q", "--config", url.path, "--check"]).status, 0)
     }
 
     /// Two RTSP cameras, a camera that refuses, and an SDP session on UDP, in one process: each

@@ -3,7 +3,8 @@
 
     scripts/bench            full suite, writes BENCHMARKS.md (needs a release build; run by scripts/bench)
     scripts/bench --smoke    small sizes, one run, rtprecv only where peers are slow: checks that it all works
-    scripts/bench --only S   one section (replay, webrtc_codecs, per_packet, decode, memory, live, streams, recording, report),
+    scripts/bench --only S   one section (replay, webrtc_codecs, per_packet, decode, memory, live, streams, recording, report,
+                             cameras),
                              printed as JSON
     RTPRECV_BASE=OLD scripts/bench --only live --rates max
                              live at the blaster's maximum only, an earlier build in turns beside this one
@@ -804,6 +805,7 @@ def report(results):
     ]
     lines += report_recording(results)
     lines += report_report(results)
+    lines += report_cameras(results)
     lines += [
         "## Latency: arrival of a frame's last packet to the end of its write (live, 20k packets/s)",
         "",
@@ -841,12 +843,92 @@ def report(results):
     return "\n".join(lines)
 
 
+# MARK: Many cameras
+
+def cameras_run(kind, cameras, port, capture, frames):
+    """`cameras` RTSP cameras (scripts/fake-camera, each serving `capture` once over TCP from PLAY on):
+    rtprecv as one process with a config naming them all, or one `ffmpeg -rtsp_transport tcp -i URL
+    -c copy` a camera, both writing MP4. CPU is counted from 2 s after the start (every session set up)
+    to 1 s before the cameras' end; frames kept are each camera's file's."""
+    directory = os.path.join(WORK, f"cameras-{kind}")
+    subprocess.run(["rm", "-rf", directory])
+    os.makedirs(directory)
+    servers = [subprocess.Popen([os.path.join(ROOT, "scripts", "fake-camera"), "--port", str(port + k), "--pcap", capture,
+                                 "--sdp", os.path.join(ROOT, "captures", "ffmpeg-mode0.sdp")], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL) for k in range(cameras)]
+    for s in servers:
+        s.stdout.readline()
+    urls = [f"rtsp://127.0.0.1:{port + k}/cam" for k in range(cameras)]
+    if kind == "rtprecv":
+        config = os.path.join(directory, "cameras.yml")
+        with open(config, "w") as f:
+            f.write(f"defaults:\n  mp4: {directory}/{{source}}.mp4\n  rtsp-transport: tcp\n  quiet: true\nsources:\n")
+            f.writelines(f"  - {{name: cam{k}, rtsp: '{url}'}}\n" for k, url in enumerate(urls))
+        receivers = [subprocess.Popen([BIN, "--config", config], stderr=subprocess.PIPE)]
+    else:
+        receivers = [subprocess.Popen(["ffmpeg", "-v", "error", "-y", "-rtsp_transport", "tcp", "-i", url, "-c", "copy", "-f", "mp4",
+                                       os.path.join(directory, f"cam{k}.mp4")], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                     for k, url in enumerate(urls)]
+    seconds = frames / 30
+    time.sleep(2)
+    pids = [r.pid for r in receivers]
+    before, began = cpu_ns(pids), time.monotonic()
+    time.sleep(seconds - 3)
+    cpu, wall = cpu_ns(pids) - before, time.monotonic() - began
+    time.sleep(3)
+    for r in receivers:
+        r.send_signal(signal.SIGINT)
+    for r in receivers + servers:
+        if r in servers:
+            r.terminate()
+        try:
+            r.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            r.kill()
+            r.wait()
+    kept = [packets_in(os.path.join(directory, f"cam{k}.mp4")) for k in range(cameras)]
+    return {"cameras": cameras, "receiver": kind, "cpu_percent_per_camera": 100 * cpu / 1e9 / wall / cameras,
+            "frames_sent": frames, "frames_kept_min": min(kept), "cameras_whole": sum(1 for k in kept if k == frames)}
+
+
+def bench_cameras(results):
+    """10 and 50 RTSP cameras (320x240, 30 frames/s, 0.6 Mbit/s, over TCP): rtprecv's one process with a
+    config against an ffmpeg -c copy process a camera, as an NVR operator runs them."""
+    counts = [5] if SMOKE else [10, 50]
+    repeats = 3 if SMOKE else 6
+    capture = repeat_capture(os.path.join(WORK, f"mode0-x{repeats}.pcap"), repeats,
+                             source=os.path.join(ROOT, "captures", "ffmpeg-mode0.pcap"))
+    port = 30000 + os.getpid() % 10000
+    rows = []
+    for cameras in counts:
+        for kind in ["rtprecv", "ffmpeg"]:
+            rows.append(cameras_run(kind, cameras, port, capture, frames=120 * repeats))
+            log(f"cameras {cameras} {kind}: {rows[-1]}")
+    results["cameras"] = rows
+
+
+def report_cameras(results):
+    """The many-cameras section of BENCHMARKS.md."""
+    lines = ["## RTSP cameras in one process: CPU a camera (one process's config against an ffmpeg a camera)", "",
+             "| cameras | receiver | CPU % a camera | × ffmpeg | cameras with every frame | fewest frames kept |", "|---|---|---|---|---|---|"]
+    rows = results["cameras"]
+    for r in rows:
+        ffmpeg = next(f for f in rows if f["cameras"] == r["cameras"] and f["receiver"] == "ffmpeg")
+        ratio = r["cpu_percent_per_camera"] / ffmpeg["cpu_percent_per_camera"] if ffmpeg["cpu_percent_per_camera"] else 0
+        lines.append(f"| {r['cameras']} | {r['receiver']} | {r['cpu_percent_per_camera']:.2f} | {ratio:.2f} | "
+                     f"{r['cameras_whole']}/{r['cameras']} | {r['frames_kept_min']}/{r['frames_sent']} |")
+    lines += ["", "Target: at most 0.5× ffmpeg's CPU a camera, every frame kept. Cameras: scripts/fake-camera serving "
+              "captures/ffmpeg-mode0.pcap repeated (320x240, 30 frames/s) over RTSP interleaved in TCP; both write MP4. "
+              "rtprecv runs each source on a thread of its own.", ""]
+    return lines
+
+
 def main():
     build_tools()
     results = {}
     sections = {"replay": bench_replay, "webrtc_codecs": bench_webrtc_codecs, "per_packet": bench_per_packet,
                 "decode": bench_decode, "memory": bench_memory, "live": bench_live, "streams": bench_streams,
-                "recording": bench_recording, "report": bench_report}
+                "recording": bench_recording, "report": bench_report, "cameras": bench_cameras}
     if ONLY:
         # One section, printed and not written to BENCHMARKS.md, which holds the whole suite's run.
         if ONLY not in sections:
