@@ -171,6 +171,21 @@ final class LiveReception {
         try single.flatMap { try talkBack($0, from: zip(sockets, roles).first { $0.1 == "video RTCP" }?.0) }
     }
 
+    /// The metrics endpoint listening at `target`, said (`named` names it in errors).
+    static func serveMetrics(at target: (address: String, port: UInt16), named: String, quiet: Bool, say prefix: String = "") throws
+        -> HTTPEndpoint {
+        let metrics: HTTPEndpoint
+        do {
+            metrics = try HTTPEndpoint(target)
+        } catch {
+            throw RunError(description: "\(named) \(error)")
+        }
+        if !quiet {
+            Terminal.printError(prefix + "metrics on http://\(metrics.localEndpoint)/metrics, the live page on http://\(metrics.localEndpoint)/\n")
+        }
+        return metrics
+    }
+
     private func makePoll() {
         polled = sockets.map(\.descriptor) + (pollsConnection ? [rtsp!.descriptor] : []) + (metrics?.descriptors ?? [])
         poll = SocketPoll(polled)
@@ -186,16 +201,7 @@ final class LiveReception {
         hangupsSeen = HangupSignal.count
         start = Terminal.monotonicNanoseconds()
         lastPacket = start
-        metrics = try options.metrics.map { target in
-            do {
-                return try HTTPEndpoint(target)
-            } catch {
-                throw RunError(description: "--metrics \(error)")
-            }
-        }
-        if let metrics, !options.quiet {
-            Terminal.printError("metrics on http://\(metrics.localEndpoint)/metrics, the live page on http://\(metrics.localEndpoint)/\n")
-        }
+        metrics = try options.metrics.map { try LiveReception.serveMetrics(at: $0, named: "--metrics", quiet: options.quiet) }
         lastReceived = [Int64?](repeating: nil, count: sockets.count)
         makePoll()
         var stopReason = "stopped"
@@ -226,12 +232,13 @@ final class LiveReception {
         return try finish(stopReason)
     }
 
-    /// Why the run stops before this turn of the loop, if it does; a SIGHUP reopens the outputs.
+    /// Why the run stops before this turn of the loop, if it does; a SIGHUP reopens the outputs
+    /// (a config's source leaves SIGHUP to the config's reload).
     private func reasonToStop() throws -> String? {
         if let why = options.stopReason { return why }
         if let failure = run.failure { return "stopped: \(failure)" }
         if !run.takesMore { return "stopped after \(options.frames!) frames" }
-        if options.hangupReopens && HangupSignal.count != hangupsSeen {
+        if options.supervised == nil && HangupSignal.count != hangupsSeen {
             // Log rotation: the files were moved; new ones at their paths, from a keyframe.
             hangupsSeen = HangupSignal.count
             try run.reopen()
@@ -361,7 +368,7 @@ final class LiveReception {
         }
         try run.tick(now: now)
         try rtsp?.tick(now: now)
-        options.inbox?.serve(self, now: now)
+        options.supervised?.inbox?.serve(self, now: now)
         if options.servesLivePage && history.due(now: now) { history.sample(run.followedStreams, now: now) }
         if progress.due(now: now) {
             if let single {

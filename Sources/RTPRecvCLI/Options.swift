@@ -121,18 +121,17 @@ public struct Options {
     public var password: String?
     public var quiet = false
     public var verbose = false
-    /// A source of a config run beside others: standard error is theirs too, so no status line;
-    /// SIGHUP reloads the config rather than reopening the outputs; and the run can be stopped alone.
-    var sharesTerminal = false
-    var hangupReopens = true
-    var stopRequest: StopRequest?
-    /// The supervisor's requests for what the process's metrics endpoint serves of this source.
-    var inbox: SourceInbox?
-    /// A config's source: its name.
-    var sourceName: String?
+    /// A config's source, run beside others: standard error is theirs too, so no status line;
+    /// SIGHUP reloads the config rather than reopening the outputs; the run can be stopped alone;
+    /// and the process's metrics endpoint asks it what to serve (`inbox`, with `metrics:`).
+    struct Supervised {
+        let stop: StopRequest
+        let inbox: SourceInbox?
+    }
+    var supervised: Supervised?
     /// Live, a page shows the run's streams: its own --metrics, or a config's.
-    var servesLivePage: Bool { metrics != nil || inbox != nil }
-    var showsProgress: Bool { !quiet && !sharesTerminal && Terminal.isTerminal(2) }
+    var servesLivePage: Bool { metrics != nil || supervised?.inbox != nil }
+    var showsProgress: Bool { !quiet && supervised == nil && Terminal.isTerminal(2) }
 
     /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.
     public enum RTSPTransportChoice: String, CaseIterable, Sendable { case auto, udp, tcp, multicast }
@@ -172,7 +171,7 @@ public struct Options {
     /// Why a live run must stop now: a signal, or its source taken out of the config; nil to go on.
     var stopReason: String? {
         if StopSignal.received != 0 { return "stopped by \(StopSignal.name)" }
-        return stopRequest?.reason.map { "stopped: \($0)" }
+        return supervised?.stop.reason.map { "stopped: \($0)" }
     }
 
     /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.

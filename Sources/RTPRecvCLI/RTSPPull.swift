@@ -94,7 +94,7 @@ final class RTSPPull {
     private init(url requested: RTSPURL, transport initial: Transport, options: Options) throws {
         transport = initial
         verbose = options.verbose
-        stopRequest = options.stopRequest
+        stopRequest = options.supervised?.stop
         self.url = requested
         var url = requested
         var redirects = 0

@@ -44,15 +44,8 @@ final class SourceSupervisor {
     init(_ config: ConfigFile, messages: Messages) throws {
         path = config.path
         self.messages = messages
-        metrics = try config.metrics.map { target in
-            do {
-                return try HTTPEndpoint(target)
-            } catch {
-                throw RunError(description: "\(config.path): metrics \(error)")
-            }
-        }
-        if let metrics, !messages.quiet {
-            Terminal.printError("rtprecv: metrics on http://\(metrics.localEndpoint)/metrics, the live page on http://\(metrics.localEndpoint)/\n")
+        metrics = try config.metrics.map {
+            try LiveReception.serveMetrics(at: $0, named: "\(config.path): metrics", quiet: messages.quiet, say: "rtprecv: ")
         }
         for source in config.sources { start(source) }
     }
@@ -85,13 +78,9 @@ final class SourceSupervisor {
     private func start(_ source: ConfigFile.Source) {
         let r = Running(source)
         var options = source.options
-        options.sharesTerminal = true
         options.quiet = options.quiet || messages.quiet
         options.verbose = options.verbose || messages.verbose
-        options.hangupReopens = false
-        options.stopRequest = r.stop
-        options.sourceName = source.name
-        if metrics != nil { options.inbox = r.inbox }
+        options.supervised = Options.Supervised(stop: r.stop, inbox: metrics == nil ? nil : r.inbox)
         let name = source.name
         r.thread = WorkerThread {
             Terminal.prefixMessages("[\(name)] ")
@@ -116,20 +105,26 @@ final class SourceSupervisor {
         let wanted = Dictionary(config.sources.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var said: [String] = []
         // Removed or changed: stopped first, so that a changed one's files and ports are free again.
-        for r in running where wanted[r.source.name].map({ $0.signature != r.source.signature }) ?? true {
-            let why = wanted[r.source.name] == nil ? "removed from the config" : "changed in the config"
-            r.stop.request(why)
-            said.append("'\(r.source.name)' \(why == "removed from the config" ? "removed" : "changed")")
+        for r in running where r.exitStatus == nil {
+            if wanted[r.source.name] == nil {
+                r.stop.request("removed from the config")
+                said.append("'\(r.source.name)' removed")
+            } else if wanted[r.source.name]!.signature != r.source.signature {
+                r.stop.request("changed in the config")
+                said.append("'\(r.source.name)' changed")
+            }
         }
         for r in running where r.stop.reason != nil { r.thread?.join() }
-        // A run that had ended on its own before the reload keeps its exit status.
-        running.removeAll { r in
-            guard r.stop.reason != nil || r.exitStatus != nil else { return false }
-            if r.stop.reason == nil { statuses.append(r.exitStatus ?? 1) }
-            return true
+        // Runs that ended on their own keep their exit status, and start again if still listed.
+        for r in running where r.stop.reason == nil && r.exitStatus != nil {
+            statuses.append(r.exitStatus ?? 1)
+            if wanted[r.source.name] != nil { said.append("'\(r.source.name)' started again") }
         }
-        for source in config.sources where !running.contains(where: { $0.source.name == source.name }) {
-            if !said.contains(where: { $0.hasPrefix("'\(source.name)' ") }) { said.append("'\(source.name)' added") }
+        let kept = Set(running.filter { $0.exitStatus == nil }.map(\.source.name))
+        let known = Set(running.map(\.source.name))
+        running.removeAll { $0.exitStatus != nil }
+        for source in config.sources where !kept.contains(source.name) {
+            if !known.contains(source.name) { said.append("'\(source.name)' added") }
             start(source)
         }
         guard !messages.quiet else { return }
@@ -157,12 +152,12 @@ final class SourceSupervisor {
     }
 
     /// What every source running answers to `request` on its own thread, within 300 ms.
-    private func ask<Answer>(_ sources: [Running], _ request: @escaping (LiveReception, Int64) -> Answer) -> [String: Answer] {
+    private func ask<Answer>(_ sources: [Running], _ request: @escaping (String, LiveReception, Int64) -> Answer) -> [String: Answer] {
         let answers = SourceAnswers<Answer>()
         let asked = sources.filter { $0.exitStatus == nil }
         for r in asked {
             let name = r.source.name
-            r.inbox.post { reception, now in answers.put(name, request(reception, now)) }
+            r.inbox.post { reception, now in answers.put(name, request(name, reception, now)) }
         }
         return answers.wait(for: asked.count, until: Terminal.monotonicNanoseconds() + 300_000_000)
     }
@@ -170,9 +165,9 @@ final class SourceSupervisor {
     private func page(_ path: String) -> HTTPAnswer {
         switch path {
         case "/metrics":
-            let answers = ask(running) { reception, now in
+            let answers = ask(running) { name, reception, now in
                 var e = PrometheusExposition()
-                e.labels = "source=\"\(reception.options.sourceName ?? "")\""
+                e.labels = "source=\"\(name)\""
                 reception.expose(into: &e, now: now)
                 return e
             }
@@ -186,7 +181,7 @@ final class SourceSupervisor {
             }
             return HTTPAnswer(200, "OK", PrometheusExposition.contentType, e.text)
         case "/healthz":
-            let answers = ask(running) { reception, now in reception.silentInputs(now: now) }
+            let answers = ask(running) { _, reception, now in reception.silentInputs(now: now) }
             let unwell = running.compactMap { r -> String? in
                 guard let silent = answers[r.source.name] else { return "\(r.source.name): not receiving" }
                 return silent.isEmpty ? nil : "\(r.source.name): silent: " + silent.joined(separator: ", ")
@@ -194,8 +189,8 @@ final class SourceSupervisor {
             return unwell.isEmpty ? HTTPAnswer(200, "OK", "text/plain", "ok\n")
                 : HTTPAnswer(503, "Service Unavailable", "text/plain", unwell.joined(separator: "\n") + "\n")
         case "/":
-            let answers = ask(running) { reception, now in
-                (reception.streamsFollowed, reception.liveCards(now: now, source: reception.options.sourceName))
+            let answers = ask(running) { name, reception, now in
+                (reception.streamsFollowed, reception.liveCards(now: now, source: name))
             }
             let sections = running.map { r in
                 LivePage.Section(name: r.source.name, streams: answers[r.source.name]?.0 ?? 0, cards: answers[r.source.name]?.1 ?? "")
@@ -203,7 +198,7 @@ final class SourceSupervisor {
             return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(sections, now: Terminal.monotonicNanoseconds(), started: started))
         case _ where path.hasPrefix("/snapshot/"):
             let owner = running.filter { path.hasPrefix("/snapshot/\($0.source.name)/") }
-            let jpeg = ask(owner) { reception, now in reception.snapshot(path, now: now, source: reception.options.sourceName) }.values.first ?? nil
+            let jpeg = ask(owner) { name, reception, now in reception.snapshot(path, now: now, source: name) }.values.first ?? nil
             guard let jpeg else { return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n") }
             return HTTPAnswer(200, "OK", "image/jpeg", jpeg, extraHeaders: "Cache-Control: no-store\r\n")
         default:

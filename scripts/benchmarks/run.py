@@ -845,6 +845,17 @@ def report(results):
 
 # MARK: Many cameras
 
+def capture_seconds(path):
+    """From a classic pcap's first record to its last."""
+    data = open(path, "rb").read()
+    times, offset = [], 24
+    while offset + 16 <= len(data):
+        sec, usec, caplen, _ = struct.unpack("<IIII", data[offset:offset + 16])
+        times.append(sec + usec / 1e6)
+        offset += 16 + caplen
+    return times[-1] - times[0]
+
+
 def cameras_run(kind, cameras, port, capture, frames):
     """`cameras` RTSP cameras (scripts/fake-camera, each serving `capture` once over TCP from PLAY on):
     rtprecv as one process with a config naming them all, or one `ffmpeg -rtsp_transport tcp -i URL
@@ -869,7 +880,7 @@ def cameras_run(kind, cameras, port, capture, frames):
         receivers = [subprocess.Popen(["ffmpeg", "-v", "error", "-y", "-rtsp_transport", "tcp", "-i", url, "-c", "copy", "-f", "mp4",
                                        os.path.join(directory, f"cam{k}.mp4")], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                      for k, url in enumerate(urls)]
-    seconds = frames / 30
+    seconds = capture_seconds(capture)
     time.sleep(2)
     pids = [r.pid for r in receivers]
     before, began = cpu_ns(pids), time.monotonic()
