@@ -52,8 +52,9 @@ final class LiveReception {
     private var lastPacket: Int64 = 0
     /// When each socket last had a datagram, for /healthz; nil before its first.
     private var lastReceived: [Int64?] = []
-    /// Datagrams (or interleaved frames) in the loop's turn.
+    /// Datagrams (or interleaved frames) in the loop's turn, and when it began (--batch-ms).
     private var received = 0
+    private var turnBegan: Int64 = 0
     private var filtered = 0
     private var silenceReported = false
     /// Nothing at all within 5 s of the start (a wrong port, a firewall, a server that sends
@@ -301,6 +302,7 @@ final class LiveReception {
     /// connection and the metrics endpoint is ready within 20 ms.
     private func receiveOnce() throws {
         received = 0
+        gather()
         if sockets.count == 1 && rtsp == nil && metrics == nil {
             // One socket: block in recvmmsg itself, one system call a batch.
             try drain(sockets[0])
@@ -334,6 +336,16 @@ final class LiveReception {
             metrics.tick(now: Terminal.monotonicNanoseconds())
             if metrics.generation != metricsGeneration { makePoll() }
         }
+    }
+
+    /// --batch-ms: the rest of the turn's time asleep, so that each wake-up takes what came meanwhile
+    /// (a wake-up, not a packet, is most of what a camera costs).
+    private func gather() {
+        guard options.batchMilliseconds > 0 else { return }
+        let now = Terminal.monotonicNanoseconds()
+        let wake = turnBegan &+ Int64(options.batchMilliseconds) * 1_000_000
+        if wake > now { Terminal.sleep(nanoseconds: wake - now) }
+        turnBegan = Terminal.monotonicNanoseconds()
     }
 
     /// One batch from `socket`, into the run.

@@ -106,6 +106,7 @@ extension Options {
         case "--exit-on-timeout": exitOnTimeout = true
         case "--reorder-packets": reorderPackets = try r.number(Int.self, 1...65536)
         case "--latency-ms": latencyMilliseconds = try r.number(Int.self, 0...60_000)
+        case "--batch-ms": batchMilliseconds = try r.number(Int.self, 0...1000)
         case "--max-frame-bytes": maxFrameBytes = try r.number(Int.self, 1024...(1 << 30))
         case "--max-packet-bytes": maxPacketBytes = try r.number(Int.self, 64...65536)
         case "--max-streams":

@@ -40,6 +40,8 @@ public struct Options {
     public var reorderPackets = 512
     /// Default 500 ms for replay, 50 ms live.
     public var latencyMilliseconds: Int?
+    /// Live: input gathered this long between the loop's turns (0: each datagram as it comes).
+    public var batchMilliseconds = 0
     public var maxFrameBytes = 32 << 20
     public var maxPacketBytes = 65536
     public var maxStreams = 16

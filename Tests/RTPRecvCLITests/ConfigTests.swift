@@ -132,6 +132,7 @@ final class ConfigTests: XCTestCase {
               out: \(directory.path)/{source}.h264
               stats-json: \(directory.path)/{source}.json
               duration: 6
+              batch-ms: 40
             sources:
               - name: door
                 rtsp: rtsp://127.0.0.1:\(base)/cam
@@ -247,5 +248,23 @@ final class ConfigTests: XCTestCase {
         let picture = try XCTUnwrap(served["/snapshot/door/45399443.jpg"])
         XCTAssertEqual(picture.status, "200")
         XCTAssertEqual(Array(picture.body.prefix(2)), [0xFF, 0xD8], "a JPEG")
+    }
+
+    /// The README's config, as a new user copies it (its directories made here): --check takes it.
+    func testTheREADMEsConfigChecks() throws {
+        let readme = try String(contentsOf: Harness.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "```yaml\n# cameras.yml"))
+        let end = try XCTUnwrap(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let body = readme.index(start.lowerBound, offsetBy: "```yaml\n".count)
+        let directory = try Harness.emptyDirectory("config-readme")
+        try "AES_CM_128_HMAC_SHA1_80:WbTBosdVUZqEb6Htqhn+m3z7wUh4RJVR8nE15GbN\n"
+            .write(to: directory.appendingPathComponent("call.key"), atomically: true, encoding: .utf8)
+        let text = String(readme[body..<end.lowerBound])
+            .replacingOccurrences(of: "/etc/rtprecv/", with: directory.path + "/").replacingOccurrences(of: "/var/lib/rtprecv/", with: directory.path + "/")
+        let url = try config("config-readme", text)
+        setenv("DOOR_PASSWORD", "from-the-environment", 1)
+        let r = try Harness.rtprecv(["--config", url.path, "--check"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("3 sources, valid"), r.stderr)
     }
 }
