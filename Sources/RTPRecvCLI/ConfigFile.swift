@@ -151,6 +151,10 @@ public struct ConfigFile {
             }
             arguments.append(url)
             return
+        case "sdp":
+            // Read when the source starts; a file that is not there is the config's error, at its place.
+            let file = try scalar(value, k)
+            guard Directory.regularFile(file) != nil else { throw invalid(value, "\(file): no such file (the source's SDP)") }
         case "password-env":
             let variable = try scalar(value, k)
             guard let password = Terminal.environment(variable) else { throw invalid(value, "the environment has no \(variable)") }

@@ -415,7 +415,7 @@ public enum Help {
                               When either bound is reached the packet is declared lost.
       --batch-ms N            Live: gather input for N ms between turns (default 0: each packet
                               as it comes). A process of many cameras wakes less and spends less
-                              CPU on each (half, at 40 ms), its frames written up to N ms later;
+                              CPU on each (0.4x at 100 ms), its frames written up to N ms later;
                               keep N below --latency-ms where NACK repairs losses.
       --max-frame-bytes N     Largest access unit; larger ones are dropped (default 33554432).
       --max-packet-bytes N    Largest RTP payload held for reordering (default 65536).

@@ -38,6 +38,7 @@ final class ConfigTests: XCTestCase {
              + "d: &d [*c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e]\n",
              ":", "more than 100000 nodes"),
             ("sources: 3\n", ":1:10:", "'sources' is a list"),
+            ("sources:\n  - name: x\n    sdp: /nonexistent/cam.sdp\n", ":3:10:", "/nonexistent/cam.sdp: no such file"),
             ("sources:\n  - {name: x, port: 5004, metrics: 9464}\n", ":2:27:", "put it at the top of the config"),
             ("metrics: 70000\nsources:\n  - {name: x, port: 5004}\n", ":1:10:", "invalid value '70000' for '--metrics'"),
             ("- 1\n", ":1:1:", "the config is a mapping"),
@@ -259,6 +260,8 @@ final class ConfigTests: XCTestCase {
         let directory = try Harness.emptyDirectory("config-readme")
         try "AES_CM_128_HMAC_SHA1_80:WbTBosdVUZqEb6Htqhn+m3z7wUh4RJVR8nE15GbN\n"
             .write(to: directory.appendingPathComponent("call.key"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: Harness.captures.appendingPathComponent("ffmpeg-mode0.sdp"),
+                                         to: directory.appendingPathComponent("call.sdp"))
         let text = String(readme[body..<end.lowerBound])
             .replacingOccurrences(of: "/etc/rtprecv/", with: directory.path + "/").replacingOccurrences(of: "/var/lib/rtprecv/", with: directory.path + "/")
         let url = try config("config-readme", text)

@@ -916,7 +916,7 @@ def bench_cameras(results):
     port = 30000 + os.getpid() % 10000
     rows = []
     for cameras in counts:
-        for kind, batch_ms in [("rtprecv", 0), ("rtprecv", 40), ("ffmpeg", 0)]:
+        for kind, batch_ms in [("rtprecv", 0), ("rtprecv", 100), ("ffmpeg", 0)]:
             rows.append(cameras_run(kind, cameras, port, capture, frames=120 * repeats, batch_ms=batch_ms))
             log(f"cameras {cameras} {kind}: {rows[-1]}")
     results["cameras"] = rows
