@@ -37,6 +37,8 @@ final class SourceSupervisor {
     private let messages: Messages
     private var running: [Running] = []
     private let metrics: HTTPEndpoint?
+    /// What `metrics:` said at the start: the endpoint stays there until the process restarts.
+    private let metricsTarget: String?
     private let started = Terminal.monotonicNanoseconds()
     /// The exit statuses of runs that ended on their own (not stopped by a reload).
     private var statuses: [Int32] = []
@@ -44,6 +46,7 @@ final class SourceSupervisor {
     init(_ config: ConfigFile, messages: Messages) throws {
         path = config.path
         self.messages = messages
+        metricsTarget = config.metrics.map { "\($0.address):\($0.port)" }
         metrics = try config.metrics.map {
             try LiveReception.serveMetrics(at: $0, named: "\(config.path): metrics", quiet: messages.quiet, say: "rtprecv: ")
         }
@@ -126,6 +129,9 @@ final class SourceSupervisor {
         for source in config.sources where !kept.contains(source.name) {
             if !known.contains(source.name) { said.append("'\(source.name)' added") }
             start(source)
+        }
+        if config.metrics.map({ "\($0.address):\($0.port)" }) != metricsTarget {
+            said.append("the metrics endpoint stays \(metricsTarget.map { "at " + $0 } ?? "off") until rtprecv restarts")
         }
         guard !messages.quiet else { return }
         Terminal.printError("rtprecv: SIGHUP: \(path) reloaded" + (said.isEmpty ? ", nothing changed" : ": " + said.joined(separator: ", ")) + "\n")
