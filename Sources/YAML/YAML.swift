@@ -44,6 +44,8 @@ public enum YAML {
 
     /// The one document of `text`; nil when it holds none (empty, or only comments).
     public static func parse(_ text: [UInt8], limits: Limits = Limits()) throws(YAMLError) -> YAMLNode? {
+        // libyaml asserts that its input is not a null pointer, which an empty array's may be.
+        guard !text.isEmpty else { return nil }
         var loadMessage = [CChar](repeating: 0, count: 512)
         guard rtprecv_yaml_load(&loadMessage, loadMessage.count) == 0 else {
             throw YAMLError(mark: nil, message: String(decoding: loadMessage.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
