@@ -68,7 +68,18 @@ final class SourceSupervisor {
             r.thread?.join()
             statuses.append(r.exitStatus ?? 1)
         }
+        if !messages.quiet { Terminal.printError(summary() + "\n") }
         return statuses.contains(1) ? 1 : statuses.max() ?? 0
+    }
+
+    /// How each source's run ended, in one line for the operator: "rtprecv: 3 sources: door, yard:
+    /// ended as asked; gate: failed".
+    private func summary() -> String {
+        let words: [Int32: String] = [0: "ended as asked", 1: "failed", Command.noRTPExitStatus: "received no RTP"]
+        let groups = Dictionary(grouping: running) { $0.exitStatus ?? 1 }.sorted { $0.key < $1.key }
+        return "rtprecv: \(running.count) source\(running.count == 1 ? "" : "s"): " + groups.map { status, runs in
+            runs.map(\.source.name).joined(separator: ", ") + ": " + (words[status] ?? "exit status \(status)")
+        }.joined(separator: "; ")
     }
 
     /// Installed before any source's thread, so that a signal in between is not lost.

@@ -165,13 +165,14 @@ final class ConfigTests: XCTestCase {
         try checkServed(served.pages)
         XCTAssertEqual(r.status, 1, "the refused camera fails the run, alone: \(r.stderr)")
         XCTAssertTrue(r.stderr.contains("[refused] rtprecv: error: rtsp://127.0.0.1:\(base + 4)/cam"), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("rtprecv: 4 sources: door, yard, lab: ended as asked; refused: failed\n"), r.stderr)
         let want = try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264"))
         for name in ["door", "yard", "lab"] {
             XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent(name + ".h264")), want, "\(name): every frame, bit for bit")
             XCTAssertTrue(r.stderr.contains("[\(name)]   frames     120 written"), "\(name)'s report, said as its own: \(r.stderr)")
         }
         for line in r.stderr.split(separator: "\n") {
-            XCTAssertTrue(["door", "yard", "refused", "lab"].contains { line.hasPrefix("[\($0)] ") } || line.hasPrefix("rtprecv: metrics on"),
+            XCTAssertTrue(["door", "yard", "refused", "lab"].contains { line.hasPrefix("[\($0)] ") } || line.hasPrefix("rtprecv: metrics on") || line.hasPrefix("rtprecv: 4 sources"),
                           "a line of no source: \(line)")
         }
         XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
