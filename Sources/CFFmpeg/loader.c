@@ -23,7 +23,8 @@
     X(avcodec, avcodec_find_encoder) X(avcodec, avcodec_send_frame) X(avcodec, avcodec_receive_packet) \
     X(avcodec, avcodec_flush_buffers) X(avcodec, av_packet_unref) \
     X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale) \
-    X(swscale, sws_alloc_context) X(swscale, sws_init_context) X(avutil, av_opt_set_int)
+    X(swscale, sws_alloc_context) X(swscale, sws_init_context) X(avutil, av_opt_set_int) \
+    X(avcodec, avcodec_parameters_copy) X(avcodec, av_packet_rescale_ts)
 
 /* libavformat, for RTMP output and the recordings' muxers: loaded on its own, when a run needs it. */
 #define FORMAT_FUNCTIONS(X) \
@@ -31,7 +32,9 @@
     X(avformat, avio_closep) X(avformat, avio_alloc_context) X(avformat, avio_context_free) \
     X(avformat, avformat_alloc_output_context2) X(avformat, avformat_new_stream) X(avformat, avformat_write_header) \
     X(avformat, av_write_frame) X(avformat, av_interleaved_write_frame) X(avformat, av_write_trailer) \
-    X(avformat, avformat_free_context) X(avformat, av_guess_format) X(avformat, avformat_query_codec)
+    X(avformat, avformat_free_context) X(avformat, av_guess_format) X(avformat, avformat_query_codec) \
+    X(avformat, avformat_open_input) X(avformat, avformat_find_stream_info) X(avformat, av_read_frame) \
+    X(avformat, avformat_close_input)
 
 #define POINTER(lib, name) static __typeof__(name) *p_##name;
 FUNCTIONS(POINTER)
@@ -89,6 +92,8 @@ static void log_callback(void *object, int level, const char *format, va_list ar
         }
         return;
     }
+    /* Warnings and errors only: rtprecv says what it does itself ("Starting second pass" is not for its users). */
+    if (level > AV_LOG_WARNING) return;
     p_av_log_default_callback(object, level, format, arguments);
 }
 
@@ -224,3 +229,11 @@ const AVOutputFormat *av_guess_format(const char *name, const char *filename, co
 int avformat_query_codec(const AVOutputFormat *format, enum AVCodecID id, int compliance) {
     return p_avformat_query_codec(format, id, compliance);
 }
+int avcodec_parameters_copy(AVCodecParameters *to, const AVCodecParameters *from) { ensure(); return p_avcodec_parameters_copy(to, from); }
+void av_packet_rescale_ts(AVPacket *packet, AVRational from, AVRational to) { ensure(); p_av_packet_rescale_ts(packet, from, to); }
+int avformat_open_input(AVFormatContext **context, const char *url, const AVInputFormat *format, AVDictionary **options) {
+    return p_avformat_open_input(context, url, format, options);
+}
+int avformat_find_stream_info(AVFormatContext *context, AVDictionary **options) { return p_avformat_find_stream_info(context, options); }
+int av_read_frame(AVFormatContext *context, AVPacket *packet) { return p_av_read_frame(context, packet); }
+void avformat_close_input(AVFormatContext **context) { p_avformat_close_input(context); }

@@ -53,6 +53,8 @@ final class ContainerOutput {
         var expectsAudio: Bool
         var audioWaitMilliseconds: Int64
         var fsync: FsyncPolicy
+        /// --faststart: each finished MP4 written again with its index in front.
+        var faststart: Bool
         /// Live: a file's UTC times are the wall clock's; in a replay, the capture's packet times.
         var live: Bool
         var quiet: Bool
@@ -60,7 +62,7 @@ final class ContainerOutput {
         /// The options' settings, with the tracks the session will have.
         init(_ options: Options, expectsVideo: Bool, expectsAudio: Bool) {
             (fragmentMilliseconds, self.expectsVideo, self.expectsAudio) = (options.fragmentMilliseconds, expectsVideo, expectsAudio)
-            (audioWaitMilliseconds, fsync) = (Int64(options.interleaveMilliseconds), options.fsync)
+            (audioWaitMilliseconds, fsync, faststart) = (Int64(options.interleaveMilliseconds), options.fsync, options.faststart)
             (live, quiet) = (options.isLive, options.quiet)
         }
     }
@@ -320,6 +322,23 @@ final class ContainerOutput {
         let stillAtItsPath = file.path != "-" && file.isAtItsPath
         try file.close()
         if !began && stillAtItsPath { Terminal.removeIfEmpty(file.path) }
+        if began && stillAtItsPath && configuration.faststart && container == .mp4 { try moveIndexToFront(file) }
+    }
+
+    /// --faststart: the finished file copied with its index in front, then put in its place (a
+    /// rename: the file is whole at its path either way).
+    private func moveIndexToFront(_ finished: OutputFile) throws {
+        let copy = finished.path + ".faststart"
+        do {
+            try Faststart.copy(finished.path, to: copy)
+            let moved = try OutputFile(path: copy, appending: true)
+            try moved.rename(to: finished.path)
+            if configuration.fsync != .none { try moved.synchronize(directory: true) }
+            try moved.close()
+        } catch {
+            try? Directory.remove(copy)
+            throw RunError(description: "--faststart \(finished.displayName): \(error)")
+        }
     }
 
     /// The container's muxer, or for a Matroska file named .webm whose tracks WebM takes (VP8, VP9,

@@ -302,6 +302,9 @@ public enum Help {
       --ts FILE               MPEG-TS (H.264 and H.265), readable from any point.
       --fragment-ms N         Longest fragment (MP4) or cluster (Matroska) in milliseconds, 100 to
                               60000 (default 1000): the most a crash may cost the file.
+      --faststart             Once the MP4 (not segmented) is finished, write it again with its
+                              index in front and no fragments, for editors and progressive
+                              download; until then it is fragmented, and a crash leaves that.
       --fsync POLICY          What survives a power cut, not only a crash: 'segment' (default)
                               makes each finished file and its name durable (fsync), 'fragment'
                               also what was handed over, once per --fragment-ms of media, and

@@ -106,6 +106,10 @@ extension Options {
         if let segmentIndex, !Container.allCases.contains(where: { self[keyPath: $0.path] != nil }) {
             throw UsageError(description: "'--segment-index \(segmentIndex)' lists a recording's files: give --mp4, --mkv or --ts too")
         }
+        if faststart && (mp4 == nil || mp4 == "-" || segmentSeconds != nil) {
+            throw UsageError(description: "'--faststart' rewrites a finished MP4 file with its index in front: give --mp4 FILE, "
+                             + "without --segment-seconds (segments stay fragmented, each playable as it is closed)")
+        }
         if segmentWallclock && segmentSeconds == nil {
             throw UsageError(description: "'--segment-wallclock' aligns segments to the clock: give --segment-seconds N too")
         }

@@ -156,6 +156,7 @@ extension Options {
         case "--mkv": mkv = try r.value()
         case "--ts": ts = try r.value()
         case "--fragment-ms": fragmentMilliseconds = try r.number(Int.self, 100...60_000)
+        case "--faststart": faststart = true
         case "--segment-index": segmentIndex = try r.value()
         case "--retain-hours":
             let text = try r.value()

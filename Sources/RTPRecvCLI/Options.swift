@@ -63,6 +63,8 @@ public struct Options {
     public var mkv: String?
     public var ts: String?
     public var fragmentMilliseconds = 1000
+    /// --faststart: the finished MP4 written again with its index in front.
+    public var faststart = false
     var fsync = FsyncPolicy.segment
     /// --segment-index: a JSON line per recording file closed.
     public var segmentIndex: String?

@@ -238,4 +238,50 @@ final class ContainerTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("part-2.mp4").path))
         XCTAssertEqual(all, try Harness.frameMD5(capture("ffmpeg-bframes.h264")))
     }
+
+    /// --faststart: the finished MP4 is written again with its index in front and no fragments
+    /// (the box order a file's reader sees), holding what the fragmented file holds: H.265 with its
+    /// parameter sets in band, decoded frame for frame as the source, and H.264 with AAC, every
+    /// audio packet as it was, the last too (the muxer times it from the frame size).
+    func testFaststartPutsTheIndexInFront() throws {
+        for (name, source) in [("ffmpeg-h265-inband", "ffmpeg-h265-inband.h265"), ("gst-h264-aac", nil)] {
+            let fragmented = Harness.temporaryFile("faststart-\(name)-fragmented.mp4"), front = Harness.temporaryFile("faststart-\(name).mp4")
+            for (file, extra) in [(fragmented, [String]()), (front, ["--faststart"])] {
+                let r = try Harness.rtprecv(["--pcap", capture(name + ".pcap").path, "--sdp", capture(name + ".sdp").path,
+                                             "--mp4", file.path, "-q"] + extra)
+                XCTAssertEqual(r.status, 0, r.stderr)
+                XCTAssertEqual(r.stderr, "", "libavformat's own messages stay out")
+            }
+            let boxes = try topLevelBoxes(front)
+            XCTAssertEqual(Array(boxes.prefix(2)), ["ftyp", "moov"], "\(name): \(boxes)")
+            XCTAssertTrue(boxes.contains("mdat") && !boxes.contains("moof"), "\(name): \(boxes)")
+            XCTAssertTrue(try topLevelBoxes(fragmented).contains("moof"))
+            XCTAssertEqual(try Harness.frameMD5(front), try Harness.frameMD5(fragmented), name)
+            if name == "gst-h264-aac" { XCTAssertEqual(try Harness.packetMD5(front), try Harness.packetMD5(fragmented)) }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: front.path + ".faststart"))
+            if let source { XCTAssertEqual(try Harness.frameMD5(front), try Harness.frameMD5(capture(source)), name) }
+            let audio = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "a", "-count_packets", "-show_entries",
+                                                    "stream=nb_read_packets", "-of", "csv=p=0", front.path])
+            XCTAssertEqual(String(decoding: audio.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
+                           name == "gst-h264-aac" ? "189" : "", name)
+        }
+        let refused = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--mp4", "x-{n}.mp4", "--segment-seconds", "5",
+                                           "--faststart"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.contains("'--faststart' rewrites a finished MP4 file"), refused.stderr)
+    }
+
+    /// The types of a file's top-level boxes, in order.
+    private func topLevelBoxes(_ file: URL) throws -> [String] {
+        let data = [UInt8](try Data(contentsOf: file))
+        var boxes: [String] = [], offset = 0
+        while offset + 8 <= data.count {
+            var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            boxes.append(String(decoding: data[offset + 4..<offset + 8], as: UTF8.self))
+            if size == 1, offset + 16 <= data.count { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        return boxes
+    }
 }
