@@ -24,7 +24,7 @@
     X(avcodec, avcodec_flush_buffers) X(avcodec, av_packet_unref) \
     X(swscale, sws_getContext) X(swscale, sws_freeContext) X(swscale, sws_scale) \
     X(swscale, sws_alloc_context) X(swscale, sws_init_context) X(avutil, av_opt_set_int) \
-    X(avcodec, avcodec_parameters_copy) X(avcodec, av_packet_rescale_ts)
+    X(avcodec, avcodec_parameters_copy) X(avcodec, av_packet_rescale_ts) X(avcodec, avcodec_get_name)
 
 /* libavformat, for RTMP output and the recordings' muxers: loaded on its own, when a run needs it. */
 #define FORMAT_FUNCTIONS(X) \
@@ -237,3 +237,4 @@ int avformat_open_input(AVFormatContext **context, const char *url, const AVInpu
 int avformat_find_stream_info(AVFormatContext *context, AVDictionary **options) { return p_avformat_find_stream_info(context, options); }
 int av_read_frame(AVFormatContext *context, AVPacket *packet) { return p_av_read_frame(context, packet); }
 void avformat_close_input(AVFormatContext **context) { p_avformat_close_input(context); }
+const char *avcodec_get_name(enum AVCodecID id) { ensure(); return p_avcodec_get_name(id); }

@@ -312,9 +312,10 @@ public enum Help {
       --segment-index FILE    One JSON line per recording file closed, appended (earlier runs'
                               lines stay): path, container, start_utc, end_utc, start_ms and
                               end_ms on the session timeline, duration_ms, frames, keyframes,
-                              audio_frames, bytes, codecs; and one with deleted_utc and reason
-                              for each file retention removes. A file open when the process
-                              died has no line.
+                              audio_frames, bytes, codecs, closed_cleanly; and one with
+                              deleted_utc and reason for each file retention removes. A segment
+                              open when a process died is read back and listed at the next
+                              start, closed_cleanly false.
       --retain-hours N        With segments: remove the oldest recording segments (this run's and
       --retain-size SIZE      earlier ones' of the same name) once they are older than N hours,
                               or while a directory's segments together are larger than SIZE

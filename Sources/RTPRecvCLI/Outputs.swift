@@ -49,6 +49,10 @@ final class Outputs: AccessUnitSink {
         let segments = options.segmentSeconds.map { Segments(seconds: $0, wallclock: options.segmentWallclock, live: options.isLive) }
         self.segments = segments
         let started = Terminal.wallclockNanoseconds()
+        if let index = options.segmentIndex, segments != nil {
+            try SegmentIndex.listLeftOpen(index: index, templates: Container.allCases.compactMap { c in options[keyPath: c.path].map { (c, $0) } },
+                                          synchronizes: options.fsync != .none, quiet: options.quiet)
+        }
         /// A segmented output's first file, or the output's one.
         func first(_ path: String) -> String { segments == nil ? path : OutputTemplate(pattern: path).path(n: 0, unixNanoseconds: started) }
         elementary = try options.out.map { try ElementaryStreamOutput(file: open(first($0)), quiet: options.quiet) }

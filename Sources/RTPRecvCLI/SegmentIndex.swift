@@ -1,8 +1,10 @@
+import FFmpeg
 import SystemIO
 
 /// `--segment-index FILE`: one JSON line per recording file closed whole (a segment, or the one
 /// file), appended with a single write(2) to a file opened for appending, so that lines of earlier
-/// runs stay and a reader never sees half a line. A file open when the process died has no line.
+/// runs stay and a reader never sees half a line. A file open when the process died gets its line
+/// at the next start (`listLeftOpen`), read back from the file, with `closed_cleanly` false.
 final class SegmentIndex {
     /// What became of one recording file.
     struct Entry {
@@ -21,6 +23,8 @@ final class SegmentIndex {
         var bytes: Int
         /// libavcodec's names of its tracks' codecs.
         var codecs: [String]
+        /// False for a file a process left open when it died, listed at the next start.
+        var closedCleanly = true
 
         /// A frame that ends at `time` on the timeline was written at `utc`.
         mutating func extend(to time: Int64, at utc: Int64) {
@@ -34,7 +38,7 @@ final class SegmentIndex {
                      ("start_ms", .int(Int(startTime / 1_000_000))), ("end_ms", .int(Int(endTime / 1_000_000))),
                      ("duration_ms", .int(Int((endTime &- startTime) / 1_000_000))), ("frames", .int(frames)),
                      ("keyframes", .int(keyframes)), ("audio_frames", .int(audioFrames)), ("bytes", .int(bytes)),
-                     ("codecs", .array(codecs.map { .string($0) }))])
+                     ("codecs", .array(codecs.map { .string($0) })), ("closed_cleanly", .bool(closedCleanly))])
         }
     }
 
@@ -64,5 +68,42 @@ final class SegmentIndex {
 
     func close() throws {
         try file.close()
+    }
+
+    /// Segment files of `templates` (paths with {n} or {start}) written since the index's last line
+    /// and not listed in it: open when a process died. Each is read back (up to its last whole
+    /// fragment) and listed with `closed_cleanly` false. Called before the run opens its own files,
+    /// one of which may take such a name again. Without an index yet, nothing is listed: files older
+    /// than the index were never its to list.
+    static func listLeftOpen(index path: String, templates: [(container: Container, pattern: String)], synchronizes: Bool,
+                             quiet: Bool) throws {
+        guard let indexFile = Directory.regularFile(path), let text = try? Terminal.readFile(path) else { return }
+        var found: [Entry] = []
+        for (container, pattern) in templates where OutputTemplate.isTemplate(pattern) {
+            let (directory, name) = Retention.split(pattern)
+            for file in (try? Directory.entries(directory)) ?? [] where Retention.matches(file, name) {
+                let filePath = directory == "." ? file : directory + "/" + file
+                guard let info = Directory.regularFile(filePath), info.size > 0, info.modified >= indexFile.modified,
+                      !text.contains("\"path\":" + JSON.string(filePath).serialized) else { continue }
+                guard let contents = try? RecordingContents.read(filePath) else {
+                    if !quiet { Terminal.printError("warning: \(filePath), left open by a process that ended, does not read back\n") }
+                    continue
+                }
+                let duration = contents.end &- contents.start
+                found.append(Entry(path: filePath, container: container, startUTC: info.modified &- duration, endUTC: info.modified,
+                                   startTime: contents.start, endTime: contents.end, frames: contents.frames, keyframes: contents.keyframes,
+                                   audioFrames: contents.audioFrames, bytes: Int(info.size), codecs: contents.codecs, closedCleanly: false))
+            }
+        }
+        guard !found.isEmpty else { return }
+        let index = SegmentIndex(file: try OutputFile(path: path, appending: true), synchronizes: synchronizes)
+        for entry in found {
+            try index.append(entry)
+            if !quiet {
+                Terminal.printError("\(entry.path) was left open by a process that ended: listed in \(path) with its "
+                                    + "\(entry.frames) frames, closed_cleanly false\n")
+            }
+        }
+        try index.close()
     }
 }

@@ -153,4 +153,54 @@ final class ContainerSessionTests: XCTestCase {
         }
         XCTAssertEqual(listed, Set(parts))
     }
+
+    /// A segment open when the process was killed (kill -9) has no index line; the next start with
+    /// the same recording and index finds it, reads it back, and lists it with closed_cleanly false:
+    /// its frames as ffprobe counts them up to its last whole fragment, its size and codecs.
+    func testASegmentLeftOpenByACrashIsListedAtTheNextStart() throws {
+        let mkv = Harness.temporaryFile("left-open-source.mkv"), sdp = Harness.temporaryFile("left-open.sdp")
+        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "6",
+                                           "-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-flags", "+global_header", mkv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-frames:v", "1", "-f", "rtp",
+                                       "-sdp_file", sdp.path, "rtp://127.0.0.1:9"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let directory = try Harness.emptyDirectory("left-open")
+        let index = directory.appendingPathComponent("index.jsonl"), template = directory.path + "/cam-{start}.mp4"
+        let recording = ["--mp4", template, "--segment-seconds", "600", "--segment-index", index.path, "--fragment-ms", "500"]
+        let port = 42000 + Int(getpid() % 400) * 2
+        let receiver = Process()
+        receiver.executableURL = Harness.binary
+        receiver.arguments = ["--port", "\(port)", "--sdp", sdp.path, "-q"] + recording
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        usleep(500_000)
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["ffmpeg", "-v", "error", "-re", "-i", mkv.path, "-c", "copy", "-f", "rtp", "rtp://127.0.0.1:\(port)"]
+        try sender.run()
+        defer { sender.terminate() }
+        sleep(3)
+        kill(receiver.processIdentifier, SIGKILL)
+        receiver.waitUntilExit()
+        let killed = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasPrefix("cam-") })
+        XCTAssertEqual(try String(contentsOf: index, encoding: .utf8), "", "nothing closed before the kill")
+        r = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path] + recording)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("cam-") && r.stderr.contains("was left open by a process that ended"), r.stderr)
+        let lines = try String(contentsOf: index, encoding: .utf8).split(separator: "\n")
+            .map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(lines.count, 2, "the killed file's line, then the replay's own")
+        let left = try XCTUnwrap(lines.first)
+        let path = directory.path + "/" + killed
+        XCTAssertEqual(left["path"] as? String, path)
+        XCTAssertEqual(left["closed_cleanly"] as? Bool, false)
+        XCTAssertEqual(lines.last?["closed_cleanly"] as? Bool, true)
+        let packets = try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                                                      "stream=nb_read_packets", "-of", "csv=p=0", path]).first.flatMap { Int($0) }
+        XCTAssertEqual(left["frames"] as? Int, packets)
+        XCTAssertGreaterThan(packets ?? 0, 25, "about 3 s at 25 frames/s were sent")
+        XCTAssertEqual(left["bytes"] as? Int, try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        XCTAssertEqual(left["codecs"] as? [String], ["h264"])
+    }
 }

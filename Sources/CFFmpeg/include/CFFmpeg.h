@@ -17,6 +17,7 @@
 /* Function-like macros Swift cannot call. */
 static inline int rtprecv_averror(int posix_error) { return AVERROR(posix_error); }
 static inline int rtprecv_averror_eof(void) { return AVERROR_EOF; }
+static inline int64_t rtprecv_nopts(void) { return AV_NOPTS_VALUE; }
 static inline int rtprecv_frame_flag_corrupt(void) { return AV_FRAME_FLAG_CORRUPT; }
 
 /* libavcodec, libavutil and libswscale are loaded with dlopen on first use, not linked: binding
