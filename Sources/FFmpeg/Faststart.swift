@@ -6,20 +6,16 @@ import CFFmpeg
 /// the caller puts it in the source's place.
 public enum Faststart {
     public static func copy(_ source: String, to destination: String) throws(FFmpegError) {
-        try FFmpegError.loadFormat()
-        var input: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&input, source, nil, nil)
-        guard status >= 0, let input else { throw FFmpegError("avformat_open_input(\(source))", status) }
-        defer { var i: UnsafeMutablePointer<AVFormatContext>? = input; avformat_close_input(&i) }
-        // The audio's frame size, among others, which the muxer needs to time the last frame.
-        status = avformat_find_stream_info(input, nil)
-        guard status >= 0 else { throw FFmpegError("avformat_find_stream_info(\(source))", status) }
+        let file = try DemuxedFile(source)
+        // Its context is used through `input`: the file stays open to the end of the scope.
+        defer { withExtendedLifetime(file) {} }
+        let input = file.context
         var output: UnsafeMutablePointer<AVFormatContext>?
-        status = avformat_alloc_output_context2(&output, nil, "mp4", destination)
+        var status = avformat_alloc_output_context2(&output, nil, "mp4", destination)
         guard status >= 0, let output else { throw FFmpegError("avformat_alloc_output_context2(mp4)", status) }
         defer { avformat_free_context(output) }
-        for i in 0..<Int(input.pointee.nb_streams) {
-            guard let from = input.pointee.streams[i], let to = avformat_new_stream(output, nil) else {
+        for from in file.streams {
+            guard let to = avformat_new_stream(output, nil) else {
                 throw FFmpegError("avformat_new_stream", rtprecv_averror(ENOMEM))
             }
             status = avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)

@@ -13,15 +13,12 @@ public struct RecordingContents {
     public var codecs: [String] = []
 
     public static func read(_ path: String) throws(FFmpegError) -> RecordingContents {
-        try FFmpegError.loadFormat()
-        var input: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&input, path, nil, nil)
-        guard status >= 0, let input else { throw FFmpegError("avformat_open_input(\(path))", status) }
-        defer { var i: UnsafeMutablePointer<AVFormatContext>? = input; avformat_close_input(&i) }
-        status = avformat_find_stream_info(input, nil)
-        guard status >= 0 else { throw FFmpegError("avformat_find_stream_info(\(path))", status) }
+        let file = try DemuxedFile(path)
+        // Its context is used through `input`: the file stays open to the end of the scope.
+        defer { withExtendedLifetime(file) {} }
+        let input = file.context
         var contents = RecordingContents()
-        let streams = (0..<Int(input.pointee.nb_streams)).compactMap { input.pointee.streams[$0] }
+        let streams = file.streams
         contents.codecs = streams.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) }
         guard let packet = av_packet_alloc() else { throw FFmpegError("av_packet_alloc", rtprecv_averror(ENOMEM)) }
         defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }

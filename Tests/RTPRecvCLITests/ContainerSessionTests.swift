@@ -158,13 +158,7 @@ final class ContainerSessionTests: XCTestCase {
     /// the same recording and index finds it, reads it back, and lists it with closed_cleanly false:
     /// its frames as ffprobe counts them up to its last whole fragment, its size and codecs.
     func testASegmentLeftOpenByACrashIsListedAtTheNextStart() throws {
-        let mkv = Harness.temporaryFile("left-open-source.mkv"), sdp = Harness.temporaryFile("left-open.sdp")
-        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "6",
-                                           "-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-flags", "+global_header", mkv.path])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-frames:v", "1", "-f", "rtp",
-                                       "-sdp_file", sdp.path, "rtp://127.0.0.1:9"])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let (mkv, sdp) = try Harness.liveSource("left-open", seconds: 6, extra: ["-g", "25"])
         let directory = try Harness.emptyDirectory("left-open")
         let index = directory.appendingPathComponent("index.jsonl"), template = directory.path + "/cam-{start}.mp4"
         let recording = ["--mp4", template, "--segment-seconds", "600", "--segment-index", index.path, "--fragment-ms", "500"]
@@ -185,7 +179,7 @@ final class ContainerSessionTests: XCTestCase {
         receiver.waitUntilExit()
         let killed = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasPrefix("cam-") })
         XCTAssertEqual(try String(contentsOf: index, encoding: .utf8), "", "nothing closed before the kill")
-        r = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path] + recording)
+        let r = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path] + recording)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("cam-") && r.stderr.contains("was left open by a process that ended"), r.stderr)
         let lines = try String(contentsOf: index, encoding: .utf8).split(separator: "\n")

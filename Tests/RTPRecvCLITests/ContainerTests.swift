@@ -149,14 +149,7 @@ final class ContainerTests: XCTestCase {
     /// opens and decodes, its frames the source's first ones, and MP4 and Matroska lose at most the
     /// fragment in progress (`--fragment-ms`) against MPEG-TS, which has none.
     func testARecordingKilledMidwayStillPlays() throws {
-        let mkv = Harness.temporaryFile("killed-source.mkv"), sdp = Harness.temporaryFile("killed.sdp")
-        var r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "8",
-                                           "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "50",
-                                           "-flags", "+global_header", mkv.path])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-frames:v", "1", "-f", "rtp",
-                                       "-sdp_file", sdp.path, "rtp://127.0.0.1:9"])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let (mkv, sdp) = try Harness.liveSource("killed", seconds: 8, extra: ["-bf", "2", "-g", "50"])
         let files = ["mp4", "mkv", "ts"].map { Harness.temporaryFile("killed.\($0)") }
         let listener = try LiveTests.Listener(["--port", "0", "--sdp", sdp.path, "--fragment-ms", "500",
                                                "--mp4", files[0].path, "--mkv", files[1].path, "--ts", files[2].path], name: "killed")

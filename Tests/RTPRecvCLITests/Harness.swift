@@ -123,6 +123,19 @@ enum Harness {
     /// The Python of the virtual environment scripts/setup makes (pylibsrtp, for an independent SRTP decryption).
     static var venvPython: String { packageRoot.appendingPathComponent(".build/venv/bin/python").path }
 
+    /// A live source for a test of a kill: `seconds` of FFmpeg's test pattern (320x240, 25 frames/s)
+    /// encoded by x264 into Matroska with `extra` encoder options, and the SDP of its RTP.
+    static func liveSource(_ name: String, seconds: Int, extra: [String]) throws -> (mkv: URL, sdp: URL) {
+        let mkv = temporaryFile(name + "-source.mkv"), sdp = temporaryFile(name + ".sdp")
+        var r = try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "\(seconds)",
+                                   "-c:v", "libx264", "-preset", "veryfast"] + extra + ["-flags", "+global_header", mkv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try run("ffmpeg", ["-v", "error", "-y", "-i", mkv.path, "-c", "copy", "-frames:v", "1", "-f", "rtp",
+                               "-sdp_file", sdp.path, "rtp://127.0.0.1:9"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return (mkv, sdp)
+    }
+
     static func rtprecv(_ arguments: [String]) throws -> Result {
         try run(binary.path, arguments)
     }
