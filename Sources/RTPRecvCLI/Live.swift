@@ -402,9 +402,7 @@ final class LiveReception {
     private func page(_ path: String, now: Int64) -> HTTPAnswer {
         switch path {
         case "/":
-            return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(
-                [LivePage.Section(name: nil, streams: run.followedStreams.count, cards: liveCards(now: now, source: nil))],
-                now: now, started: start))
+            return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html([liveSection(now: now, source: nil)], now: now, started: start))
         case _ where path.hasPrefix("/snapshot/"):
             guard let jpeg = snapshot(path, now: now) else {
                 return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n")
@@ -423,11 +421,11 @@ final class LiveReception {
         }
     }
 
-    var streamsFollowed: Int { run.followedStreams.count }
-
-    /// The live page's cards of the streams followed; `source` names the run's in a config's page.
-    func liveCards(now: Int64, source: String?) -> String {
-        LivePage.cards(run.followedStreams, history: history, now: now, source: source)
+    /// The live page's section of the streams followed (each read once); `source` names the run's
+    /// in a config's page.
+    func liveSection(now: Int64, source: String?) -> LivePage.Section {
+        let streams = run.followedStreams
+        return LivePage.Section(name: source, streams: streams.count, cards: LivePage.cards(streams, history: history, now: now, source: source))
     }
 
     /// The picture of the last keyframe of the stream at `path` (`/snapshot/[SOURCE/]SSRC.jpg`).

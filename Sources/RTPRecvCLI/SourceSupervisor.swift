@@ -206,12 +206,8 @@ final class SourceSupervisor {
             return unwell.isEmpty ? HTTPAnswer(200, "OK", "text/plain", "ok\n")
                 : HTTPAnswer(503, "Service Unavailable", "text/plain", unwell.joined(separator: "\n") + "\n")
         case "/":
-            let answers = ask(running) { name, reception, now in
-                (reception.streamsFollowed, reception.liveCards(now: now, source: name))
-            }
-            let sections = running.map { r in
-                LivePage.Section(name: r.source.name, streams: answers[r.source.name]?.0 ?? 0, cards: answers[r.source.name]?.1 ?? "")
-            }
+            let answers = ask(running) { name, reception, now in reception.liveSection(now: now, source: name) }
+            let sections = running.map { answers[$0.source.name] ?? LivePage.Section(name: $0.source.name, streams: 0, cards: "") }
             return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(sections, now: Terminal.monotonicNanoseconds(), started: started))
         case _ where path.hasPrefix("/snapshot/"):
             let owner = running.filter { path.hasPrefix("/snapshot/\($0.source.name)/") }

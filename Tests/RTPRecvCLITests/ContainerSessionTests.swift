@@ -169,10 +169,7 @@ final class ContainerSessionTests: XCTestCase {
         receiver.standardError = FileHandle.nullDevice
         try receiver.run()
         usleep(500_000)
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sender.arguments = ["ffmpeg", "-v", "error", "-re", "-i", mkv.path, "-c", "copy", "-f", "rtp", "rtp://127.0.0.1:\(port)"]
-        try sender.run()
+        let sender = try Harness.sendRealtime(mkv, to: port)
         defer { sender.terminate() }
         sleep(3)
         kill(receiver.processIdentifier, SIGKILL)

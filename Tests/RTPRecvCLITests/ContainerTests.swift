@@ -153,10 +153,7 @@ final class ContainerTests: XCTestCase {
         let files = ["mp4", "mkv", "ts"].map { Harness.temporaryFile("killed.\($0)") }
         let listener = try LiveTests.Listener(["--port", "0", "--sdp", sdp.path, "--fragment-ms", "500",
                                                "--mp4", files[0].path, "--mkv", files[1].path, "--ts", files[2].path], name: "killed")
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sender.arguments = ["ffmpeg", "-v", "error", "-re", "-i", mkv.path, "-c", "copy", "-f", "rtp", "rtp://127.0.0.1:\(listener.port)"]
-        try sender.run()
+        let sender = try Harness.sendRealtime(mkv, to: Int(listener.port))
         defer { sender.terminate() }
         sleep(5)
         kill(listener.process.processIdentifier, SIGKILL)

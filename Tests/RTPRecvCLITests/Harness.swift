@@ -136,6 +136,15 @@ enum Harness {
         return (mkv, sdp)
     }
 
+    /// `mkv` sent by FFmpeg's RTP muxer to `port` on loopback at its own pace (-re), started.
+    static func sendRealtime(_ mkv: URL, to port: Int) throws -> Process {
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["ffmpeg", "-v", "error", "-re", "-i", mkv.path, "-c", "copy", "-f", "rtp", "rtp://127.0.0.1:\(port)"]
+        try sender.run()
+        return sender
+    }
+
     static func rtprecv(_ arguments: [String]) throws -> Result {
         try run(binary.path, arguments)
     }
