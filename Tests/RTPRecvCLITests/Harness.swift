@@ -196,7 +196,9 @@ enum Harness {
     }
 
     static func decodeErrors(_ path: URL) throws -> String {
-        try run("ffmpeg", ["-v", "error", "-i", path.path, "-f", "null", "-"]).stderr
+        // In the input's time base: the null muxer's default, 1/frame rate, rounds FLV's milliseconds into
+        // repeated times when a gap puts the frames half-way between its ticks.
+        try run("ffmpeg", ["-v", "error", "-i", path.path, "-enc_time_base", "-1", "-f", "null", "-"]).stderr
     }
 
     static func probe(_ path: URL, _ entries: String) throws -> String {

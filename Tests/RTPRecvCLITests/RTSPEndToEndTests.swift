@@ -125,7 +125,9 @@ final class RTSPEndToEndTests: XCTestCase {
         let flv = Harness.temporaryFile("rtsp-reconnect.flv")
         pull.arguments = ["rtsp://127.0.0.1:\(port)/test", "--rtsp-transport", "tcp", "--reconnect", "--timeout", "2",
                           "--duration", "11", "--out", out.path, "--flv", flv.path, "--stats-json", stats.path, "-q"]
-        pull.standardError = FileHandle.nullDevice
+        let log = Harness.temporaryFile("rtsp-reconnect.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        pull.standardError = try FileHandle(forWritingTo: log)
         try pull.run()
         sleep(4)
         s.terminate()
@@ -134,7 +136,7 @@ final class RTSPEndToEndTests: XCTestCase {
         s = try server(["--live"])
         defer { s.terminate(); s.waitUntilExit() }
         pull.waitUntilExit()
-        XCTAssertEqual(pull.terminationStatus, 0)
+        XCTAssertEqual(pull.terminationStatus, 0, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
         let rtsp = try XCTUnwrap(json["rtsp"] as? [String: Any])
         XCTAssertGreaterThanOrEqual(rtsp["reconnects"] as? Int ?? 0, 1, "\(rtsp)")
