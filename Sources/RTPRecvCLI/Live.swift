@@ -61,9 +61,8 @@ final class LiveReception {
     /// nothing after PLAY) is said once, whatever --timeout says.
     private var mediaSeen = false, mediaWarned = false
     private var hangupsSeen: Int32 = 0
-    /// The RTSP connection went away: over TCP the media with it (the run ends, exit 1); over UDP
-    /// the media goes on, and the connection is no longer polled.
-    private var connectionLost: String?
+    /// Whether the RTSP connection is polled: not once it went away (over TCP the media went with it
+    /// and the run ends, exit 1; over UDP the media goes on).
     private var pollsConnection: Bool
     /// Every descriptor the loop waits on: the UDP sockets, the RTSP connection, the metrics
     /// endpoint's; remade when that set changes.
@@ -74,7 +73,7 @@ final class LiveReception {
     private var duration: Int64? { options.durationNanoseconds }
     private var timeout: Int64? { options.timeoutNanoseconds }
     /// Why the RTSP session's media has stopped: its TCP connection lost, or the session ended.
-    private var rtspEnded: String? { connectionLost.flatMap { rtsp?.transport == .tcp ? $0 : nil } ?? rtsp?.sessionEnded }
+    private var rtspEnded: String? { rtsp?.connectionLost.flatMap { rtsp?.transport == .tcp ? $0 : nil } ?? rtsp?.sessionEnded }
 
     init(options: Options, rtsp: RTSPPull?) throws {
         self.options = options
@@ -278,7 +277,6 @@ final class LiveReception {
         pollsConnection = true
         lastReceived = [Int64?](repeating: nil, count: sockets.count)
         makePoll()
-        connectionLost = nil
         lastPacket = Terminal.monotonicNanoseconds()
         return true
     }
@@ -317,18 +315,17 @@ final class LiveReception {
                 metrics.ready(polled[i], now: Terminal.monotonicNanoseconds()) { path in
                     page(path, now: Terminal.monotonicNanoseconds())
                 }
-            } else if let rtsp, connectionLost == nil {
+            } else if let rtsp, rtsp.connectionLost == nil {
                 let before = rtsp.interleavedFrames
                 do {
                     try rtsp.readable(run: run, now: Terminal.monotonicNanoseconds())
                 } catch let error as ConnectionError {
-                    connectionLost = error.description
                     rtsp.connectionClosed(error.description)
                 }
                 received += rtsp.interleavedFrames - before
             }
         }
-        if connectionLost != nil && pollsConnection {
+        if rtsp?.connectionLost != nil && pollsConnection {
             pollsConnection = false
             makePoll()
         }

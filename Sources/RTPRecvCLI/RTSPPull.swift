@@ -37,6 +37,8 @@ final class RTSPPull {
     private(set) var serverRequests = 0
     /// Why the server's session is over, when a keep-alive was answered 454: its media has stopped.
     private(set) var sessionEnded: String?
+    /// Why the control connection went away (a read or a write failed); nothing more is sent on it.
+    private(set) var connectionLost: String?
     /// What SETUP set up, line by line: "video over UDP ports 50000-50001".
     private var setUp: [String] = []
     /// The URL and what was set up, for messages about what does (not) come.
@@ -315,6 +317,7 @@ final class RTSPPull {
 
     /// The server closed the control connection: nothing more is sent on it.
     func connectionClosed(_ why: String) {
+        connectionLost = connectionLost ?? why
         closed = true
         // Over TCP the media went with it; over UDP it goes on, and keep-alives go on new connections.
         if transport == .tcp { tornDown = true }
@@ -328,7 +331,7 @@ final class RTSPPull {
         if closed {
             do { try reopen() } catch { return }
         }
-        do { try connection.write(client.request(client.keepAliveMethod, url)) } catch { closed = true }
+        do { try connection.write(client.request(client.keepAliveMethod, url)) } catch { connectionClosed("\(error)") }
     }
 
     /// A new control connection, for a server that closes each after its reply (said once).
@@ -342,7 +345,12 @@ final class RTSPPull {
     /// RTCP over the connection (TCP): in the video's RTCP channel.
     func sendInterleaved(_ packet: [UInt8]) throws {
         guard let channel = videoRTCPChannel, !closed else { return }
-        try connection.write([UInt8(ascii: "$"), channel, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet)
+        do {
+            try connection.write([UInt8(ascii: "$"), channel, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet)
+        } catch let error as ConnectionError {
+            // A report racing a server's restart: the run learns of the loss as a read would tell it.
+            connectionClosed(error.description)
+        }
     }
 
     /// TEARDOWN, waiting a moment for the reply; never twice.

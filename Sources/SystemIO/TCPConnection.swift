@@ -92,7 +92,7 @@ public final class TCPConnection {
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if n > 0 { offset += n; continue }
-            guard n < 0, errno == EAGAIN || errno == EINTR else { throw SystemError("send", name) }
+            guard n < 0, errno == EAGAIN || errno == EINTR else { throw failure("send") }
             if errno == EAGAIN && !Self.wait(descriptor, for: POLLOUT, milliseconds: timeoutMilliseconds) {
                 throw ConnectionError("\(name): the connection accepts nothing more (timed out writing)")
             }
@@ -107,7 +107,7 @@ public final class TCPConnection {
             let n = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             if n >= 0 { return n }
             if errno == EAGAIN { return 0 }
-            if errno != EINTR { throw SystemError("send", name) }
+            if errno != EINTR { throw failure("send") }
         }
     }
 
@@ -120,7 +120,19 @@ public final class TCPConnection {
             if n > 0 { return n }
             if n == 0 { throw ConnectionError("\(name) closed the connection") }
             if errno == EAGAIN { return 0 }
-            if errno != EINTR { throw SystemError("recv", name) }
+            if errno != EINTR { throw failure("recv") }
+        }
+    }
+
+    /// errno of a failed `call` as an error: a connection the peer reset or that went away is a
+    /// ConnectionError (a server restarting, not a fault of this machine).
+    private func failure(_ call: String) -> Error {
+        switch errno {
+        case ECONNRESET, EPIPE, ENOTCONN, ETIMEDOUT, ECONNABORTED, EHOSTUNREACH, ENETUNREACH:
+            let reason = String(cString: strerror(errno))
+            return ConnectionError("\(name): the connection was lost (\(reason))")
+        default:
+            return SystemError(call, name)
         }
     }
 }

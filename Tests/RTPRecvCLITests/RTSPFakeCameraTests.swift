@@ -134,6 +134,27 @@ final class RTSPFakeCameraTests: XCTestCase {
         XCTAssertTrue(resumed.stderr.contains("rtsp: reconnected over UDP"), resumed.stderr)
     }
 
+    /// A server that resets the TCP connection mid-stream (a camera rebooting): the run ends with the
+    /// reason, or, with --reconnect, sets the session up again and goes on.
+    func testAConnectionResetMidStreamEndsTheRunOrIsSetUpAgain() throws {
+        var c = try camera(["reset-once"])
+        let ended = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--rtsp-transport", "tcp", "--out", "/dev/null", "--duration", "4"])
+        c.terminate()
+        c.waitUntilExit()
+        XCTAssertEqual(ended.status, 1, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("the connection was lost (Connection reset by peer)"), ended.stderr)
+        XCTAssertFalse(ended.stderr.contains("cannot write"), ended.stderr)
+        c = try camera(["reset-once"])
+        defer { c.terminate(); c.waitUntilExit() }
+        let stats = Harness.temporaryFile("fake-reset.json")
+        let resumed = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--rtsp-transport", "tcp", "--out", "/dev/null", "--reconnect",
+                                           "--duration", "5", "--stats-json", stats.path])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("rtsp: reconnected over TCP"), resumed.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        XCTAssertEqual((json["rtsp"] as? [String: Any])?["reconnects"] as? Int, 1, "\(json)")
+    }
+
     /// A server that answers PLAY and sends nothing: a warning naming what was set up within 5 s,
     /// and the run ends with the exit status of a run that received no RTP (3).
     func testAStallAfterPlayIsSaidAndExitsThree() throws {
