@@ -26,6 +26,11 @@ let package = Package(
         .target(name: "CYAML", linkerSettings: [.linkedLibrary("dl")]),
         // YAML texts as trees of nodes with their lines and columns, bounded however aliases nest.
         .target(name: "YAML", dependencies: ["CYAML"]),
+        // libnats (headers from libnats-dev), opened with dlopen on first use: only a config's `nats:`
+        // needs it; only Fleet imports it.
+        .target(name: "CNATS", linkerSettings: [.linkedLibrary("dl")]),
+        // A fleet's coordination on NATS JetStream: claims in a key-value bucket, events in a stream.
+        .target(name: "Fleet", dependencies: ["CNATS"]),
         // The H.264 decoder and pixel-format conversion: Swift types that own the C objects.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         // An IP address and port: the one type the protocol core and the system calls both speak,
@@ -49,7 +54,7 @@ let package = Package(
         .target(name: "RTMPOutput", dependencies: ["FFmpeg", "FLV", "RTPCore", "SystemIO"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP", "HTTPEndpoint",
-                                                  "RTMPOutput", "YAML"],
+                                                  "RTMPOutput", "YAML", "Fleet"],
                 swiftSettings: hotPath),
         // Release builds carry the Swift runtime inside: the binary runs on a machine without the
         // toolchain, and starts 2 ms sooner (no libswiftCore and kin to map and relocate).
@@ -61,7 +66,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "RTPCore"]),
         .testTarget(
             name: "RTPRecvCLITests",
-            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput", "FuzzTargets", "YAML"],
+            dependencies: ["RTPRecvCLI", "RTPCore", "PcapInput", "FuzzTargets", "YAML", "Fleet"],
             exclude: ["FuzzRegressions"]
         ),
     ]

@@ -145,6 +145,14 @@ enum Harness {
         return sender
     }
 
+    /// Whether something accepts TCP connections on the loopback `port` now.
+    static func tcpPortAnswers(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return withLoopback(port: port) { connect(fd, $0, $1) } == 0
+    }
+
     static func rtprecv(_ arguments: [String]) throws -> Result {
         try run(binary.path, arguments)
     }
