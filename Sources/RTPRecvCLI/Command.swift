@@ -50,6 +50,7 @@ public enum Command {
     public static func main(_ arguments: [String]) -> Int32 {
         Terminal.ignoreSIGPIPE()
         keepSecrets(arguments)
+        if arguments.first == "fleet" { return FleetStatusCommand.main(Array(arguments.dropFirst())) }
         if arguments.contains(where: { $0 == "--config" || $0.hasPrefix("--config=") }) { return ConfigCommand.main(arguments) }
         let options: Options
         do {

@@ -48,6 +48,10 @@ enum ConfigCommand {
     /// What --check says of a valid config: each source, what it receives, and what it writes.
     static func summary(_ config: ConfigFile) -> String {
         var lines = ["\(config.path): \(config.sources.count) source\(config.sources.count == 1 ? "" : "s"), valid"]
+        if let fleet = config.fleet {
+            lines.append("  fleet: member '\(fleet.member)' of \(fleet.client.servers.joined(separator: ", ")), "
+                         + "claims in bucket \(fleet.bucket) (TTL \(fleet.ttlMilliseconds / 1000) s, \(fleet.replicas) replicas), events in \(fleet.events)")
+        }
         for source in config.sources {
             let o = source.options
             let input = o.rtsp.map { "rtsp " + Terminal.masked($0) }

@@ -32,10 +32,13 @@ public struct ConfigFile {
     private(set) var sources: [Source] = []
     /// `metrics:` at the top: the process's one endpoint, every source's streams labelled with its name.
     private(set) var metrics: (address: String, port: UInt16)?
+    /// `nats:` at the top: the process is one member of a fleet recording these sources.
+    private(set) var fleet: FleetSettings?
 
     /// The most a config file may hold; larger is not a config.
     static let maxBytes = 1 << 20
     static let sourceField = "{source}"
+    static let memberField = "{member}"
     /// Settings of the config's own, beside the command line's options.
     private static let ownKeys: Set<String> = ["name", "rtsp", "password-env", "password-file", "srtp-key-file"]
 
@@ -71,7 +74,8 @@ public struct ConfigFile {
             case "defaults": defaults = try mapping(value, "'defaults'")
             case "sources": list = value
             case "metrics": metrics = try checked("--metrics", try scalar(value, "metrics"), at: value).metrics
-            case let other: throw invalid(key, "unknown section '\(other)': the config has 'metrics', 'defaults' and 'sources'")
+            case "nats": fleet = try fleetSettings(value)
+            case let other: throw invalid(key, "unknown section '\(other)': the config has 'metrics', 'nats', 'defaults' and 'sources'")
             }
         }
         guard let list else { throw invalid(root, "no 'sources': list what to record, each with a name") }
@@ -184,8 +188,8 @@ public struct ConfigFile {
                           + (k == "password" ? "'password-env:' or 'password-file:'" : "'srtp-key-file:', a key a line"))
         case "config", "check", "help", "version", "list", "pcap", "sdp-dir":
             throw invalid(key, "'\(k)' is for the command line, not a source")
-        case "metrics":
-            throw invalid(key, "'metrics' is the process's, for every source: put it at the top of the config, beside 'sources'")
+        case "metrics", "nats":
+            throw invalid(key, "'\(k)' is the process's, for every source: put it at the top of the config, beside 'sources'")
         default:
             break
         }
@@ -202,7 +206,11 @@ public struct ConfigFile {
             let values: [YAMLNode]
             if case .sequence(let items) = value.value { values = items } else { values = [value] }
             for v in values {
-                let text = try scalar(v, k).replacingAll(Self.sourceField, with: source)
+                var text = try scalar(v, k).replacingAll(Self.sourceField, with: source)
+                if text.contains(Self.memberField) {
+                    guard let fleet else { throw invalid(v, "\(Self.memberField) is a fleet member's name: the config has no 'nats:'") }
+                    text = text.replacingAll(Self.memberField, with: fleet.member)
+                }
                 _ = try checked(flag, text, at: v)
                 arguments += [flag, text]
             }
@@ -224,7 +232,7 @@ public struct ConfigFile {
 
     /// A secret's file, whole: a regular file (not a pipe or a device that could stall the start),
     /// bounded, and never shown.
-    private func secretFile(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
+    func secretFile(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
         let file = try scalar(node, k)
         guard let size = Directory.regularFile(file)?.size else { throw invalid(node, "\(file): no such regular file") }
         guard size <= 65536 else { throw invalid(node, "\(file): larger than 64 KiB: not a secret") }
@@ -280,17 +288,17 @@ public struct ConfigFile {
         }
     }
 
-    private func name(_ key: YAMLNode) throws(Invalid) -> String {
+    func name(_ key: YAMLNode) throws(Invalid) -> String {
         guard case .scalar(let text, _) = key.value else { throw invalid(key, "a key that is not a name") }
         return text
     }
 
-    private func scalar(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
+    func scalar(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
         guard case .scalar(let text, _) = node.value else { throw invalid(node, "'\(k)' takes one value, not a list or a mapping") }
         return text
     }
 
-    private func mapping(_ node: YAMLNode, _ what: String) throws(Invalid) -> [(key: YAMLNode, value: YAMLNode)] {
+    func mapping(_ node: YAMLNode, _ what: String) throws(Invalid) -> [(key: YAMLNode, value: YAMLNode)] {
         guard case .mapping(let pairs) = node.value else { throw invalid(node, "\(what) is a mapping of 'name: value' lines") }
         var seen: Set<String> = []
         for (key, _) in pairs {
@@ -300,6 +308,6 @@ public struct ConfigFile {
         return pairs
     }
 
-    private func invalid(_ node: YAMLNode, _ message: String) -> Invalid { invalid(node.mark, message) }
-    private func invalid(_ mark: YAMLMark, _ message: String) -> Invalid { Invalid(description: "\(path):\(mark): \(message)") }
+    func invalid(_ node: YAMLNode, _ message: String) -> Invalid { invalid(node.mark, message) }
+    func invalid(_ mark: YAMLMark, _ message: String) -> Invalid { Invalid(description: "\(path):\(mark): \(message)") }
 }

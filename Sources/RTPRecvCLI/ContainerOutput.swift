@@ -75,6 +75,8 @@ final class ContainerOutput {
     private(set) var statistics = Statistics()
     /// `--segment-index`: told of each file closed whole.
     var index: SegmentIndex?
+    /// A fleet's events: told of each file closed whole, as the index is.
+    var announce: ((SegmentIndex.Entry) -> Void)?
     /// The file open now, for its index line: counts, and the first and latest frame's UTC and
     /// timeline times.
     private var entry: SegmentIndex.Entry?
@@ -315,6 +317,7 @@ final class ContainerOutput {
         if var finished = entry, let muxer {
             finished.bytes = muxer.size
             try index?.append(finished)
+            announce?(finished)
         }
         (entry, synchronized) = (nil, (0, 0))
         (muxer, audioIndex, videoIndex) = (nil, nil, nil)

@@ -131,6 +131,8 @@ public struct Options {
     struct Supervised {
         let stop: StopRequest
         let inbox: SourceInbox?
+        /// A fleet member's events of this source (a segment closed), from the source's thread.
+        var announce: ((_ kind: String, _ fields: [(String, JSON)]) -> Void)?
     }
     var supervised: Supervised?
     /// Live, a page shows the run's streams: its own --metrics, or a config's.

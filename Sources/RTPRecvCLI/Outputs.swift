@@ -74,7 +74,10 @@ final class Outputs: AccessUnitSink {
             }
         }
         index = try options.segmentIndex.map { SegmentIndex(file: try open($0, appending: true), synchronizes: options.fsync != .none) }
-        for container in containers { container.index = index }
+        for container in containers {
+            container.index = index
+            if let announce = options.supervised?.announce { container.announce = { announce("segment", $0.fields) } }
+        }
         retention = Retention(options)
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
                      Container.allCases.compactMap { options[keyPath: $0.path].map(OutputTemplate.init) })

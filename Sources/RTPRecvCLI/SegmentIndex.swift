@@ -32,13 +32,15 @@ final class SegmentIndex {
             endUTC = utc
         }
 
-        var json: JSON {
-            .object([("path", .string(path)), ("container", .string(container.rawValue)),
+        var json: JSON { .object(fields) }
+
+        var fields: [(String, JSON)] {
+            [("path", .string(path)), ("container", .string(container.rawValue)),
                      ("start_utc", .string(OutputTemplate.basicUTC(startUTC))), ("end_utc", .string(OutputTemplate.basicUTC(endUTC))),
                      ("start_ms", .int(Int(startTime / 1_000_000))), ("end_ms", .int(Int(endTime / 1_000_000))),
                      ("duration_ms", .int(Int((endTime &- startTime) / 1_000_000))), ("frames", .int(frames)),
                      ("keyframes", .int(keyframes)), ("audio_frames", .int(audioFrames)), ("bytes", .int(bytes)),
-                     ("codecs", .array(codecs.map { .string($0) })), ("closed_cleanly", .bool(closedCleanly))])
+                     ("codecs", .array(codecs.map { .string($0) })), ("closed_cleanly", .bool(closedCleanly))]
         }
     }
 

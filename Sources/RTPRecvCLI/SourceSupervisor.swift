@@ -9,6 +9,9 @@ import SystemIO
 /// whose settings changed stops and starts again, and the others are not touched. A config that
 /// no longer loads is said, and the sources go on as they were.
 ///
+/// With `nats:`, the process is one member of a fleet (`FleetMember`): it runs only the sources it
+/// holds a claim to, until a signal, and tells the fleet of each run's start, end and segments.
+///
 /// `metrics:` in the config is the process's one endpoint, served from this thread: /metrics and
 /// /healthz of every source (its samples labelled `source="name"`), the live page with a section a
 /// source, and `/snapshot/NAME/SSRC.jpg`, each asked of the sources' threads (`SourceInbox`).
@@ -40,8 +43,11 @@ final class SourceSupervisor {
     /// What `metrics:` said at the start: the endpoint stays there until the process restarts.
     private let metricsTarget: String?
     private let started = Terminal.monotonicNanoseconds()
-    /// The exit statuses of runs that ended on their own (not stopped by a reload).
-    private var statuses: [Int32] = []
+    private let fleet: FleetMember?
+    /// The config's sources by name, for the fleet's claims.
+    private var listed: [String: ConfigFile.Source] = [:]
+    /// How runs ended on their own (not stopped by a reload or the fleet), in order.
+    private var endings: [(source: String, status: Int32)] = []
 
     init(_ config: ConfigFile, messages: Messages) throws {
         path = config.path
@@ -50,25 +56,34 @@ final class SourceSupervisor {
         metrics = try config.metrics.map {
             try LiveReception.serveMetrics(at: $0, named: "\(config.path): metrics", quiet: messages.quiet, say: "rtprecv: ")
         }
-        for source in config.sources { start(source) }
+        fleet = config.fleet.map { FleetMember($0, sources: config.sources.map(\.name)) }
+        listed = Dictionary(config.sources.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        if let fleet {
+            guard fleet.start() else { throw RunError(description: "no thread could be made for the fleet") }
+        } else {
+            for source in config.sources { start(source) }
+        }
     }
 
     /// Until every source's run has ended (a signal, their --duration, or their failure); the exit
     /// status is 1 when any failed, else the highest (3 when one received no RTP).
     func run() -> Int32 {
         var hangups = HangupSignal.count
-        while running.contains(where: { $0.exitStatus == nil }) {
+        while running.contains(where: { $0.exitStatus == nil }) || (fleet != nil && StopSignal.received == 0) {
             if HangupSignal.count != hangups && StopSignal.received == 0 {
                 hangups = HangupSignal.count
                 reload()
             }
+            if let fleet { follow(fleet) }
             serve(milliseconds: 50)
         }
         for r in running {
             r.thread?.join()
-            statuses.append(r.exitStatus ?? 1)
+            ended(r)
         }
+        fleet?.finish()
         if !messages.quiet { Terminal.printError(summary() + "\n") }
+        let statuses = endings.map(\.status)
         return statuses.contains(1) ? 1 : statuses.max() ?? 0
     }
 
@@ -76,10 +91,22 @@ final class SourceSupervisor {
     /// ended as asked; gate: failed".
     private func summary() -> String {
         let words: [Int32: String] = [0: "ended as asked", 1: "failed", Command.noRTPExitStatus: "received no RTP"]
-        let groups = Dictionary(grouping: running) { $0.exitStatus ?? 1 }.sorted { $0.key < $1.key }
-        return "rtprecv: \(running.count) source\(running.count == 1 ? "" : "s"): " + groups.map { status, runs in
-            runs.map(\.source.name).joined(separator: ", ") + ": " + (words[status] ?? "exit status \(status)")
+        // Each source once, as its last run ended.
+        var last: [String: Int32] = [:]
+        var order: [String] = []
+        for (source, status) in endings {
+            if last.updateValue(status, forKey: source) == nil { order.append(source) }
+        }
+        let groups = Dictionary(grouping: order) { last[$0]! }.sorted { $0.key < $1.key }
+        return "rtprecv: \(order.count) source\(order.count == 1 ? "" : "s"): " + groups.map { status, names in
+            names.joined(separator: ", ") + ": " + (words[status] ?? "exit status \(status)")
         }.joined(separator: "; ")
+    }
+
+    /// A run that ended on its own: its exit status for the summary, and the fleet's event.
+    private func ended(_ r: Running) {
+        endings.append((r.source.name, r.exitStatus ?? 1))
+        fleet?.post(r.source.name, "stopped", [("exit_status", .int(Int(r.exitStatus ?? 1)))])
     }
 
     /// Installed before any source's thread, so that a signal in between is not lost.
@@ -96,6 +123,10 @@ final class SourceSupervisor {
         options.verbose = options.verbose || messages.verbose
         options.supervised = Options.Supervised(stop: r.stop, inbox: metrics == nil ? nil : r.inbox)
         let name = source.name
+        if let fleet {
+            options.supervised?.announce = { kind, fields in fleet.post(name, kind, fields) }
+            fleet.post(name, "started")
+        }
         r.thread = WorkerThread {
             Terminal.prefixMessages("[\(name)] ")
             r.finished(Command.run(options))
@@ -117,6 +148,8 @@ final class SourceSupervisor {
             return
         }
         let wanted = Dictionary(config.sources.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        listed = wanted
+        fleet?.update(sources: config.sources.map(\.name))
         var said: [String] = []
         // Removed or changed: stopped first, so that a changed one's files and ports are free again.
         for r in running where r.exitStatus == nil {
@@ -131,7 +164,7 @@ final class SourceSupervisor {
         for r in running where r.stop.reason != nil { r.thread?.join() }
         // Runs that ended on their own keep their exit status, and start again if still listed.
         for r in running where r.stop.reason == nil && r.exitStatus != nil {
-            statuses.append(r.exitStatus ?? 1)
+            ended(r)
             if wanted[r.source.name] != nil { said.append("'\(r.source.name)' started again") }
         }
         let kept = Set(running.filter { $0.exitStatus == nil }.map(\.source.name))
@@ -139,13 +172,38 @@ final class SourceSupervisor {
         running.removeAll { $0.exitStatus != nil }
         for source in config.sources where !kept.contains(source.name) {
             if !known.contains(source.name) { said.append("'\(source.name)' added") }
-            start(source)
+            // A fleet's member starts only what it holds (at its next turn).
+            if fleet == nil { start(source) }
         }
         if config.metrics.map({ "\($0.address):\($0.port)" }) != metricsTarget {
             said.append("the metrics endpoint stays \(metricsTarget.map { "at " + $0 } ?? "off") until rtprecv restarts")
         }
         guard !messages.quiet else { return }
         Terminal.printError("rtprecv: SIGHUP: \(path) reloaded" + (said.isEmpty ? ", nothing changed" : ": " + said.joined(separator: ", ")) + "\n")
+    }
+
+    /// The runs made to match the fleet's claims: what this member holds runs, what it lost stops,
+    /// and a run that ended on its own lets its claim go.
+    private func follow(_ fleet: FleetMember) {
+        let held = fleet.held
+        for r in running where r.exitStatus == nil && r.stop.reason == nil && !held.contains(r.source.name) {
+            r.stop.request("recorded by another member of the fleet")
+        }
+        for r in running where r.exitStatus != nil {
+            r.thread?.join()
+            if r.stop.reason == nil {
+                ended(r)
+                if StopSignal.received == 0 { fleet.ended(r.source.name) }
+            } else {
+                fleet.post(r.source.name, "stopped", [("exit_status", .int(Int(r.exitStatus ?? 1))), ("reason", .string(r.stop.reason!))])
+            }
+        }
+        running.removeAll { $0.exitStatus != nil }
+        guard StopSignal.received == 0 else { return }
+        let live = Set(running.map(\.source.name))
+        for name in held.sorted() where !live.contains(name) {
+            if let source = listed[name] { start(source) }
+        }
     }
 
     // MARK: The metrics endpoint

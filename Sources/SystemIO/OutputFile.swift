@@ -263,6 +263,13 @@ public enum Terminal {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// This machine's name, as gethostname(2) gives it.
+    public static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Removes `path` if it is a regular file with nothing in it (an output nothing was written to).
     public static func removeIfEmpty(_ path: String) {
         var info = stat()

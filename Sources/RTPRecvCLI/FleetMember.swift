@@ -1,0 +1,196 @@
+import Fleet
+import SystemIO
+
+/// This process as one member of a fleet (`nats:` in the config), on a thread of its own so that
+/// NATS being slow or gone never stalls the sources or the metrics endpoint.
+///
+/// Every round (a quarter of the TTL) it writes its heartbeat, renews each claim it holds, and
+/// claims free sources as `FleetPlan` says. Without NATS it keeps what it holds and claims nothing;
+/// a claim another member took meanwhile (after the TTL) is given up at the next round. The
+/// supervisor runs what `held` names. Events wait in a bounded queue and are published in order.
+final class FleetMember {
+    let settings: FleetSettings
+    private let lock = ConditionLock()
+    // Shared with the supervisor, under the lock.
+    private var sources: [String]
+    private var claimed: Set<String> = []
+    /// Sources whose run ended here on its own: released, and not claimed again until a reload.
+    private var endedHere: Set<String> = []
+    private var released: [String] = []
+    private var queue: [(source: String, json: String)] = []
+    private(set) var eventsDropped = 0
+    private var stopping = false
+    private var thread: WorkerThread?
+
+    // The fleet thread's own.
+    private var client: NATSClient?
+    private var bucket: ClaimBucket?
+    private var stream: EventStream?
+    private var revisions: [String: UInt64] = [:]
+    private var freeSince: [String: Int64] = [:]
+    private var rounds = 0
+    private var outage: String?
+
+    static let queueBound = 10_000
+    /// Rounds connected before the first claim: long enough to see the members started beside it.
+    static let settleRounds = 2
+
+    init(_ settings: FleetSettings, sources: [String]) {
+        self.settings = settings
+        self.sources = sources
+    }
+
+    var interval: Int64 { max(250, settings.ttlMilliseconds / 4) * 1_000_000 }
+
+    func start() -> Bool {
+        thread = WorkerThread { [self] in
+            Terminal.prefixMessages("rtprecv: fleet: ")
+            while !lock.locked({ stopping }) {
+                round(now: Terminal.monotonicNanoseconds())
+                let wake = Terminal.monotonicNanoseconds() + interval
+                while Terminal.monotonicNanoseconds() < wake && !lock.locked({ stopping }) { Terminal.sleep(nanoseconds: 50_000_000) }
+            }
+            leave()
+        }
+        return thread != nil
+    }
+
+    /// The sources this member records now.
+    var held: Set<String> { lock.locked { claimed } }
+
+    /// The config reloaded: its sources now, and those that ended here may be claimed again.
+    func update(sources: [String]) {
+        lock.locked {
+            self.sources = sources
+            endedHere = []
+            for gone in claimed.subtracting(sources) {
+                claimed.remove(gone)
+                released.append(gone)
+            }
+        }
+    }
+
+    /// A source's run ended on its own (its camera gone for good, say): its claim is let go.
+    func ended(_ source: String) {
+        lock.locked {
+            endedHere.insert(source)
+            if claimed.remove(source) != nil { released.append(source) }
+        }
+    }
+
+    /// An event of `source` (`kind`: started, stopped, segment, claimed, lost …) with `fields`.
+    func post(_ source: String, _ kind: String, _ fields: [(String, JSON)] = []) {
+        let json = JSON.object([("event", .string(kind)), ("source", .string(source)), ("member", .string(settings.member)),
+                                ("utc", .string(OutputTemplate.basicUTC(Terminal.wallclockNanoseconds())))] + fields).serialized
+        lock.locked {
+            if queue.count < Self.queueBound { queue.append((source, json)) } else { eventsDropped += 1 }
+        }
+    }
+
+    /// Stops the thread, once its claims are let go and its events published.
+    func finish() {
+        lock.locked { stopping = true }
+        thread?.join()
+    }
+
+    // MARK: The fleet thread
+
+    private func round(now: Int64) {
+        do {
+            guard try connect() else { return }
+            try bucket!.put("member.\(settings.member)", heartbeat())
+            try letGo()
+            try renew()
+            if rounds >= Self.settleRounds { try claimFree(now: now) }
+            rounds += 1
+            try publish()
+            if let was = outage {
+                outage = nil
+                Terminal.printError("NATS is back (\(was)); claims renewed\n")
+            }
+        } catch {
+            if outage == nil { Terminal.printError("NATS: \(error); recording what this member holds, claiming nothing\n") }
+            outage = "\(error)"
+        }
+    }
+
+    /// The connection, the bucket and the stream, made once; false while NATS cannot be reached.
+    private func connect() throws -> Bool {
+        if let client { return client.isConnected }
+        let c = try NATSClient(settings.client)
+        bucket = try ClaimBucket(c, name: settings.bucket, ttlMilliseconds: settings.ttlMilliseconds, replicas: settings.replicas)
+        stream = try EventStream(c, name: settings.events, replicas: settings.replicas)
+        client = c
+        Terminal.printError("member '\(settings.member)' joined, through \(settings.client.servers.joined(separator: ", "))\n")
+        return true
+    }
+
+    private func heartbeat() -> String {
+        JSON.object([("member", .string(settings.member)), ("host", .string(Terminal.hostName)),
+                     ("sources", .array(held.sorted().map { .string($0) }))]).serialized
+    }
+
+    /// Claims of runs that ended here, deleted so that another member may try.
+    private func letGo() throws {
+        for source in lock.locked({ released }) {
+            try bucket!.delete("source.\(source)")
+            revisions[source] = nil
+            lock.locked { released.removeAll { $0 == source } }
+        }
+    }
+
+    /// Each claim written again; one another member holds now is given up.
+    private func renew() throws {
+        for source in held {
+            let key = "source.\(source)"
+            if let revision = revisions[source], case .written(let next) = try bucket!.update(key, settings.member, revision: revision) {
+                revisions[source] = next
+                continue
+            }
+            // Expired while NATS was away: ours again if nobody took it.
+            if try bucket!.get(key) == nil, case .written(let next) = try bucket!.create(key, settings.member) {
+                revisions[source] = next
+                continue
+            }
+            let owner = try bucket!.get(key)?.value ?? "nobody"
+            lock.locked { _ = claimed.remove(source) }
+            revisions[source] = nil
+            Terminal.printError("'\(source)' is recorded by member '\(owner)' now (NATS was out of reach past the TTL); it stops here\n")
+            post(source, "lost", [("to", .string(owner))])
+        }
+    }
+
+    private func claimFree(now: Int64) throws {
+        let keys = try bucket!.keys()
+        let members = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
+        let taken = Set(keys.compactMap { $0.hasPrefix("source.") ? String($0.dropFirst(7)) : nil })
+        let (all, mine, ended) = lock.locked { (sources, claimed, endedHere) }
+        let free = all.filter { !taken.contains($0) && !mine.contains($0) && !ended.contains($0) }
+        freeSince = free.reduce(into: [:]) { $0[$1] = freeSince[$1] ?? now }
+        let overdue = settings.ttlMilliseconds * 1_000_000
+        let plan = FleetPlan.claims(me: settings.member, members: members, sources: all.count, holding: mine.count,
+                                    free: free.map { ($0, now - freeSince[$0]! >= overdue) })
+        for source in plan {
+            guard case .written(let revision) = try bucket!.create("source.\(source)", settings.member) else { continue }
+            revisions[source] = revision
+            lock.locked { _ = claimed.insert(source) }
+            post(source, "claimed")
+        }
+    }
+
+    private func publish() throws {
+        while let event = lock.locked({ queue.first }) {
+            try stream!.publish(source: event.source, event.json)
+            lock.locked { _ = queue.removeFirst() }
+        }
+    }
+
+    /// At the end: the last events out, every claim and the heartbeat deleted, so that the others
+    /// take the sources at once rather than after the TTL.
+    private func leave() {
+        guard let client, client.isConnected else { return }
+        try? publish()
+        for source in Set(revisions.keys).union(lock.locked { released }) { try? bucket!.delete("source.\(source)") }
+        try? bucket!.delete("member.\(settings.member)")
+    }
+}
