@@ -6,7 +6,8 @@
 /// and a member's death moves only its own sources. A member claims the free sources whose home it
 /// is, and any source left free for a grace period (its home may be slow or partitioned), never
 /// more than its share, the sources divided by the members rounded up, so that however they race
-/// every source has a place.
+/// every source has a place. A member above its share (others joined since it claimed) lets go,
+/// one at a time, of sources whose home is another member.
 public enum FleetPlan {
     /// FNV-1a over "member/source": stable across processes and machines (Swift's hash is not).
     static func weight(_ member: String, _ source: String) -> UInt64 {
@@ -37,5 +38,12 @@ public enum FleetPlan {
         let own = free.filter { home(of: $0.source, among: alive) == me }.map(\.source)
         let overdue = free.filter { $0.overdue && home(of: $0.source, among: alive) != me }.map(\.source)
         return Array((own + overdue).prefix(room))
+    }
+
+    /// A source `me` lets go of now, to its home: one while it holds more than its share.
+    public static func release(me: String, members: [String], sources: Int, held: [String]) -> String? {
+        let alive = members.contains(me) ? members : members + [me]
+        guard alive.count > 1, held.count > share(sources: sources, members: alive.count) else { return nil }
+        return held.sorted().first { home(of: $0, among: alive) != me }
     }
 }

@@ -20,6 +20,8 @@ final class FleetMember {
     private var queue: [(source: String, json: String)] = []
     private(set) var eventsDropped = 0
     private var stopping = false
+    /// An event came since the thread last looked: it is published at once, not at the next round.
+    private var posted = false
     private var thread: WorkerThread?
 
     // The fleet thread's own.
@@ -29,6 +31,8 @@ final class FleetMember {
     private var revisions: [String: UInt64] = [:]
     private var freeSince: [String: Int64] = [:]
     private var rounds = 0
+    /// The round of the last claim or release: the next release waits two more, for the fleet to settle.
+    private var lastChange = 0
     private var outage: String?
 
     static let queueBound = 10_000
@@ -45,10 +49,19 @@ final class FleetMember {
     func start() -> Bool {
         thread = WorkerThread { [self] in
             Terminal.prefixMessages("rtprecv: fleet: ")
+            var due = Terminal.monotonicNanoseconds()
             while !lock.locked({ stopping }) {
-                round(now: Terminal.monotonicNanoseconds())
-                let wake = Terminal.monotonicNanoseconds() + interval
-                while Terminal.monotonicNanoseconds() < wake && !lock.locked({ stopping }) { Terminal.sleep(nanoseconds: 50_000_000) }
+                let now = Terminal.monotonicNanoseconds()
+                if now >= due {
+                    round(now: now)
+                    due = now + interval
+                } else if client?.isConnected == true {
+                    try? publish()
+                }
+                lock.locked {
+                    if !stopping && !posted { lock.wait(nanoseconds: max(0, due - Terminal.monotonicNanoseconds())) }
+                    posted = false
+                }
             }
             leave()
         }
@@ -84,12 +97,17 @@ final class FleetMember {
                                 ("utc", .string(OutputTemplate.basicUTC(Terminal.wallclockNanoseconds())))] + fields).serialized
         lock.locked {
             if queue.count < Self.queueBound { queue.append((source, json)) } else { eventsDropped += 1 }
+            posted = true
+            lock.broadcast()
         }
     }
 
     /// Stops the thread, once its claims are let go and its events published.
     func finish() {
-        lock.locked { stopping = true }
+        lock.locked {
+            stopping = true
+            lock.broadcast()
+        }
         thread?.join()
     }
 
@@ -101,7 +119,7 @@ final class FleetMember {
             try bucket!.put("member.\(settings.member)", heartbeat())
             try letGo()
             try renew()
-            if rounds >= Self.settleRounds { try claimFree(now: now) }
+            if rounds >= Self.settleRounds { try balance(now: now) }
             rounds += 1
             try publish()
             if let was = outage {
@@ -160,11 +178,22 @@ final class FleetMember {
         }
     }
 
-    private func claimFree(now: Int64) throws {
+    /// Free sources claimed, or one source let go to its home when this member holds more than its share.
+    private func balance(now: Int64) throws {
         let keys = try bucket!.keys()
         let members = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
         let taken = Set(keys.compactMap { $0.hasPrefix("source.") ? String($0.dropFirst(7)) : nil })
         let (all, mine, ended) = lock.locked { (sources, claimed, endedHere) }
+        if rounds - lastChange >= 2, let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
+            lock.locked { _ = claimed.remove(excess) }
+            try bucket!.delete("source.\(excess)")
+            revisions[excess] = nil
+            lastChange = rounds
+            let home = FleetPlan.home(of: excess, among: members) ?? ""
+            Terminal.printError("'\(excess)' handed to member '\(home)', whose share it is\n")
+            post(excess, "released", [("to", .string(home))])
+            return
+        }
         let free = all.filter { !taken.contains($0) && !mine.contains($0) && !ended.contains($0) }
         freeSince = free.reduce(into: [:]) { $0[$1] = freeSince[$1] ?? now }
         let overdue = settings.ttlMilliseconds * 1_000_000
@@ -174,6 +203,7 @@ final class FleetMember {
             guard case .written(let revision) = try bucket!.create("source.\(source)", settings.member) else { continue }
             revisions[source] = revision
             lock.locked { _ = claimed.insert(source) }
+            lastChange = rounds
             post(source, "claimed")
         }
     }

@@ -28,6 +28,15 @@ public final class ConditionLock {
     /// Under the lock: lets go of it until `broadcast`, then takes it again.
     public func wait() { pthread_cond_wait(changed, mutex) }
 
+    /// Under the lock: as `wait`, for at most `nanoseconds` (≥ 0).
+    public func wait(nanoseconds: Int64) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let end = now.tv_sec &* 1_000_000_000 &+ now.tv_nsec &+ Int(nanoseconds)  // 64-bit: time_t and Int are one
+        var deadline = timespec(tv_sec: end / 1_000_000_000, tv_nsec: end % 1_000_000_000)
+        pthread_cond_timedwait(changed, mutex, &deadline)
+    }
+
     /// Under the lock: wakes every waiter.
     public func broadcast() { pthread_cond_broadcast(changed) }
 }

@@ -3,28 +3,58 @@ import XCTest
 
 /// Real `nats-server`s with JetStream on loopback for the fleet's tests: one, or a cluster of three
 /// routed to each other. Each keeps its store in a directory of its own, emptied at the start.
+/// Ports from a base by the test process's id: clients +0…2, routes +3…5, monitoring +6…8.
 final class NATSCluster {
     private(set) var servers: [Process?]
     let clientPorts: [UInt16]
+    /// Each node's monitoring port (/jsz).
+    let monitorPorts: [UInt16]
     private let arguments: [[String]]
 
     /// The servers' client URLs, as a config lists them.
     var urls: [String] { clientPorts.map { "nats://127.0.0.1:\($0)" } }
 
-    init(nodes: Int, name: String) throws {
+    /// `user` and `password`: what clients must give (routes between the nodes need none).
+    init(nodes: Int, name: String, user: String? = nil, password: String? = nil) throws {
         let base = 42000 + Int(getpid() % 300) * 10
         clientPorts = (0..<nodes).map { UInt16(base + $0) }
-        let routes = (0..<nodes).map { "nats://127.0.0.1:\(base + 5 + $0)" }.joined(separator: ",")
+        let routes = (0..<nodes).map { "nats://127.0.0.1:\(base + 3 + $0)" }.joined(separator: ",")
+        monitorPorts = (0..<nodes).map { UInt16(base + 6 + $0) }
         arguments = try (0..<nodes).map { i in
             let store = try Harness.emptyDirectory("\(name)-nats-\(i)")
-            var a = ["-a", "127.0.0.1", "-p", "\(base + i)", "-js", "-sd", store.path, "-n", "n\(i)"]
+            var a = ["-a", "127.0.0.1", "-p", "\(base + i)", "-m", "\(base + 6 + i)", "-js", "-sd", store.path, "-n", "n\(i)"]
+            if let user, let password { a += ["--user", user, "--pass", password] }
             if nodes > 1 {
-                a += ["--cluster_name", "rtprecv-test", "--cluster", "nats://127.0.0.1:\(base + 5 + i)", "--routes", routes]
+                a += ["--cluster_name", "rtprecv-test", "--cluster", "nats://127.0.0.1:\(base + 3 + i)", "--routes", routes]
             }
             return a
         }
         servers = Array(repeating: nil, count: nodes)
-        for i in 0..<nodes { try start(i) }
+        do {
+            for i in 0..<nodes { try start(i) }
+            try awaitMetaLeader()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Until the nodes agree on JetStream's metadata leader: before that, no bucket can be made.
+    func awaitMetaLeader() throws {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let up = servers.indices.filter { servers[$0] != nil }
+            let leaders = up.compactMap { i -> String? in
+                guard let r = try? Harness.run("curl", ["-s", "--max-time", "1", "http://127.0.0.1:\(monitorPorts[i])/jsz"]),
+                      let json = try? JSONSerialization.jsonObject(with: r.stdout) as? [String: Any] else { return nil }
+                // A single node has no meta cluster: its JetStream is ready once it answers.
+                guard let meta = json["meta_cluster"] as? [String: Any] else { return up.count == 1 ? "self" : nil }
+                return meta["leader"] as? String
+            }
+            if leaders.count == up.count, Set(leaders).count == 1, leaders.first?.isEmpty == false { return }
+            usleep(100_000)
+        }
+        throw NSError(domain: "nats-server: no JetStream metadata leader within 15 s", code: 1)
     }
 
     /// Node `i` (again), once its client port answers.

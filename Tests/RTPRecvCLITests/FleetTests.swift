@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+
+/// A fleet of three members recording six cameras, with a three-node nats-server cluster (with
+/// JetStream, a user and a password), all real and on loopback. The files on disk are read with
+/// ffprobe and the events with nats-py, not with rtprecv.
+final class FleetTests: XCTestCase {
+    private struct Recording {
+        let camera: String, member: String
+        let start: Double, duration: Double, frames: Int, path: String
+        var end: Double { start + duration }
+    }
+
+    func testSixCamerasThreeMembersAKillAndANodeLost() throws {
+        let cluster = try NATSCluster(nodes: 3, name: "fleet", user: "rtprecv", password: "s3cret-nats")
+        defer { cluster.stop() }
+        let rtspPort = cluster.clientPorts[0] + 9
+        let cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "6"])
+        defer { cameras.terminate(); cameras.waitUntilExit() }
+        let directory = try Harness.emptyDirectory("fleet-recordings")
+        let members = try (0..<3).map { try member("m\($0)", cluster: cluster, rtspPort: rtspPort, directory: directory) }
+        defer { for m in members where m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
+
+        Thread.sleep(forTimeInterval: 9)
+        let before = try recordings(in: directory)
+        for camera in (0..<6).map({ "cam\($0)" }) {
+            XCTAssertEqual(Set(before.filter { $0.camera == camera }.map(\.member)).count, 1, "\(camera): one member records it")
+        }
+        XCTAssertEqual(Dictionary(grouping: Set(before.map { "\($0.camera) \($0.member)" }).map { $0.split(separator: " ")[1] }) { $0 }
+            .mapValues(\.count), ["m0": 2, "m1": 2, "m2": 2], "two cameras a member")
+
+        let killed = Date().timeIntervalSince1970
+        kill(members[0].process.processIdentifier, SIGKILL)
+        members[0].process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 12)
+        cluster.kill(2)
+        let nodeLost = Date().timeIntervalSince1970
+        Thread.sleep(forTimeInterval: 8)
+        for m in members.dropFirst() {
+            m.process.terminate()
+            m.process.waitUntilExit()
+            XCTAssertEqual(m.process.terminationStatus, 0, (try? String(contentsOf: m.log, encoding: .utf8)) ?? "")
+        }
+
+        let all = try recordings(in: directory)
+        for camera in (0..<6).map({ "cam\($0)" }) {
+            let files = all.filter { $0.camera == camera }.sorted { $0.start < $1.start }
+            // Recorded again within 10 s of the kill (5 s TTL), and on after a NATS node was lost.
+            for (earlier, later) in zip(files, files.dropFirst()) {
+                XCTAssertLessThanOrEqual(later.start - earlier.end, 10, "\(camera): a gap from \(earlier.path) to \(later.path)")
+                XCTAssertGreaterThan(later.start - earlier.end, -1.5, "\(camera): \(earlier.path) and \(later.path) overlap")
+            }
+            XCTAssertGreaterThan(files.last?.end ?? 0, nodeLost + 5, "\(camera) still recorded after a NATS node was lost")
+            XCTAssertTrue(files.contains { $0.member != "m0" && $0.start > killed }, "\(camera) recorded by a survivor")
+        }
+        try assertEventsMatchTheFiles(all, cluster: cluster, killed: "m0")
+        for m in members {
+            let log = try String(contentsOf: m.log, encoding: .utf8)
+            XCTAssertFalse(log.contains("s3cret-nats"), "no password in \(m.log.path)")
+        }
+    }
+
+    /// Every file closed by a member that lived has exactly one segment event naming its frames;
+    /// the killed member's last file of each camera has none (it was never closed).
+    private func assertEventsMatchTheFiles(_ files: [Recording], cluster: NATSCluster, killed: String) throws {
+        let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path,
+                                                     "nats://rtprecv:s3cret-nats@127.0.0.1:\(cluster.clientPorts[0])"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let segments = Dictionary(grouping: events.filter { $0["event"] as? String == "segment" }) { $0["path"] as? String ?? "" }
+        let lastOfKilled = Set(Dictionary(grouping: files.filter { $0.member == killed }, by: \.camera).values.compactMap {
+            $0.max { $0.start < $1.start }?.path
+        })
+        for file in files {
+            let found = segments[file.path] ?? []
+            if lastOfKilled.contains(file.path) {
+                XCTAssertEqual(found.count, 0, "\(file.path) was open when its member was killed")
+            } else {
+                XCTAssertEqual(found.count, 1, "one event for \(file.path)")
+                XCTAssertEqual(found.first?["frames"] as? Int, file.frames, "\(file.path): the event's frames are ffprobe's")
+            }
+        }
+        XCTAssertEqual(Set(segments.keys), Set(files.map(\.path)).subtracting(lastOfKilled), "no event without its file")
+        for kind in ["claimed", "started", "stopped"] {
+            XCTAssertTrue(events.contains { $0["event"] as? String == kind }, "a '\(kind)' event")
+        }
+    }
+
+    private struct Member { let process: Process; let log: URL }
+
+    private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL) throws -> Member {
+        let config = Harness.temporaryFile("fleet-\(name).yml")
+        try """
+        nats:
+          servers: [\(cluster.urls.joined(separator: ", "))]
+          member: \(name)
+          ttl-seconds: 5
+          user: rtprecv
+          password-env: FLEET_TEST_NATS_PASSWORD
+        defaults:
+          mp4: \(directory.path)/{source}-{member}-{start}.mp4
+          segment-seconds: 2
+          rtsp-transport: tcp
+          reconnect: true
+        sources:
+
+        """.appending((0..<6).map { "  - {name: cam\($0), rtsp: 'rtsp://127.0.0.1:\(rtspPort)/cam\($0)'}\n" }.joined())
+            .write(to: config, atomically: true, encoding: .utf8)
+        let log = Harness.temporaryFile("fleet-\(name).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = Harness.binary
+        p.arguments = ["--config", config.path]
+        p.environment = ProcessInfo.processInfo.environment.merging(["FLEET_TEST_NATS_PASSWORD": "s3cret-nats"]) { $1 }
+        p.standardError = try FileHandle(forWritingTo: log)
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        return Member(process: p, log: log)
+    }
+
+    /// The MP4s in `directory`, each with its camera, member, start (from its name, in seconds) and
+    /// ffprobe's duration and frame count.
+    private func recordings(in directory: URL) throws -> [Recording] {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted().compactMap { name in
+            let parts = name.replacingOccurrences(of: ".mp4", with: "").split(separator: "-")
+            guard parts.count == 3, let start = formatter.date(from: String(parts[2])) else { return nil }
+            let path = directory.appendingPathComponent(name).path
+            let probe = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "v", "-count_frames", "-show_entries",
+                                                    "stream=nb_read_frames:format=duration", "-of", "default=noprint_wrappers=1", path])
+            let fields = Dictionary(String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n").compactMap { line -> (String, String)? in
+                let kv = line.split(separator: "=", maxSplits: 1)
+                return kv.count == 2 ? (String(kv[0]), String(kv[1])) : nil
+            }, uniquingKeysWith: { a, _ in a })
+            return Recording(camera: String(parts[0]), member: String(parts[1]), start: start.timeIntervalSince1970,
+                             duration: Double(fields["duration"] ?? "") ?? 0, frames: Int(fields["nb_read_frames"] ?? "") ?? 0, path: path)
+        }
+    }
+}
