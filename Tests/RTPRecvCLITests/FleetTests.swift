@@ -90,15 +90,59 @@ final class FleetTests: XCTestCase {
 
     private struct Member { let process: Process; let log: URL }
 
-    private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL) throws -> Member {
+    /// A member cut off from NATS (the one node it knows paused) keeps recording; the others take
+    /// its cameras after the TTL, so they are recorded twice meanwhile, never by no one; once the
+    /// node is back, the cut-off member gives them up and one writer remains.
+    func testAPartitionedMemberKeepsRecordingAndGivesUpWhenItHeals() throws {
+        let cluster = try NATSCluster(nodes: 3, name: "partition", advertises: false)
+        defer { cluster.stop() }
+        let rtspPort = cluster.clientPorts[0] + 9
+        let cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "2"])
+        defer { cameras.terminate(); cameras.waitUntilExit() }
+        let directory = try Harness.emptyDirectory("partition-recordings")
+        let members = try [("p0", [cluster.urls[2]]), ("p1", Array(cluster.urls.prefix(2)))].map {
+            try member($0.0, cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 2, servers: $0.1, secret: false)
+        }
+        defer { for m in members where m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
+        Thread.sleep(forTimeInterval: 8)
+        let held = Set(try recordings(in: directory).filter { $0.member == "p0" }.map(\.camera))
+        XCTAssertEqual(held.count, 1, "p0 records its share")
+
+        cluster.pause(2, true)
+        Thread.sleep(forTimeInterval: 12)
+        let during = try recordings(in: directory)
+        for camera in held {
+            let p0 = during.filter { $0.camera == camera && $0.member == "p0" }.map(\.end).max() ?? 0
+            XCTAssertGreaterThan(p0, Date().timeIntervalSince1970 - 4, "\(camera): p0 records on, cut off")
+            XCTAssertTrue(during.contains { $0.camera == camera && $0.member == "p1" }, "\(camera): p1 took it after the TTL")
+        }
+        cluster.pause(2, false)
+        Thread.sleep(forTimeInterval: 20)
+        let healed = Date().timeIntervalSince1970
+        Thread.sleep(forTimeInterval: 4)
+        for m in members {
+            m.process.terminate()
+            m.process.waitUntilExit()
+        }
+        let after = try recordings(in: directory).filter { $0.end > healed }
+        for camera in ["cam0", "cam1"] {
+            XCTAssertEqual(Set(after.filter { $0.camera == camera }.map(\.member)).count, 1, "\(camera): one writer once healed")
+        }
+        let log = try String(contentsOf: members[0].log, encoding: .utf8)
+        XCTAssertTrue(log.contains("is recorded by member 'p1' now"), log)
+    }
+
+    private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL, cameras: Int = 6,
+                        servers: [String]? = nil, secret: Bool = true) throws -> Member {
         let config = Harness.temporaryFile("fleet-\(name).yml")
         try """
         nats:
-          servers: [\(cluster.urls.joined(separator: ", "))]
+          servers: [\((servers ?? cluster.urls).joined(separator: ", "))]
           member: \(name)
           ttl-seconds: 5
-          user: rtprecv
-          password-env: FLEET_TEST_NATS_PASSWORD
+          replicas: 3
+
+        """.appending(secret ? "  user: rtprecv\n  password-env: FLEET_TEST_NATS_PASSWORD\n" : "").appending("""
         defaults:
           mp4: \(directory.path)/{source}-{member}-{start}.mp4
           segment-seconds: 2
@@ -106,7 +150,7 @@ final class FleetTests: XCTestCase {
           reconnect: true
         sources:
 
-        """.appending((0..<6).map { "  - {name: cam\($0), rtsp: 'rtsp://127.0.0.1:\(rtspPort)/cam\($0)'}\n" }.joined())
+        """).appending((0..<cameras).map { "  - {name: cam\($0), rtsp: 'rtsp://127.0.0.1:\(rtspPort)/cam\($0)'}\n" }.joined())
             .write(to: config, atomically: true, encoding: .utf8)
         let log = Harness.temporaryFile("fleet-\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

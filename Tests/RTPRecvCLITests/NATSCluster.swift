@@ -15,7 +15,9 @@ final class NATSCluster {
     var urls: [String] { clientPorts.map { "nats://127.0.0.1:\($0)" } }
 
     /// `user` and `password`: what clients must give (routes between the nodes need none).
-    init(nodes: Int, name: String, user: String? = nil, password: String? = nil) throws {
+    /// `advertises`: false keeps the nodes from telling clients of each other, so that a client knows
+    /// only the servers it was given (a partition can cut it off).
+    init(nodes: Int, name: String, user: String? = nil, password: String? = nil, advertises: Bool = true) throws {
         let base = 42000 + Int(getpid() % 300) * 10
         clientPorts = (0..<nodes).map { UInt16(base + $0) }
         let routes = (0..<nodes).map { "nats://127.0.0.1:\(base + 3 + $0)" }.joined(separator: ",")
@@ -26,6 +28,7 @@ final class NATSCluster {
             if let user, let password { a += ["--user", user, "--pass", password] }
             if nodes > 1 {
                 a += ["--cluster_name", "rtprecv-test", "--cluster", "nats://127.0.0.1:\(base + 3 + i)", "--routes", routes]
+                if !advertises { a += ["--no_advertise=true"] }
             }
             return a
         }
@@ -80,7 +83,13 @@ final class NATSCluster {
         servers[i] = nil
     }
 
+    /// Node `i` paused (SIGSTOP) or resumed: a partition its clients cannot tell from a lost network.
+    func pause(_ i: Int, _ paused: Bool) {
+        if let p = servers[i] { Foundation.kill(p.processIdentifier, paused ? SIGSTOP : SIGCONT) }
+    }
+
     func stop() {
+        for i in servers.indices { pause(i, false) }
         for i in servers.indices { kill(i) }
     }
 }
