@@ -43,6 +43,7 @@ public enum Help {
            rtprecv --pcap FILE --list                       list the RTP streams in a capture
            rtprecv rtsp://[USER@]HOST[:PORT]/PATH [options] pull from an RTSP camera or server
            rtprecv --config FILE [--check]                  record the sources a YAML file lists
+           rtprecv fleet status --config FILE               a fleet's members and who records what
 
     CONFIG FILE (--config FILE): the sources to record, each named, in YAML:
         metrics: 9464                   # the process's endpoint: every source's streams
@@ -67,6 +68,16 @@ public enum Help {
       --check                 Check the config and list each source, what it receives and
                               writes; run nothing. Beside --config only --check, -q and -v
                               are taken (-q and -v for every source).
+      A FLEET: with nats: in the config, each process sharing it records its share of the
+      sources, claimed in a NATS JetStream key-value bucket, and a dead member's are taken by
+      the others after ttl-seconds. Events (claims, starts, stops, each segment) go to the
+      stream RTPRECV_EVENTS, subjects rtprecv.events.SOURCE. {member} in a path is its name.
+        nats:
+          servers: [nats://10.0.0.1:4222, nats://10.0.0.2:4222, nats://10.0.0.3:4222]
+          member: rec-a               # default: the host's name
+          ttl-seconds: 5              # 1 to 300
+          user: rtprecv               # with password-env: or password-file:, or creds-file:
+          password-env: NATS_PASSWORD # also: tls-ca-file, bucket, events, replicas
 
     RTSP (an rtsp:// URL instead of --port or --pcap):
       The client sends OPTIONS, DESCRIBE, a SETUP for the first video line of a codec above and

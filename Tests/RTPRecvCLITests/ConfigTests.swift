@@ -45,6 +45,17 @@ final class ConfigTests: XCTestCase {
             ("sources:\n  - name: x\n    port: 5004\n---\nsources: []\n", ":5:1:", "a second YAML document"),
             ("defaults:\n  pcap: x.pcap\nsources:\n  - {name: x, port: 5004}\n", ":2:3:", "'pcap' is for the command line"),
             ("sources:\n  - name: x\n    port: 5004\n    out: \u{1}\n", ":4:10:", "control characters are not allowed"),
+            ("nats:\n  servers: nats://rtprecv:hunter22@127.0.0.1:4222\nsources:\n  - {name: x, port: 5004}\n", ":2:12:",
+             "keep credentials out of the server's URL"),
+            ("nats:\n  servers: http://127.0.0.1:4222\nsources:\n  - {name: x, port: 5004}\n", ":2:12:", "is no NATS server"),
+            ("nats:\n  ttl-seconds: 0\nsources:\n  - {name: x, port: 5004}\n", ":2:16:", "'ttl-seconds' is a whole number from 1 to 300"),
+            ("nats:\n  ttl: 5\nsources:\n  - {name: x, port: 5004}\n", ":2:3:", "unknown setting 'ttl' of 'nats'"),
+            ("nats:\n  token: hunter22\nsources:\n  - {name: x, port: 5004}\n", ":2:3:", "keep secrets out of the config"),
+            ("nats:\n  member: 'a/b'\n  servers: nats://h:4222\nsources:\n  - {name: x, port: 5004}\n", ":2:11:",
+             "invalid a member's name 'a/b'"),
+            ("nats:\n  member: a\nsources:\n  - {name: x, port: 5004}\n", ":2:3:", "'nats' without 'servers'"),
+            ("sources:\n  - {name: x, port: 5004, out: '{member}.h264'}\n", ":2:32:", "{member} is a fleet member's name"),
+            ("sources:\n  - {name: x, port: 5004, nats: {servers: nats://h:4222}}\n", ":2:27:", "put it at the top of the config"),
         ]
         for (i, c) in cases.enumerated() {
             let url = try config("config-error-\(i)", c.text)
@@ -253,6 +264,32 @@ final class ConfigTests: XCTestCase {
     }
 
     /// The README's config, as a new user copies it (its directories made here): --check takes it.
+    /// The fleet configs of the README and of the Kubernetes manifest (its ConfigMap, read with
+    /// PyYAML) pass --check, which names the member and where its claims go.
+    func testTheFleetConfigsOfTheREADMEAndTheKubernetesManifestCheck() throws {
+        let readme = try String(contentsOf: Harness.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "```yaml\n# fleet.yml"))
+        let end = try XCTUnwrap(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let manifest = Harness.packageRoot.appendingPathComponent("contrib/kubernetes/rtprecv-fleet.yaml").path
+        let extract = try Harness.run("/usr/bin/python3", ["-c", """
+            import sys, yaml
+            docs = list(yaml.safe_load_all(open(sys.argv[1])))
+            assert [d["kind"] for d in docs] == ["ConfigMap", "Secret", "PersistentVolumeClaim", "Deployment"], docs
+            print(docs[0]["data"]["fleet.yml"])
+            """, manifest])
+        XCTAssertEqual(extract.status, 0, extract.stderr)
+        setenv("NATS_PASSWORD", "from-the-environment", 1)
+        let texts = [String(readme[readme.index(start.lowerBound, offsetBy: 8)..<end.lowerBound]), String(decoding: extract.stdout, as: UTF8.self)]
+        for (i, text) in texts.enumerated() {
+            let r = try Harness.rtprecv(["--config", try config("config-fleet-\(i)", text).path, "--check"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let said = String(decoding: r.stdout, as: UTF8.self)
+            XCTAssertTrue(said.contains("fleet: member '"), said)
+            XCTAssertTrue(said.contains("(TTL 5 s, 3 replicas), events in RTPRECV_EVENTS"), said)
+            XCTAssertFalse(said.contains("from-the-environment"), said)
+        }
+    }
+
     func testTheREADMEsConfigChecks() throws {
         let readme = try String(contentsOf: Harness.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let start = try XCTUnwrap(readme.range(of: "```yaml\n# cameras.yml"))
