@@ -291,6 +291,7 @@ final class LiveReception {
             silenceReported = true
             progress.clear()
             if !options.quiet { Terminal.printError("no packets for \(options.timeout!) s\n") }
+            options.supervised?.announce?("silent", [("seconds", .double(options.timeout!))])
             if options.exitOnTimeout { return "stopped: no packets for \(options.timeout!) s" }
         }
         return nil

@@ -32,6 +32,7 @@ struct RTSPReconnection {
     mutating func reconnect(after why: String, options: Options, until: Int64?) -> RTSPPull? {
         let now = Terminal.monotonicNanoseconds()
         lostSince = lostSince ?? now
+        options.supervised?.announce?("reconnecting", [("reason", .string(why))])
         var delay = 1.0
         while true {
             let jittered = delay * (0.75 + Double(generator.next() % 1000) / 2000)
@@ -48,10 +49,12 @@ struct RTSPReconnection {
                 let pull = try RTSPPull.open(options: options)
                 reconnects += 1
                 if !options.quiet { Terminal.printError("rtsp: reconnected over \(pull.transport.words)\n") }
+                options.supervised?.announce?("reconnected", [("failed_tries", .int(failedAttempts))])
                 return pull
             } catch {
                 failedAttempts += 1
                 if !options.quiet { Terminal.printError("rtsp: reconnect failed: \(error)\n") }
+                options.supervised?.announce?("error", [("message", .string(Terminal.masked("reconnect failed: \(error)")))])
             }
             delay = min(30, delay * 2)
         }
