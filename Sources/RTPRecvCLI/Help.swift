@@ -250,11 +250,12 @@ public enum Help {
                               as one superframe, and the size reported is its largest layer's.
       --segment-seconds N     Cut --out, --flv and the recordings into files at the first keyframe
                               after every N seconds (of the stream's time), named from their
-                              paths with {n} (0, 1, …) and {start} (UTC, as 20261201T154200Z):
-                              each starts with the parameter sets and a keyframe, an FLV with
-                              its header, onMetaData and sequence headers, a recording with its
-                              own, so each plays by itself (an H.265 one cut at a CRA, without
-                              the RASL pictures after it).
+                              paths with {n} (0, 1, …, on past an earlier run's numbers) and
+                              {start} (UTC, as 20261201T154200Z): each starts with the parameter
+                              sets and a keyframe, an FLV with its header, onMetaData and
+                              sequence headers, a recording with its own, so each plays by
+                              itself (an H.265 one cut at a CRA, without the RASL pictures
+                              after it).
       --segment-wallclock     End segments at the first keyframe past each multiple of N seconds
                               of UTC (…:00, …:10 with N = 10; in a capture, of its packet times),
                               so the files of many streams and processes line up.

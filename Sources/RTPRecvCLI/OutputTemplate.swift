@@ -1,6 +1,7 @@
 import RTPCore
 
-/// An output path with fields filled in per segment: `{n}` the segment number from 0, `{start}`
+/// An output path with fields filled in per segment: `{n}` the segment number from 0 (or past an
+/// earlier run's, `Retention.firstFreeNumber`), `{start}`
 /// when it began, UTC in ISO 8601's basic format (20261201T154200Z), so names sort by time; and per
 /// stream (`--all-streams`): `{ssrc}` (8 hex digits), `{pt}`, `{port}` (the destination's),
 /// `{src}` (the source address) and `{codec}` (h264, h265; where neither the SDP nor --codec tells,

@@ -14,6 +14,8 @@ final class Outputs: AccessUnitSink {
     /// The stream's timestamp jumps when the segment began (`AccessUnit.discontinuities`).
     private var segmentDiscontinuities = 0
     private(set) var segmentCount = 0
+    /// {n} of this run's first segment: past an earlier run's segments.
+    private let firstSegment: Int
     /// SIGHUP came: at the next keyframe the elementary stream and the FLV are reopened (the next
     /// segment, with segments), so that a new file starts with one.
     private var reopenAtKeyframe = false
@@ -53,8 +55,16 @@ final class Outputs: AccessUnitSink {
             try SegmentIndex.listLeftOpen(index: index, templates: Container.allCases.compactMap { c in options[keyPath: c.path].map { (c, $0) } },
                                           synchronizes: options.fsync != .none, quiet: options.quiet)
         }
+        let patterns = [options.out, options.flv].compactMap { $0 } + Container.allCases.compactMap { options[keyPath: $0.path] }
+        let firstFree = segments == nil ? 0 : Retention.firstFreeNumber(patterns)
+        firstSegment = firstFree
+        if firstFree > 0 && !options.quiet {
+            Terminal.printError("segments numbered to \(firstFree - 1) are there from an earlier run: this run's begin at {n} = \(firstFree)\n")
+        }
         /// A segmented output's first file, or the output's one.
-        func first(_ path: String) -> String { segments == nil ? path : OutputTemplate(pattern: path).path(n: 0, unixNanoseconds: started) }
+        func first(_ path: String) -> String {
+            segments == nil ? path : OutputTemplate(pattern: path).path(n: firstFree, unixNanoseconds: started)
+        }
         elementary = try options.out.map { try ElementaryStreamOutput(file: open(first($0)), quiet: options.quiet) }
         segmentCount = segments == nil ? 0 : 1
         decoding = options.decode ? try DecodingOutput(options: options) : nil
@@ -242,13 +252,13 @@ final class Outputs: AccessUnitSink {
     private func startSegment(at time: Int64?) throws {
         let started = Terminal.wallclockNanoseconds()
         if let template = templates.elementary {
-            try elementary?.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
+            try elementary?.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
         }
         if let flv, let template = templates.flv {
-            try flv.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
+            try flv.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
         }
         for (container, template) in zip(containers, templates.containers) {
-            try container.startNextFile(open(template.path(n: segmentCount, unixNanoseconds: started)))
+            try container.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
         }
         try enforceRetention()
         segmentCount += 1

@@ -52,24 +52,41 @@ final class Retention {
 
     /// Whether `name` is one `pattern` makes: its text as it is, {n} as digits, {start} as a basic
     /// UTC time (20261201T154200Z).
-    static func matches(_ name: String, _ pattern: String) -> Bool {
+    static func matches(_ name: String, _ pattern: String) -> Bool { match(name, pattern) != nil }
+
+    /// The segment number a file `pattern` makes has in its name (0 without {n}); nil when `name` is
+    /// not one it makes.
+    static func match(_ name: String, _ pattern: String) -> Int? {
         var name = Substring(name), pattern = Substring(pattern)
+        var n = 0
         while !pattern.isEmpty {
             if pattern.hasPrefix("{n}") {
                 pattern = pattern.dropFirst(3)
                 let digits = name.prefix { $0.isASCII && $0.isNumber }
-                guard !digits.isEmpty else { return false }
+                guard !digits.isEmpty else { return nil }
+                // Beyond a billion, no run of ours numbered it: counted as 0.
+                n = digits.count <= 9 ? Int(digits) ?? 0 : 0
                 name = name.dropFirst(digits.count)
             } else if pattern.hasPrefix("{start}") {
                 pattern = pattern.dropFirst(7)
                 let time = name.prefix(16)
-                guard time.count == 16, time.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "T" || $0 == "Z") }) else { return false }
+                guard time.count == 16, time.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "T" || $0 == "Z") }) else { return nil }
                 name = name.dropFirst(16)
             } else {
-                guard name.first == pattern.first else { return false }
+                guard name.first == pattern.first else { return nil }
                 (name, pattern) = (name.dropFirst(), pattern.dropFirst())
             }
         }
-        return name.isEmpty
+        return name.isEmpty ? n : nil
+    }
+
+    /// The first segment number free in every one of `patterns` with {n}: one past the highest a
+    /// file of an earlier run has, so that a run never writes over an earlier run's segments.
+    static func firstFreeNumber(_ patterns: [String]) -> Int {
+        patterns.filter { $0.contains("{n}") }.map { pattern -> Int in
+            let (directory, name) = split(pattern)
+            guard !directory.contains("{") else { return 0 }
+            return ((try? Directory.entries(directory)) ?? []).compactMap { match($0, name).map { $0 + 1 } }.max() ?? 0
+        }.max() ?? 0
     }
 }

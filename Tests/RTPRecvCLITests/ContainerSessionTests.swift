@@ -125,7 +125,8 @@ final class ContainerSessionTests: XCTestCase {
 
     /// `--retain-size`: the oldest segments go (an earlier run's of the same name first), the newest
     /// stays, files of other names are not touched, the directory ends within the bound, and the
-    /// index, read in order, lists exactly the segments left.
+    /// index, read in order, lists exactly the segments left. The run numbers its segments past the
+    /// earlier run's, so it never writes over one.
     func testRetentionKeepsTheDirectoryWithinItsSizeAndTheIndexFollows() throws {
         let directory = try Harness.emptyDirectory("retention")
         let earlier = directory.appendingPathComponent("part-99.mp4"), other = directory.appendingPathComponent("notes.txt")
@@ -138,9 +139,11 @@ final class ContainerSessionTests: XCTestCase {
                                           "--retain-size", "100K", "--segment-index", index.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stderr.contains("deleted \(earlier.path)"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("segments numbered to 99 are there from an earlier run: this run's begin at {n} = 100"),
+                      result.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: other.path))
         let parts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("part-") }.sorted()
-        XCTAssertTrue(parts.contains("part-3.mp4"), "\(parts)")
+        XCTAssertTrue(parts.contains("part-103.mp4"), "\(parts)")
         XCTAssertLessThan(parts.count, 4, "\(parts)")
         let total = try parts.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent($1).path)[.size] as! Int) }
         XCTAssertLessThanOrEqual(total, 100 * 1024)
