@@ -4,10 +4,13 @@ import SystemIO
 /// This process as one member of a fleet (`nats:` in the config), on a thread of its own so that
 /// NATS being slow or gone never stalls the sources or the metrics endpoint.
 ///
-/// Every round (a quarter of the TTL) it writes its heartbeat, renews each claim it holds, and
-/// claims free sources as `FleetPlan` says. Without NATS it keeps what it holds and claims nothing;
-/// a claim another member took meanwhile (after the TTL) is given up at the next round. The
-/// supervisor runs what `held` names. Events wait in a bounded queue and are published in order.
+/// Every round (an eighth of the TTL) it writes its heartbeat, renews each claim it holds, and
+/// claims free sources as `FleetPlan` says; a dead member's claims and heartbeat expire after the
+/// TTL, by the stream leader's clock, and its sources are free then. Without NATS it keeps what
+/// it holds and claims nothing; a claim another member took meanwhile (after the TTL) is given up
+/// at the next round. A source handed to another member is let go once its run here has stopped,
+/// so that two never write it at once. The supervisor runs what `held` names. Events wait in a
+/// bounded queue and are published in order.
 final class FleetMember {
     let settings: FleetSettings
     private let lock = ConditionLock()
@@ -17,8 +20,10 @@ final class FleetMember {
     /// Sources whose run ended here on its own: released, and not claimed again until a reload.
     private var endedHere: Set<String> = []
     private var released: [String] = []
+    /// Handed to another member: still claimed (and renewed) until the supervisor says its run stopped.
+    private var handingOver: Set<String> = []
     private var queue: [(source: String, json: String)] = []
-    private(set) var eventsDropped = 0
+    private var eventsDropped = 0
     private var stopping = false
     /// An event came since the thread last looked: it is published at once, not at the next round.
     private var posted = false
@@ -30,6 +35,8 @@ final class FleetMember {
     private var stream: EventStream?
     private var revisions: [String: UInt64] = [:]
     private var freeSince: [String: Int64] = [:]
+    /// The members the bucket listed last.
+    private var knownMembers: [String] = []
     private var rounds = 0
     /// The round of the last claim or release: the next release waits two more, for the fleet to settle.
     private var lastChange = 0
@@ -44,7 +51,8 @@ final class FleetMember {
         self.sources = sources
     }
 
-    var interval: Int64 { max(250, settings.ttlMilliseconds / 4) * 1_000_000 }
+    /// A round every eighth of the TTL: a dead member's sources are seen free within that of expiring.
+    var interval: Int64 { max(250, settings.ttlMilliseconds / 8) * 1_000_000 }
 
     func start() -> Bool {
         thread = WorkerThread { [self] in
@@ -56,6 +64,7 @@ final class FleetMember {
                     round(now: now)
                     due = now + interval
                 } else if client?.isConnected == true {
+                    try? letGo()
                     try? publish()
                 }
                 lock.locked {
@@ -91,15 +100,26 @@ final class FleetMember {
         }
     }
 
+    /// A run stopped because this member no longer holds its source: one being handed over is let go now.
+    func stopped(_ source: String) {
+        lock.locked {
+            if handingOver.remove(source) != nil { released.append(source) }
+            posted = true
+            lock.broadcast()
+        }
+    }
+
     /// An event of `source` (`kind`: started, stopped, segment, claimed, lost …) with `fields`.
     func post(_ source: String, _ kind: String, _ fields: [(String, JSON)] = []) {
         let json = JSON.object([("event", .string(kind)), ("source", .string(source)), ("member", .string(settings.member)),
                                 ("utc", .string(OutputTemplate.basicUTC(Terminal.wallclockNanoseconds())))] + fields).serialized
-        lock.locked {
+        let firstDropped = lock.locked {
             if queue.count < Self.queueBound { queue.append((source, json)) } else { eventsDropped += 1 }
             posted = true
             lock.broadcast()
+            return eventsDropped == 1 && queue.count == Self.queueBound
         }
+        if firstDropped { Terminal.printError("rtprecv: fleet: \(Self.queueBound) events wait for NATS: later ones are dropped until it is back\n") }
     }
 
     /// Stops the thread, once its claims are let go and its events published.
@@ -159,7 +179,7 @@ final class FleetMember {
 
     /// Each claim written again; one another member holds now is given up.
     private func renew() throws {
-        for source in held {
+        for source in lock.locked({ claimed.union(handingOver) }) {
             let key = "source.\(source)"
             if let revision = revisions[source], case .written(let next) = try bucket!.update(key, settings.member, revision: revision) {
                 revisions[source] = next
@@ -171,34 +191,36 @@ final class FleetMember {
                 continue
             }
             let owner = try bucket!.get(key)?.value ?? "nobody"
-            lock.locked { _ = claimed.remove(source) }
+            lock.locked {
+                claimed.remove(source)
+                handingOver.remove(source)
+            }
             revisions[source] = nil
             Terminal.printError("'\(source)' is recorded by member '\(owner)' now (NATS was out of reach past the TTL); it stops here\n")
             post(source, "lost", [("to", .string(owner))])
         }
     }
 
-    /// Free sources claimed, or one source let go to its home when this member holds more than its share.
+    /// Free sources claimed, or one source handed to its home when this member holds more than its share.
     private func balance(now: Int64) throws {
-        let keys = try bucket!.keys()
-        let members = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
-        let taken = Set(keys.compactMap { $0.hasPrefix("source.") ? String($0.dropFirst(7)) : nil })
-        let (all, mine, ended) = lock.locked { (sources, claimed, endedHere) }
-        if rounds - lastChange >= 2, let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
-            lock.locked { _ = claimed.remove(excess) }
-            try bucket!.delete("source.\(excess)")
-            revisions[excess] = nil
+        let (all, mine, ended, leaving) = lock.locked { (sources, claimed, endedHere, handingOver) }
+        let (members, taken) = try survey(all)
+        if rounds - lastChange >= 2, leaving.isEmpty,
+           let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
+            lock.locked {
+                claimed.remove(excess)
+                handingOver.insert(excess)
+            }
             lastChange = rounds
             let home = FleetPlan.home(of: excess, among: members) ?? ""
             Terminal.printError("'\(excess)' handed to member '\(home)', whose share it is\n")
             post(excess, "released", [("to", .string(home))])
             return
         }
-        let free = all.filter { !taken.contains($0) && !mine.contains($0) && !ended.contains($0) }
+        let free = all.filter { !taken.contains($0) && !mine.contains($0) && !ended.contains($0) && !leaving.contains($0) }
         freeSince = free.reduce(into: [:]) { $0[$1] = freeSince[$1] ?? now }
-        let overdue = settings.ttlMilliseconds * 1_000_000
-        let plan = FleetPlan.claims(me: settings.member, members: members, sources: all.count, holding: mine.count,
-                                    free: free.map { ($0, now - freeSince[$0]! >= overdue) })
+        let plan = FleetPlan.claims(me: settings.member, members: members, sources: all.count, holding: mine.count + leaving.count,
+                                    free: free.map { ($0, now - freeSince[$0]! >= settings.ttlMilliseconds * 1_000_000) })
         for source in plan {
             guard case .written(let revision) = try bucket!.create("source.\(source)", settings.member) else { continue }
             revisions[source] = revision
@@ -206,6 +228,27 @@ final class FleetMember {
             lastChange = rounds
             post(source, "claimed")
         }
+    }
+
+    /// The members alive and the sources claimed: each claim and each known member's heartbeat
+    /// read (direct gets, cheap), and the bucket listed every fourth round for members new to it.
+    /// A listing makes a consumer, which a loaded cluster can be slow to make; when it fails, the
+    /// members known stand, with the claims' owners beside them.
+    private func survey(_ sources: [String]) throws -> (members: [String], taken: Set<String>) {
+        if rounds % 4 == 0 || knownMembers.isEmpty, let keys = try? bucket!.keys() {
+            knownMembers = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
+        }
+        // A member whose heartbeat expired is gone at once, not at the next listing: its sources' homes move.
+        knownMembers = try knownMembers.filter { try $0 == settings.member || bucket!.get("member.\($0)") != nil }
+        var members = Set(knownMembers), taken: Set<String> = []
+        let mine = lock.locked { claimed.union(handingOver) }
+        for source in sources where !mine.contains(source) {
+            guard let owner = try bucket!.get("source.\(source)")?.value else { continue }
+            taken.insert(source)
+            members.insert(owner)
+        }
+        members.insert(settings.member)
+        return (members.sorted(), taken)
     }
 
     private func publish() throws {
@@ -218,6 +261,8 @@ final class FleetMember {
     /// At the end: the last events out, every claim and the heartbeat deleted, so that the others
     /// take the sources at once rather than after the TTL.
     private func leave() {
+        let dropped = lock.locked { eventsDropped }
+        if dropped > 0 { Terminal.printError("\(dropped) events were dropped while NATS was out of reach\n") }
         guard let client, client.isConnected else { return }
         try? publish()
         for source in Set(revisions.keys).union(lock.locked { released }) { try? bucket!.delete("source.\(source)") }

@@ -175,6 +175,9 @@ final class SourceSupervisor {
             // A fleet's member starts only what it holds (at its next turn).
             if fleet == nil { start(source) }
         }
+        if config.fleet != fleet?.settings {
+            said.append("the fleet's nats: settings stay as they were until rtprecv restarts")
+        }
         if config.metrics.map({ "\($0.address):\($0.port)" }) != metricsTarget {
             said.append("the metrics endpoint stays \(metricsTarget.map { "at " + $0 } ?? "off") until rtprecv restarts")
         }
@@ -196,6 +199,7 @@ final class SourceSupervisor {
                 if StopSignal.received == 0 { fleet.ended(r.source.name) }
             } else {
                 fleet.post(r.source.name, "stopped", [("exit_status", .int(Int(r.exitStatus ?? 1))), ("reason", .string(r.stop.reason!))])
+                fleet.stopped(r.source.name)
             }
         }
         running.removeAll { $0.exitStatus != nil }
