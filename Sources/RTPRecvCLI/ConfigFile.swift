@@ -98,7 +98,7 @@ public struct ConfigFile {
         guard let nameNode = own.first(where: { (try? name($0.key)) == "name" })?.value, case .scalar(let name, _) = nameNode.value else {
             throw invalid(node, "a source without a name: give it 'name:', which {source} in its outputs stands for")
         }
-        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }), name.first != "." else {
+        guard Self.isName(name) else {
             throw invalid(nameNode, "invalid source name '\(name)': letters, digits, '-', '_' and '.', as it becomes part of file names")
         }
         // The source's settings win over the defaults: later arguments win on the command line.
@@ -159,16 +159,8 @@ public struct ConfigFile {
             // Read when the source starts; a file that is not there is the config's error, at its place.
             let file = try scalar(value, k)
             guard Directory.regularFile(file) != nil else { throw invalid(value, "\(file): no such file (the source's SDP)") }
-        case "password-env":
-            let variable = try scalar(value, k)
-            guard let password = Terminal.environment(variable) else { throw invalid(value, "the environment has no \(variable)") }
-            Terminal.keepSecret(password)
-            extra.password = password
-            return
-        case "password-file":
-            let password = try secretFile(value, k).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            Terminal.keepSecret(password)
-            extra.password = password
+        case "password-env", "password-file":
+            extra.password = try password(value, k)
             return
         case "srtp-key-file":
             let (file, text) = (try scalar(value, k), try secretFile(value, k))
@@ -228,6 +220,21 @@ public struct ConfigFile {
             throw invalid(node, error.description)
         }
         return alone
+    }
+
+    /// A password from `password-env:` (the variable it names) or `password-file:` (its first line),
+    /// kept secret in all output.
+    func password(_ node: YAMLNode, _ k: String) throws(Invalid) -> String {
+        let password: String
+        if k == "password-env" {
+            let variable = try scalar(node, k)
+            guard let value = Terminal.environment(variable) else { throw invalid(node, "the environment has no \(variable)") }
+            password = value
+        } else {
+            password = try secretFile(node, k).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        Terminal.keepSecret(password)
+        return password
     }
 
     /// A secret's file, whole: a regular file (not a pipe or a device that could stall the start),

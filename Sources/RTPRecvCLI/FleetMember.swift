@@ -186,11 +186,13 @@ final class FleetMember {
                 continue
             }
             // Expired while NATS was away: ours again if nobody took it.
-            if try bucket!.get(key) == nil, case .written(let next) = try bucket!.create(key, settings.member) {
+            let current = try bucket!.get(key)
+            if current == nil, case .written(let next) = try bucket!.create(key, settings.member) {
                 revisions[source] = next
                 continue
             }
-            let owner = try bucket!.get(key)?.value ?? "nobody"
+            // Another holds it (read again only if it took it that very moment).
+            let owner = try (current ?? bucket!.get(key))?.value ?? "nobody"
             lock.locked {
                 claimed.remove(source)
                 handingOver.remove(source)
@@ -204,7 +206,7 @@ final class FleetMember {
     /// Free sources claimed, or one source handed to its home when this member holds more than its share.
     private func balance(now: Int64) throws {
         let (all, mine, ended, leaving) = lock.locked { (sources, claimed, endedHere, handingOver) }
-        let (members, taken) = try survey(all)
+        let (members, taken) = try survey(all, except: mine.union(leaving))
         if rounds - lastChange >= 2, leaving.isEmpty,
            let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
             lock.locked {
@@ -234,14 +236,13 @@ final class FleetMember {
     /// read (direct gets, cheap), and the bucket listed every fourth round for members new to it.
     /// A listing makes a consumer, which a loaded cluster can be slow to make; when it fails, the
     /// members known stand, with the claims' owners beside them.
-    private func survey(_ sources: [String]) throws -> (members: [String], taken: Set<String>) {
+    private func survey(_ sources: [String], except mine: Set<String>) throws -> (members: [String], taken: Set<String>) {
         if rounds % 4 == 0 || knownMembers.isEmpty, let keys = try? bucket!.keys() {
             knownMembers = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
         }
         // A member whose heartbeat expired is gone at once, not at the next listing: its sources' homes move.
         knownMembers = try knownMembers.filter { try $0 == settings.member || bucket!.get("member.\($0)") != nil }
         var members = Set(knownMembers), taken: Set<String> = []
-        let mine = lock.locked { claimed.union(handingOver) }
         for source in sources where !mine.contains(source) {
             guard let owner = try bucket!.get("source.\(source)")?.value else { continue }
             taken.insert(source)

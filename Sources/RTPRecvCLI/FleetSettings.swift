@@ -50,15 +50,8 @@ extension ConfigFile {
                 replicas = try number(value, k, in: 1...5)
             case "user":
                 s.client.user = try scalar(value, k)
-            case "password-env":
-                let variable = try scalar(value, k)
-                guard let password = Terminal.environment(variable) else { throw invalid(value, "the environment has no \(variable)") }
-                Terminal.keepSecret(password)
-                s.client.password = password
-            case "password-file":
-                let password = try secretFile(value, k).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-                Terminal.keepSecret(password)
-                s.client.password = password
+            case "password-env", "password-file":
+                s.client.password = try password(value, k)
             case "creds-file", "tls-ca-file":
                 let file = try scalar(value, k)
                 guard Directory.regularFile(file) != nil else { throw invalid(value, "\(file): no such regular file") }
@@ -91,7 +84,7 @@ extension ConfigFile {
     /// Letters, digits, '-' and '_' (and '.', where allowed): names that are keys, subjects and file names.
     private func identifier(_ node: YAMLNode, _ k: String, what: String, allowsDot: Bool = true) throws(Invalid) -> String {
         let text = try scalar(node, k)
-        guard Self.memberName(text) == text, !text.isEmpty, allowsDot || !text.contains(".") else {
+        guard Self.isName(text), allowsDot || !text.contains(".") else {
             throw invalid(node, "invalid \(what) '\(text)': letters, digits, '-' and '_'" + (allowsDot ? " and '.'" : ""))
         }
         return text
@@ -104,8 +97,14 @@ extension ConfigFile {
         return n
     }
 
-    /// `text` with what a member's name may not hold left out (a host name's other characters).
-    static func memberName(_ text: String) -> String {
-        String(text.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }.drop { $0 == "." })
+    /// Letters, digits, '-', '_' and '.', not first: a source's or a member's name, which becomes part
+    /// of file names, keys and subjects.
+    static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.first != "." && text.allSatisfy { isNameCharacter($0) }
     }
+
+    private static func isNameCharacter(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c.isNumber || "-_.".contains(c)) }
+
+    /// `text` with what a name may not hold left out (a host name's other characters).
+    static func memberName(_ text: String) -> String { String(text.filter(isNameCharacter).drop { $0 == "." }) }
 }
