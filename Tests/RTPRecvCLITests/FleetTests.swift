@@ -14,7 +14,7 @@ final class FleetTests: XCTestCase {
     func testSixCamerasThreeMembersAKillAndANodeLost() throws {
         let cluster = try NATSCluster(nodes: 3, name: "fleet", user: "rtprecv", password: "s3cret-nats")
         defer { cluster.stop() }
-        let rtspPort = cluster.clientPorts[0] + 9
+        let rtspPort = cluster.sparePort
         var cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "6"])
         defer { cameras.terminate(); cameras.waitUntilExit() }
         let directory = try Harness.emptyDirectory("fleet-recordings")
@@ -113,7 +113,7 @@ final class FleetTests: XCTestCase {
     func testAPartitionedMemberKeepsRecordingAndGivesUpWhenItHeals() throws {
         let cluster = try NATSCluster(nodes: 3, name: "partition", advertises: false)
         defer { cluster.stop() }
-        let rtspPort = cluster.clientPorts[0] + 9
+        let rtspPort = cluster.sparePort
         let cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "2"])
         defer { cameras.terminate(); cameras.waitUntilExit() }
         let directory = try Harness.emptyDirectory("partition-recordings")

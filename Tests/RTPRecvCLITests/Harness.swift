@@ -145,6 +145,19 @@ enum Harness {
         return sender
     }
 
+    /// `count` loopback TCP ports free now, as the kernel picks them (held together, so all differ).
+    static func freeTCPPorts(_ count: Int) throws -> [UInt16] {
+        let sockets = (0..<count).map { _ in socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+        defer { sockets.forEach { close($0) } }
+        return try sockets.map { fd in
+            guard fd >= 0, withLoopback(port: 0, { bind(fd, $0, $1) }) == 0 else { throw NSError(domain: "no free port", code: 1) }
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+            return UInt16(bigEndian: address.sin_port)
+        }
+    }
+
     /// Whether something accepts TCP connections on the loopback `port` now.
     static func tcpPortAnswers(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -3,10 +3,13 @@ import XCTest
 
 /// Real `nats-server`s with JetStream on loopback for the fleet's tests: one, or a cluster of three
 /// routed to each other. Each keeps its store in a directory of its own, emptied at the start.
-/// Ports from a base by the test process's id: clients +0…2, routes +3…5, monitoring +6…8.
+/// Its ports are ones the kernel gives as free (not fixed ones, which fall in the range it hands to
+/// outgoing connections), and one more for the test's cameras (`sparePort`).
 final class NATSCluster {
     private(set) var servers: [Process?]
     let clientPorts: [UInt16]
+    /// A free port beside the servers', for the test's own server.
+    let sparePort: UInt16
     /// Each node's monitoring port (/jsz).
     let monitorPorts: [UInt16]
     private let arguments: [[String]]
@@ -18,16 +21,18 @@ final class NATSCluster {
     /// `advertises`: false keeps the nodes from telling clients of each other, so that a client knows
     /// only the servers it was given (a partition can cut it off).
     init(nodes: Int, name: String, user: String? = nil, password: String? = nil, advertises: Bool = true) throws {
-        let base = 42000 + Int(getpid() % 300) * 10
-        clientPorts = (0..<nodes).map { UInt16(base + $0) }
-        let routes = (0..<nodes).map { "nats://127.0.0.1:\(base + 3 + $0)" }.joined(separator: ",")
-        monitorPorts = (0..<nodes).map { UInt16(base + 6 + $0) }
-        arguments = try (0..<nodes).map { i in
+        let ports = try Harness.freeTCPPorts(3 * nodes + 1)
+        clientPorts = Array(ports[0..<nodes])
+        let routePorts = Array(ports[nodes..<2 * nodes])
+        monitorPorts = Array(ports[2 * nodes..<3 * nodes])
+        sparePort = ports[3 * nodes]
+        let routes = routePorts.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")
+        arguments = try (0..<nodes).map { [clientPorts, monitorPorts] i in
             let store = try Harness.emptyDirectory("\(name)-nats-\(i)")
-            var a = ["-a", "127.0.0.1", "-p", "\(base + i)", "-m", "\(base + 6 + i)", "-js", "-sd", store.path, "-n", "n\(i)"]
+            var a = ["-a", "127.0.0.1", "-p", "\(clientPorts[i])", "-m", "\(monitorPorts[i])", "-js", "-sd", store.path, "-n", "n\(i)"]
             if let user, let password { a += ["--user", user, "--pass", password] }
             if nodes > 1 {
-                a += ["--cluster_name", "rtprecv-test", "--cluster", "nats://127.0.0.1:\(base + 3 + i)", "--routes", routes]
+                a += ["--cluster_name", "rtprecv-test", "--cluster", "nats://127.0.0.1:\(routePorts[i])", "--routes", routes]
                 if !advertises { a += ["--no_advertise=true"] }
             }
             return a
@@ -66,12 +71,17 @@ final class NATSCluster {
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/nats-server")
         p.arguments = arguments[i]
         p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
+        let log = Harness.temporaryFile("nats-\(i).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: log)
         try p.run()
         servers[i] = p
         let deadline = Date().addingTimeInterval(10)
         while !Harness.tcpPortAnswers(clientPorts[i]) {
-            guard Date() < deadline else { throw NSError(domain: "nats-server \(i) did not start", code: 1) }
+            guard Date() < deadline else {
+                let said = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(3).joined(separator: "; ") ?? ""
+                throw NSError(domain: "nats-server \(i) did not start: \(said)", code: 1)
+            }
             usleep(50_000)
         }
     }
