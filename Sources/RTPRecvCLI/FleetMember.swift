@@ -25,6 +25,8 @@ final class FleetMember {
     private var queue: [(source: String, json: String)] = []
     private var eventsDropped = 0
     private var stopping = false
+    /// Why this process may not be the member it is named (another live process is): it ends.
+    private var refusal: String?
     /// An event came since the thread last looked: it is published at once, not at the next round.
     private var posted = false
     private var thread: WorkerThread?
@@ -58,7 +60,7 @@ final class FleetMember {
         thread = WorkerThread { [self] in
             Terminal.prefixMessages("rtprecv: fleet: ")
             var due = Terminal.monotonicNanoseconds()
-            while !lock.locked({ stopping }) {
+            while !lock.locked({ stopping || refusal != nil }) {
                 let now = Terminal.monotonicNanoseconds()
                 if now >= due {
                     round(now: now)
@@ -79,6 +81,9 @@ final class FleetMember {
 
     /// The sources this member records now.
     var held: Set<String> { lock.locked { claimed } }
+
+    /// Why the process must end: another live process is this member.
+    var refused: String? { lock.locked { refusal } }
 
     /// The config reloaded: its sources now, and those that ended here may be claimed again.
     func update(sources: [String]) {
@@ -158,9 +163,49 @@ final class FleetMember {
         let c = try NATSClient(settings.client)
         bucket = try ClaimBucket(c, name: settings.bucket, ttlMilliseconds: settings.ttlMilliseconds, replicas: settings.replicas)
         stream = try EventStream(c, name: settings.events, replicas: settings.replicas)
+        guard try nameIsFree() else { return false }
         client = c
         Terminal.printError("member '\(settings.member)' joined, through \(settings.client.servers.joined(separator: ", "))\n")
+        try adopt()
         return true
+    }
+
+    /// False (and the process refused) when another live process writes this member's heartbeat:
+    /// the two would take each other's claims. A heartbeat of this name that is not written again
+    /// within three of its rounds is an earlier process's, which died (a restart).
+    private func nameIsFree() throws -> Bool {
+        let key = "member.\(settings.member)"
+        guard let first = try bucket!.get(key) else { return true }
+        let deadline = Terminal.monotonicNanoseconds() + 3 * interval
+        lock.locked {
+            while !stopping && Terminal.monotonicNanoseconds() < deadline {
+                lock.wait(nanoseconds: max(0, deadline - Terminal.monotonicNanoseconds()))
+            }
+        }
+        guard let again = try bucket!.get(key), again.revision != first.revision else { return true }
+        let host = Self.field("host", in: again.value) ?? "another host"
+        lock.locked { refusal = "member '\(settings.member)' is already running (on \(host)): give each member its own name" }
+        return false
+    }
+
+    /// Claims an earlier process of this member left (it was killed and restarted within the
+    /// TTL), taken back by compare-and-set at once rather than left to expire.
+    private func adopt() throws {
+        for source in lock.locked({ sources }) {
+            let key = "source.\(source)"
+            guard let claim = try bucket!.get(key), claim.value == settings.member,
+                  case .written(let revision) = try bucket!.update(key, settings.member, revision: claim.revision) else { continue }
+            revisions[source] = revision
+            lock.locked { _ = claimed.insert(source) }
+            Terminal.printError("'\(source)' taken back: an earlier process of this member held it\n")
+            post(source, "claimed", [("adopted", .bool(true))])
+        }
+    }
+
+    /// A string field of a heartbeat's JSON, which is flat and written by this code.
+    private static func field(_ name: String, in json: String) -> String? {
+        guard let start = json.firstRange(of: "\"\(name)\":\"") else { return nil }
+        return String(json[start.upperBound...].prefix { $0 != "\"" })
     }
 
     private func heartbeat() -> String {

@@ -63,6 +63,9 @@ extension ConfigFile {
             }
         }
         guard !servers.isEmpty else { throw invalid(node, "'nats' without 'servers': list the NATS servers, nats://HOST:PORT") }
+        guard !s.member.isEmpty else {
+            throw invalid(node, "the host name '\(Terminal.hostName)' gives no member name: give each member one with 'member:'")
+        }
         s.client.servers = servers
         s.client.name = "rtprecv \(s.member)"
         s.replicas = replicas ?? (servers.count >= 3 ? 3 : 1)

@@ -69,7 +69,7 @@ final class SourceSupervisor {
     /// status is 1 when any failed, else the highest (3 when one received no RTP).
     func run() -> Int32 {
         var hangups = HangupSignal.count
-        while running.contains(where: { $0.exitStatus == nil }) || (fleet != nil && StopSignal.received == 0) {
+        while running.contains(where: { $0.exitStatus == nil }) || (fleet != nil && StopSignal.received == 0 && fleet?.refused == nil) {
             if HangupSignal.count != hangups && StopSignal.received == 0 {
                 hangups = HangupSignal.count
                 reload()
@@ -82,6 +82,10 @@ final class SourceSupervisor {
             ended(r)
         }
         fleet?.finish()
+        if let refused = fleet?.refused {
+            Terminal.printError("rtprecv: error: \(refused)\n")
+            return 1
+        }
         if !messages.quiet { Terminal.printError(summary() + "\n") }
         let statuses = endings.map(\.status)
         return statuses.contains(1) ? 1 : statuses.max() ?? 0

@@ -165,15 +165,70 @@ final class FleetTests: XCTestCase {
         XCTAssertTrue(logs.contains { $0.contains("'cam0' is recorded by member") || $0.contains("'cam1' is recorded by member") }, "\(logs)")
     }
 
+    /// A member killed and started again within the TTL takes its cameras back at once (nobody else
+    /// records them meanwhile), and a second process with a running member's name is refused.
+    func testARestartedMemberTakesBackItsCamerasAndANameInUseIsRefused() throws {
+        let cluster = try NATSCluster(nodes: 1, name: "restart")
+        defer { cluster.stop() }
+        let rtspPort = cluster.sparePort
+        let cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "2"])
+        defer { cameras.terminate(); cameras.waitUntilExit() }
+        let directory = try Harness.emptyDirectory("restart-recordings")
+        let start = { (name: String, tag: String) in
+            try self.member(name, cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 2, secret: false, ttl: 10, tag: tag)
+        }
+        var members = try [start("r0", ""), start("r1", "")]
+        defer { for m in members where m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
+        var mine: Set<String> = []
+        let deadline = Date().addingTimeInterval(25)
+        repeat {
+            Thread.sleep(forTimeInterval: 2)
+            let recent = try recordings(in: directory).filter { $0.start > Date().timeIntervalSince1970 - 3 }
+            mine = Set(recent.filter { $0.member == "r0" }.map(\.camera))
+            if mine.count == 1 && Set(recent.filter { $0.member == "r1" }.map(\.camera)).count == 1 { break }
+        } while Date() < deadline
+        XCTAssertEqual(mine.count, 1, "r0 records its share")
+
+        let killed = Date().timeIntervalSince1970
+        kill(members[0].process.processIdentifier, SIGKILL)
+        members[0].process.waitUntilExit()
+        members[0] = try start("r0", "-again")
+        var back: Recording?
+        let resumed = Date().addingTimeInterval(15)
+        repeat {
+            Thread.sleep(forTimeInterval: 1)
+            back = try recordings(in: directory).first { mine.contains($0.camera) && $0.member == "r0" && $0.start > killed }
+        } while back == nil && Date() < resumed
+        let log = (try? String(contentsOf: members[0].log, encoding: .utf8)) ?? ""
+        // Well within the 10 s TTL: three of the old process's rounds (3.75 s) to see it is gone, then the camera's setup.
+        XCTAssertLessThanOrEqual((back?.start ?? .infinity) - killed, 8, "taken back by the restarted r0: \(log)")
+        XCTAssertTrue(log.contains("taken back"), log)
+
+        let twin = try start("r1", "-twin")
+        let refusedBy = Date().addingTimeInterval(15)
+        while twin.process.isRunning && Date() < refusedBy { Thread.sleep(forTimeInterval: 0.2) }
+        if twin.process.isRunning { twin.process.terminate() }
+        twin.process.waitUntilExit()
+        let twinLog = try String(contentsOf: twin.log, encoding: .utf8)
+        XCTAssertEqual(twin.process.terminationStatus, 1, twinLog)
+        XCTAssertTrue(twinLog.contains("member 'r1' is already running"), twinLog)
+        for m in members {
+            m.process.terminate()
+            m.process.waitUntilExit()
+        }
+        let stolen = try recordings(in: directory).filter { mine.contains($0.camera) && $0.member == "r1" }
+        XCTAssertEqual(stolen.map(\.path), [], "r1 never recorded r0's camera")
+    }
+
     private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL, cameras: Int = 6,
-                        servers: [String]? = nil, secret: Bool = true) throws -> Member {
-        let config = Harness.temporaryFile("fleet-\(name).yml")
+                        servers: [String]? = nil, secret: Bool = true, ttl: Int = 5, tag: String = "") throws -> Member {
+        let config = Harness.temporaryFile("fleet-\(name)\(tag).yml")
         try """
         nats:
           servers: [\((servers ?? cluster.urls).joined(separator: ", "))]
           member: \(name)
-          ttl-seconds: 5
-          replicas: 3
+          ttl-seconds: \(ttl)
+          replicas: \(min(3, cluster.urls.count))
 
         """.appending(secret ? "  user: rtprecv\n  password-env: FLEET_TEST_NATS_PASSWORD\n" : "").appending("""
         defaults:
@@ -185,7 +240,7 @@ final class FleetTests: XCTestCase {
 
         """).appending((0..<cameras).map { "  - {name: cam\($0), rtsp: 'rtsp://127.0.0.1:\(rtspPort)/cam\($0)'}\n" }.joined())
             .write(to: config, atomically: true, encoding: .utf8)
-        let log = Harness.temporaryFile("fleet-\(name).log")
+        let log = Harness.temporaryFile("fleet-\(name)\(tag).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = Harness.binary
