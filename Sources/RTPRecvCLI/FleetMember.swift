@@ -163,19 +163,20 @@ final class FleetMember {
         let c = try NATSClient(settings.client)
         bucket = try ClaimBucket(c, name: settings.bucket, ttlMilliseconds: settings.ttlMilliseconds, replicas: settings.replicas)
         stream = try EventStream(c, name: settings.events, replicas: settings.replicas)
-        guard try nameIsFree() else { return false }
+        guard let restarted = try takeName() else { return false }
         client = c
         Terminal.printError("member '\(settings.member)' joined, through \(settings.client.servers.joined(separator: ", "))\n")
-        try adopt()
+        if restarted { try adopt() }
         return true
     }
 
-    /// False (and the process refused) when another live process writes this member's heartbeat:
-    /// the two would take each other's claims. A heartbeat of this name that is not written again
-    /// within three of its rounds is an earlier process's, which died (a restart).
-    private func nameIsFree() throws -> Bool {
+    /// Whether an earlier process of this member left its heartbeat (it was restarted within the
+    /// TTL); nil, and the process refused, when another live process writes it: the two would take
+    /// each other's claims. A heartbeat not written again within three of its rounds is a dead
+    /// process's.
+    private func takeName() throws -> Bool? {
         let key = "member.\(settings.member)"
-        guard let first = try bucket!.get(key) else { return true }
+        guard case .taken = try bucket!.create(key, heartbeat()), let first = try bucket!.get(key) else { return false }
         let deadline = Terminal.monotonicNanoseconds() + 3 * interval
         lock.locked {
             while !stopping && Terminal.monotonicNanoseconds() < deadline {
@@ -185,7 +186,7 @@ final class FleetMember {
         guard let again = try bucket!.get(key), again.revision != first.revision else { return true }
         let host = Self.field("host", in: again.value) ?? "another host"
         lock.locked { refusal = "member '\(settings.member)' is already running (on \(host)): give each member its own name" }
-        return false
+        return nil
     }
 
     /// Claims an earlier process of this member left (it was killed and restarted within the
