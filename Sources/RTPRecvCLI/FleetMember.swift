@@ -249,10 +249,10 @@ final class FleetMember {
         }
     }
 
-    /// Free sources claimed, or one source handed to its home when this member holds more than its share.
+    /// Free sources claimed, or one source handed over when this member holds more than its share.
     private func balance(now: Int64) throws {
         let (all, mine, ended, leaving) = lock.locked { (sources, claimed, endedHere, handingOver) }
-        let (members, taken) = try survey(all, except: mine.union(leaving))
+        let (members, holders) = try survey(all, except: mine.union(leaving))
         if rounds - lastChange >= 2, leaving.isEmpty,
            let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
             lock.locked {
@@ -260,14 +260,16 @@ final class FleetMember {
                 handingOver.insert(excess)
             }
             lastChange = rounds
-            let home = FleetPlan.home(of: excess, among: members) ?? ""
-            Terminal.printError("'\(excess)' handed to member '\(home)', whose share it is\n")
-            post(excess, "released", [("to", .string(home))])
+            let share = FleetPlan.share(sources: all.count, members: members.count)
+            Terminal.printError("'\(excess)' handed over: \(members.count) members share \(all.count) sources, \(share) at most each\n")
+            post(excess, "released", [("share", .int(share))])
             return
         }
-        let free = all.filter { !taken.contains($0) && !mine.contains($0) && !ended.contains($0) && !leaving.contains($0) }
+        let free = all.filter { holders[$0] == nil && !mine.contains($0) && !ended.contains($0) && !leaving.contains($0) }
         freeSince = free.reduce(into: [:]) { $0[$1] = freeSince[$1] ?? now }
-        let plan = FleetPlan.claims(me: settings.member, members: members, sources: all.count, holding: mine.count + leaving.count,
+        var counts = Dictionary(holders.values.map { ($0, 1) }, uniquingKeysWith: +)
+        counts[settings.member] = mine.count + leaving.count
+        let plan = FleetPlan.claims(me: settings.member, members: members, sources: all.count, holding: counts,
                                     free: free.map { ($0, now - freeSince[$0]! >= settings.ttlMilliseconds * 1_000_000) })
         for source in plan {
             guard case .written(let revision) = try bucket!.create("source.\(source)", settings.member) else { continue }
@@ -278,24 +280,24 @@ final class FleetMember {
         }
     }
 
-    /// The members alive and the sources claimed: each claim and each known member's heartbeat
+    /// The members alive and who holds each source claimed: each claim and each known member's heartbeat
     /// read (direct gets, cheap), and the bucket listed every fourth round for members new to it.
     /// A listing makes a consumer, which a loaded cluster can be slow to make; when it fails, the
     /// members known stand, with the claims' owners beside them.
-    private func survey(_ sources: [String], except mine: Set<String>) throws -> (members: [String], taken: Set<String>) {
+    private func survey(_ sources: [String], except mine: Set<String>) throws -> (members: [String], holders: [String: String]) {
         if rounds % 4 == 0 || knownMembers.isEmpty, let keys = try? bucket!.keys() {
             knownMembers = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
         }
         // A member whose heartbeat expired is gone at once, not at the next listing: its sources' homes move.
         knownMembers = try knownMembers.filter { try $0 == settings.member || bucket!.get("member.\($0)") != nil }
-        var members = Set(knownMembers), taken: Set<String> = []
+        var members = Set(knownMembers), holders: [String: String] = [:]
         for source in sources where !mine.contains(source) {
             guard let owner = try bucket!.get("source.\(source)")?.value else { continue }
-            taken.insert(source)
+            holders[source] = owner
             members.insert(owner)
         }
         members.insert(settings.member)
-        return (members.sorted(), taken)
+        return (members.sorted(), holders)
     }
 
     private func publish() throws {
