@@ -85,6 +85,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     func stopReferring(to memory: UnsafeRawBufferPointer) { for run in runs.values { run.stopReferring(to: memory) } }
     /// Each run stops at its own `--frames`; the input goes on while any takes more.
     var takesMore: Bool { runs.isEmpty || runs.values.contains { $0.takesMore } }
+    func endBeforeNextKeyframe() { for run in runs.values { run.endBeforeNextKeyframe() } }
     var framesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.framesWritten } }
     /// Keys stop on their own; the run fails only at its end (its report), once every other key is
     /// written.

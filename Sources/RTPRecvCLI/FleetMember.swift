@@ -22,6 +22,8 @@ final class FleetMember {
     private var released: [String] = []
     /// Handed to another member: still claimed (and renewed) until the supervisor says its run stopped.
     private var handingOver: Set<String> = []
+    /// Taken by another member while this one was cut off from NATS: by whom, until the run here stopped.
+    private var lostTo: [String: String] = [:]
     private var queue: [(source: String, json: String)] = []
     private var eventsDropped = 0
     private var stopping = false
@@ -82,6 +84,9 @@ final class FleetMember {
     /// The sources this member records now.
     var held: Set<String> { lock.locked { claimed } }
 
+    /// Who records `source` now, when this member lost it after a partition.
+    func owner(afterLosing source: String) -> String? { lock.locked { lostTo[source] } }
+
     /// Why the process must end: another live process is this member.
     var refused: String? { lock.locked { refusal } }
 
@@ -108,6 +113,7 @@ final class FleetMember {
     /// A run stopped because this member no longer holds its source: one being handed over is let go now.
     func stopped(_ source: String) {
         lock.locked {
+            lostTo[source] = nil
             if handingOver.remove(source) != nil { released.append(source) }
             posted = true
             lock.broadcast()
@@ -242,9 +248,10 @@ final class FleetMember {
             lock.locked {
                 claimed.remove(source)
                 handingOver.remove(source)
+                lostTo[source] = owner
             }
             revisions[source] = nil
-            Terminal.printError("'\(source)' is recorded by member '\(owner)' now (NATS was out of reach past the TTL); it stops here\n")
+            Terminal.printError("'\(source)' is recorded by member '\(owner)' now (NATS was out of reach past the TTL); it stops here at its next keyframe\n")
             post(source, "lost", [("to", .string(owner))])
         }
     }

@@ -237,6 +237,10 @@ final class LiveReception {
     private func reasonToStop() throws -> String? {
         if let why = options.stopReason { return why }
         if let failure = run.failure { return "stopped: \(failure)" }
+        if let why = options.supervised?.stop.reasonAtKeyframe {
+            if !run.takesMore { return "stopped at a keyframe: \(why)" }
+            run.endBeforeNextKeyframe()
+        }
         if !run.takesMore { return "stopped after \(options.frames!) frames" }
         if options.supervised == nil && HangupSignal.count != hangupsSeen {
             // Log rotation: the files were moved; new ones at their paths, from a keyframe.

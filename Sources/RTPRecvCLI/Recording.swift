@@ -12,8 +12,11 @@ protocol Recording: AnyObject {
     /// `memory` stays as it is until the run finishes (a capture mapped whole): writes of its bytes
     /// may wait and go out together.
     func gatherWrites(within memory: UnsafeRawBufferPointer)
-    /// False once the outputs take no more (`--frames`) or one failed (an RTMP server went away).
+    /// False once the outputs take no more (`--frames`, `endBeforeNextKeyframe`) or one failed
+    /// (an RTMP server went away).
     var takesMore: Bool { get }
+    /// Takes no more from the next keyframe on (of each stream, with `--all-streams`).
+    func endBeforeNextKeyframe()
     var framesWritten: Int { get }
     func writing(_ body: () throws -> Void) throws
     func finish() throws

@@ -233,6 +233,7 @@ extension Run: Recording {
         @inline(__always) get { !receiver.isFull && (sink.rtmp == nil || sink.failure == nil) }
     }
     var framesWritten: Int { sink.accessUnitsWritten }
+    func endBeforeNextKeyframe() { receiver.endsBeforeKeyframe = true }
     var failure: String? { sink.failure }
     func refers(to memory: UnsafeRawBufferPointer) -> Bool { receiver.refers(to: memory) }
     func stopReferring(to memory: UnsafeRawBufferPointer) { receiver.stopReferring(to: memory) }

@@ -20,6 +20,8 @@ final class SourceSupervisor {
         let source: ConfigFile.Source
         let stop = StopRequest()
         let inbox = SourceInbox()
+        /// When the run was asked to stop at its next keyframe.
+        var askedAtKeyframe: Int64?
         private let lock = ConditionLock()
         private var status: Int32?
         var thread: WorkerThread?
@@ -27,6 +29,8 @@ final class SourceSupervisor {
         init(_ source: ConfigFile.Source) { self.source = source }
 
         func finished(_ status: Int32) { lock.locked { self.status = status } }
+        /// Why the run was asked to stop, at once or at its next keyframe; nil when it ended on its own.
+        var stoppedBecause: String? { stop.reason ?? stop.reasonAtKeyframe }
         var exitStatus: Int32? { lock.locked { status } }
     }
 
@@ -38,6 +42,9 @@ final class SourceSupervisor {
 
     private let path: String
     private let messages: Messages
+    /// How long a run asked to stop at its next keyframe may wait for one (an audio source, a
+    /// camera with a long group of pictures) before it stops anyway.
+    static let keyframeWait: Int64 = 10_000_000_000
     private var running: [Running] = []
     private let metrics: HTTPEndpoint?
     /// What `metrics:` said at the start: the endpoint stays there until the process restarts.
@@ -113,6 +120,13 @@ final class SourceSupervisor {
         fleet?.post(r.source.name, "stopped", [("exit_status", .int(Int(r.exitStatus ?? 1)))])
     }
 
+    /// A run stopped as asked (a reload, the fleet): the fleet's event, and a claim being handed
+    /// over let go.
+    private func stopped(_ r: Running, because why: String) {
+        fleet?.post(r.source.name, "stopped", [("exit_status", .int(Int(r.exitStatus ?? 1))), ("reason", .string(why))])
+        fleet?.stopped(r.source.name)
+    }
+
     /// Installed before any source's thread, so that a signal in between is not lost.
     static func installSignals() throws {
         try StopSignal.install()
@@ -167,9 +181,13 @@ final class SourceSupervisor {
         }
         for r in running where r.stop.reason != nil { r.thread?.join() }
         // Runs that ended on their own keep their exit status, and start again if still listed.
-        for r in running where r.stop.reason == nil && r.exitStatus != nil {
-            ended(r)
-            if wanted[r.source.name] != nil { said.append("'\(r.source.name)' started again") }
+        for r in running where r.exitStatus != nil {
+            if let why = r.stoppedBecause {
+                stopped(r, because: why)
+            } else {
+                ended(r)
+                if wanted[r.source.name] != nil { said.append("'\(r.source.name)' started again") }
+            }
         }
         let kept = Set(running.filter { $0.exitStatus == nil }.map(\.source.name))
         let known = Set(running.map(\.source.name))
@@ -193,17 +211,22 @@ final class SourceSupervisor {
     /// and a run that ended on its own lets its claim go.
     private func follow(_ fleet: FleetMember) {
         let held = fleet.held
+        let now = Terminal.monotonicNanoseconds()
+        // A run ends before a keyframe, so that its last file holds whole groups of pictures and the
+        // next writer's begins where it ends (a member that took it after a partition records already).
         for r in running where r.exitStatus == nil && r.stop.reason == nil && !held.contains(r.source.name) {
-            r.stop.request("recorded by another member of the fleet")
+            let why = fleet.owner(afterLosing: r.source.name).map { "recorded by member '\($0)' now" } ?? "handed to another member of the fleet"
+            r.askedAtKeyframe = r.askedAtKeyframe ?? now
+            r.stop.requestAtKeyframe(why)
+            if now - r.askedAtKeyframe! > Self.keyframeWait { r.stop.request(why + "; no keyframe came") }
         }
         for r in running where r.exitStatus != nil {
             r.thread?.join()
-            if r.stop.reason == nil {
+            if let why = r.stoppedBecause {
+                stopped(r, because: why)
+            } else {
                 ended(r)
                 if StopSignal.received == 0 { fleet.ended(r.source.name) }
-            } else {
-                fleet.post(r.source.name, "stopped", [("exit_status", .int(Int(r.exitStatus ?? 1))), ("reason", .string(r.stop.reason!))])
-                fleet.stopped(r.source.name)
             }
         }
         running.removeAll { $0.exitStatus != nil }

@@ -105,7 +105,7 @@ final class FleetTests: XCTestCase {
         }
     }
 
-    private struct Member { let process: Process; let log: URL }
+    private struct Member { let name: String; let process: Process; let log: URL }
 
     /// A member cut off from NATS (the one node it knows paused) keeps recording; the others take
     /// its cameras after the TTL, so they are recorded twice meanwhile, never by no one; once the
@@ -160,9 +160,36 @@ final class FleetTests: XCTestCase {
         for camera in ["cam0", "cam1"] {
             XCTAssertEqual(Set(after.filter { $0.camera == camera }.map(\.member)).count, 1, "\(camera): one writer once healed")
         }
-        // Whichever kept it (NATS itself may be disturbed as the node returns), the other said it stopped.
+        // Whichever kept it (NATS itself may be disturbed as the node returns), the other said it
+        // stopped, at a keyframe.
         let logs = try members.map { try String(contentsOf: $0.log, encoding: .utf8) }
-        XCTAssertTrue(logs.contains { $0.contains("'cam0' is recorded by member") || $0.contains("'cam1' is recorded by member") }, "\(logs)")
+        var gaveUp = 0
+        for log in logs {
+            for camera in ["cam0", "cam1"] where log.contains("'\(camera)' is recorded by member") {
+                gaveUp += 1
+                XCTAssertTrue(log.contains("[\(camera)] stopped at a keyframe: recorded by member"), log)
+            }
+        }
+        XCTAssertGreaterThan(gaveUp, 0, "\(logs)")
+        // Runs the fleet stopped (lost, or handed over) end before a keyframe, as segments are cut:
+        // every file but a run's last at SIGTERM ends with a whole group of pictures (the cameras'
+        // key-int-max is 30). A run stopped at once would end mid-group 29 times in 30.
+        let all = try recordings(in: directory)
+        for m in members {
+            for camera in ["cam0", "cam1"] {
+                let files = all.filter { $0.camera == camera && $0.member == m.name }.sorted { $0.start < $1.start }.dropLast()
+                for file in files {
+                    XCTAssertEqual(try framesAfterLastKeyframe(file.path), 29, "\(file.path) ends before a keyframe")
+                }
+            }
+        }
+    }
+
+    /// The frames after the last keyframe of `path`'s video, by ffprobe's packet flags.
+    private func framesAfterLastKeyframe(_ path: String) throws -> Int {
+        let r = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=flags", "-of", "csv=p=0", path])
+        let flags = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n")
+        return flags.count - 1 - (flags.lastIndex { $0.hasPrefix("K") } ?? -1)
     }
 
     /// A member killed and started again within the TTL takes its cameras back at once (nobody else
@@ -249,7 +276,7 @@ final class FleetTests: XCTestCase {
         p.standardError = try FileHandle(forWritingTo: log)
         p.standardOutput = FileHandle.nullDevice
         try p.run()
-        return Member(process: p, log: log)
+        return Member(name: name, process: p, log: log)
     }
 
     /// The MP4s in `directory`, each with its camera, member, start (from its name, in seconds) and

@@ -68,8 +68,11 @@ public final class Receiver {
     public private(set) var counters = Counters()
     /// Access units of the selected streams written.
     public private(set) var framesWritten = 0
-    /// The frame limit is reached: the run is over.
-    public var isFull: Bool { framesWritten >= configuration.maxFrames }
+    /// The frame limit is reached, or the keyframe it was to end before came: the run is over.
+    public var isFull: Bool { framesWritten >= configuration.maxFrames || endedAtKeyframe }
+    /// Set to end the run before the selected stream's next keyframe: it and all after are not taken.
+    public var endsBeforeKeyframe = false
+    private var endedAtKeyframe = false
     public private(set) var selected: VideoStream? {
         didSet { selectedReference = selected.map(Unmanaged.passUnretained) }
     }
@@ -388,6 +391,7 @@ public final class Receiver {
             guard self.isSelected(stream) else { return false }
             var record = record
             record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
+            if self.endsBeforeKeyframe && accessUnit?.isKeyframe == true { self.endedAtKeyframe = true }
             guard !self.isFull else { return false }
             if var accessUnit {
                 accessUnit.time = self.clock.time(ssrc: stream.ssrc, ticks: accessUnit.pts,
