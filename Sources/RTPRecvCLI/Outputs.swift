@@ -52,8 +52,10 @@ final class Outputs: AccessUnitSink {
         self.segments = segments
         let started = Terminal.wallclockNanoseconds()
         if let index = options.segmentIndex, segments != nil {
-            try SegmentIndex.listLeftOpen(index: index, templates: Container.allCases.compactMap { c in options[keyPath: c.path].map { (c, $0) } },
-                                          synchronizes: options.fsync != .none, quiet: options.quiet)
+            let leftOpen = try SegmentIndex.listLeftOpen(index: index, templates: Container.allCases.compactMap { c in options[keyPath: c.path].map { (c, $0) } },
+                                                         synchronizes: options.fsync != .none, quiet: options.quiet)
+            // A fleet member restarted: the segments its killed process left get their events now.
+            for entry in leftOpen { options.supervised?.announce?("segment", entry.fields) }
         }
         let patterns = [options.out, options.flv].compactMap { $0 } + Container.allCases.compactMap { options[keyPath: $0.path] }
         let firstFree = segments == nil ? 0 : Retention.firstFreeNumber(patterns)

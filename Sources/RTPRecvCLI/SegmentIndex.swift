@@ -76,10 +76,10 @@ final class SegmentIndex {
     /// and not listed in it: open when a process died. Each is read back (up to its last whole
     /// fragment) and listed with `closed_cleanly` false. Called before the run opens its own files,
     /// one of which may take such a name again. Without an index yet, nothing is listed: files older
-    /// than the index were never its to list.
+    /// than the index were never its to list. The entries listed.
     static func listLeftOpen(index path: String, templates: [(container: Container, pattern: String)], synchronizes: Bool,
-                             quiet: Bool) throws {
-        guard let indexFile = Directory.regularFile(path), let text = try? Terminal.readFile(path) else { return }
+                             quiet: Bool) throws -> [Entry] {
+        guard let indexFile = Directory.regularFile(path), let text = try? Terminal.readFile(path) else { return [] }
         var found: [Entry] = []
         for (container, pattern) in templates where OutputTemplate.isTemplate(pattern) {
             let (directory, name) = Retention.split(pattern)
@@ -97,7 +97,7 @@ final class SegmentIndex {
                                    audioFrames: contents.audioFrames, bytes: Int(info.size), codecs: contents.codecs, closedCleanly: false))
             }
         }
-        guard !found.isEmpty else { return }
+        guard !found.isEmpty else { return [] }
         let index = SegmentIndex(file: try OutputFile(path: path, appending: true), synchronizes: synchronizes)
         for entry in found {
             try index.append(entry)
@@ -107,5 +107,6 @@ final class SegmentIndex {
             }
         }
         try index.close()
+        return found
     }
 }

@@ -193,7 +193,8 @@ final class FleetTests: XCTestCase {
     }
 
     /// A member killed and started again within the TTL takes its cameras back at once (nobody else
-    /// records them meanwhile), and a second process with a running member's name is refused.
+    /// records them meanwhile), publishes the segment its killed process left open, and a second
+    /// process with a running member's name is refused.
     func testARestartedMemberTakesBackItsCamerasAndANameInUseIsRefused() throws {
         let cluster = try NATSCluster(nodes: 1, name: "restart")
         defer { cluster.stop() }
@@ -202,7 +203,8 @@ final class FleetTests: XCTestCase {
         defer { cameras.terminate(); cameras.waitUntilExit() }
         let directory = try Harness.emptyDirectory("restart-recordings")
         let start = { (name: String, tag: String) in
-            try self.member(name, cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 2, secret: false, ttl: 10, tag: tag)
+            try self.member(name, cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 2, secret: false, ttl: 10, tag: tag,
+                            index: true)
         }
         var members = try [start("r0", ""), start("r1", "")]
         defer { for m in members where m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
@@ -219,6 +221,7 @@ final class FleetTests: XCTestCase {
         let killed = Date().timeIntervalSince1970
         kill(members[0].process.processIdentifier, SIGKILL)
         members[0].process.waitUntilExit()
+        let leftOpen = try recordings(in: directory).filter { mine.contains($0.camera) && $0.member == "r0" }.max { $0.start < $1.start }
         members[0] = try start("r0", "-again")
         var back: Recording?
         let resumed = Date().addingTimeInterval(15)
@@ -245,10 +248,22 @@ final class FleetTests: XCTestCase {
         }
         let stolen = try recordings(in: directory).filter { mine.contains($0.camera) && $0.member == "r1" }
         XCTAssertEqual(stolen.map(\.path), [], "r1 never recorded r0's camera")
+
+        // The file the kill left open: one segment event, closed_cleanly false, with ffprobe's frames.
+        let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path, cluster.urls[0]])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let forIt = events.filter { $0["event"] as? String == "segment" && $0["path"] as? String == leftOpen?.path }
+        XCTAssertEqual(forIt.count, 1, "one event for \(leftOpen?.path ?? "r0's last file")")
+        XCTAssertEqual(forIt.first?["closed_cleanly"] as? Bool, false)
+        XCTAssertEqual(forIt.first?["frames"] as? Int, leftOpen?.frames, "the event's frames are ffprobe's")
+        XCTAssertGreaterThan(leftOpen?.frames ?? 0, 0)
     }
 
     private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL, cameras: Int = 6,
-                        servers: [String]? = nil, secret: Bool = true, ttl: Int = 5, tag: String = "") throws -> Member {
+                        servers: [String]? = nil, secret: Bool = true, ttl: Int = 5, tag: String = "", index: Bool = false) throws -> Member {
         let config = Harness.temporaryFile("fleet-\(name)\(tag).yml")
         try """
         nats:
@@ -261,6 +276,7 @@ final class FleetTests: XCTestCase {
         defaults:
           mp4: \(directory.path)/{source}-{member}-{start}.mp4
           segment-seconds: 2
+        \(index ? "  segment-index: \(directory.path)/{source}-{member}-index.jsonl\n" : "")
           rtsp-transport: tcp
           reconnect: true
         sources:
