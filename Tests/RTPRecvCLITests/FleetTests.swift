@@ -137,11 +137,13 @@ final class FleetTests: XCTestCase {
         // The paused node may lead the bucket's stream: the others take p0's camera after the TTL and
         // the cluster's election of a new leader, which on a loaded machine can be 10 s more.
         cluster.pause(2, true)
+        // Files begun since the pause (named to the second): p1 may have held the camera before p0 was given it.
+        let paused = Date().timeIntervalSince1970.rounded(.down)
         var during: [Recording] = []
         let cutOff = Date().addingTimeInterval(30)
         repeat {
             Thread.sleep(forTimeInterval: 2)
-            during = try recordings(in: directory)
+            during = try recordings(in: directory).filter { $0.start >= paused }
         } while Date() < cutOff && !held.allSatisfy { camera in during.contains { $0.camera == camera && $0.member == "p1" } }
         for camera in held {
             let p0 = during.filter { $0.camera == camera && $0.member == "p0" }.map(\.end).max() ?? 0
