@@ -17,7 +17,8 @@
     X(natsMsg_GetData) X(natsMsg_GetDataLength) X(natsMsg_Destroy) \
     X(kvConfig_Init) X(js_CreateKeyValue) X(js_KeyValue) X(kvStore_Destroy) X(kvStore_Get) X(kvStore_Put) X(kvStore_Create) \
     X(kvStore_Update) X(kvStore_Delete) X(kvStore_Keys) X(kvKeysList_Destroy) \
-    X(kvEntry_Value) X(kvEntry_ValueLen) X(kvEntry_Revision) X(kvEntry_Destroy)
+    X(kvEntry_Value) X(kvEntry_ValueLen) X(kvEntry_Revision) X(kvEntry_Destroy) X(kvEntry_Key) X(kvEntry_Operation) \
+    X(kvWatchOptions_Init) X(kvStore_WatchAll) X(kvWatcher_Next) X(kvWatcher_Destroy)
 
 #define POINTER(name) static __typeof__(name) *p_##name;
 FUNCTIONS(POINTER)
@@ -105,3 +106,9 @@ const void *kvEntry_Value(kvEntry *e) { return p_kvEntry_Value(e); }
 int kvEntry_ValueLen(kvEntry *e) { return p_kvEntry_ValueLen(e); }
 uint64_t kvEntry_Revision(kvEntry *e) { return p_kvEntry_Revision(e); }
 void kvEntry_Destroy(kvEntry *e) { p_kvEntry_Destroy(e); }
+const char *kvEntry_Key(kvEntry *e) { return p_kvEntry_Key(e); }
+kvOperation kvEntry_Operation(kvEntry *e) { return p_kvEntry_Operation(e); }
+natsStatus kvWatchOptions_Init(kvWatchOptions *o) { return p_kvWatchOptions_Init(o); }
+natsStatus kvStore_WatchAll(kvWatcher **w, kvStore *kv, kvWatchOptions *o) { return p_kvStore_WatchAll(w, kv, o); }
+natsStatus kvWatcher_Next(kvEntry **e, kvWatcher *w, int64_t t) { return p_kvWatcher_Next(e, w, t); }
+void kvWatcher_Destroy(kvWatcher *w) { p_kvWatcher_Destroy(w); }

@@ -3,7 +3,7 @@ import CNATS
 /// A JetStream key-value bucket whose entries expire `ttl` after their last write: a claim or a
 /// member's heartbeat lives only while its owner keeps writing it.
 public final class ClaimBucket {
-    private let store: OpaquePointer
+    let store: OpaquePointer
     public let name: String
 
     /// The bucket, made when missing (one value a key, each expiring after `ttlMilliseconds`,
@@ -61,9 +61,14 @@ public final class ClaimBucket {
         if status == NATS_NOT_FOUND { return nil }
         try check("reading \(key)", status)
         defer { kvEntry_Destroy(entry) }
+        return (Self.value(of: entry), kvEntry_Revision(entry))
+    }
+
+    /// An entry's value as text.
+    static func value(of entry: OpaquePointer?) -> String {
         let count = Int(max(0, kvEntry_ValueLen(entry)))
         let bytes = kvEntry_Value(entry).map { UnsafeRawBufferPointer(start: $0, count: count) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        return (String(decoding: bytes, as: UTF8.self), kvEntry_Revision(entry))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public func delete(_ key: String) throws(NATSError) {

@@ -5,8 +5,9 @@ import SystemIO
 /// NATS being slow or gone never stalls the sources or the metrics endpoint.
 ///
 /// Every round (an eighth of the TTL) it writes its heartbeat, renews each claim it holds, and
-/// claims free sources as `FleetPlan` says; a dead member's claims and heartbeat expire after the
-/// TTL, by the stream leader's clock, and its sources are free then. Without NATS it keeps what
+/// claims free sources as `FleetPlan` says, from the bucket as a watch has seen it (no request a
+/// source); a dead member's claims and heartbeat expire after the TTL, by the stream leader's
+/// clock, and its sources are free then. Without NATS it keeps what
 /// it holds and claims nothing; a claim another member took meanwhile (after the TTL) is given up
 /// at the next round. A source handed to another member is let go once its run here has stopped,
 /// so that two never write it at once. The supervisor runs what `held` names. Events wait in a
@@ -39,8 +40,8 @@ final class FleetMember {
     private var stream: EventStream?
     private var revisions: [String: UInt64] = [:]
     private var freeSince: [String: Int64] = [:]
-    /// The members the bucket listed last.
-    private var knownMembers: [String] = []
+    /// The bucket's keys as they are written, made at the first survey.
+    private var watch: BucketWatch?
     private var rounds = 0
     /// The round of the last claim or release: the next release waits two more, for the fleet to settle.
     private var lastChange = 0
@@ -259,7 +260,7 @@ final class FleetMember {
     /// Free sources claimed, or one source handed over when this member holds more than its share.
     private func balance(now: Int64) throws {
         let (all, mine, ended, leaving) = lock.locked { (sources, claimed, endedHere, handingOver) }
-        let (members, holders) = try survey(all, except: mine.union(leaving))
+        let (members, holders) = try survey(all, except: mine.union(leaving), now: now)
         if rounds - lastChange >= 2, leaving.isEmpty,
            let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
             lock.locked {
@@ -287,19 +288,23 @@ final class FleetMember {
         }
     }
 
-    /// The members alive and who holds each source claimed: each claim and each known member's heartbeat
-    /// read (direct gets, cheap), and the bucket listed every fourth round for members new to it.
-    /// A listing makes a consumer, which a loaded cluster can be slow to make; when it fails, the
-    /// members known stand, with the claims' owners beside them.
-    private func survey(_ sources: [String], except mine: Set<String>) throws -> (members: [String], holders: [String: String]) {
-        if rounds % 4 == 0 || knownMembers.isEmpty, let keys = try? bucket!.keys() {
-            knownMembers = keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }
+    /// The members alive and who holds each source claimed, as the bucket's watch has seen them:
+    /// heartbeats and claims written within the TTL. This member's own heartbeat, written every
+    /// round, must come back through it: a watch that has not delivered it for half a TTL fell
+    /// behind (its consumer lost) and is made again.
+    private func survey(_ sources: [String], except mine: Set<String>, now: Int64) throws -> (members: [String], holders: [String: String]) {
+        let ttl = settings.ttlMilliseconds * 1_000_000
+        if let seen = watch?.lastSeen("member.\(settings.member)"), now - seen > ttl / 2 {
+            Terminal.printError("the watch of the bucket \(settings.bucket) fell behind; watching it again\n")
+            watch = nil
         }
-        // A member whose heartbeat expired is gone at once, not at the next listing: its sources' homes move.
-        knownMembers = try knownMembers.filter { try $0 == settings.member || bucket!.get("member.\($0)") != nil }
-        var members = Set(knownMembers), holders: [String: String] = [:]
+        if watch == nil {
+            watch = try BucketWatch(bucket!, now: now, timeoutMilliseconds: settings.client.timeoutMilliseconds)
+        }
+        let live = try watch!.live(now: now, ttl: ttl)
+        var members = Set(live.keys.compactMap { $0.hasPrefix("member.") ? String($0.dropFirst(7)) : nil }), holders: [String: String] = [:]
         for source in sources where !mine.contains(source) {
-            guard let owner = try bucket!.get("source.\(source)")?.value else { continue }
+            guard let owner = live["source.\(source)"] else { continue }
             holders[source] = owner
             members.insert(owner)
         }

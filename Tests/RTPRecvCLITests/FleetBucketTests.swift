@@ -23,4 +23,27 @@ final class FleetBucketTests: XCTestCase {
         guard case .written = try bucketB.create("source.door", "b") else { return XCTFail("b takes it") }
         XCTAssertEqual(try bucketA.get("source.door")?.value, "b")
     }
+
+    /// A watch sees what another client writes and deletes, and a key left unwritten for a TTL
+    /// (the bucket's expiry sends no message) drops out of its view.
+    func testAWatchSeesWritesDeletesAndSilence() throws {
+        let cluster = try NATSCluster(nodes: 1, name: "watch")
+        defer { cluster.stop() }
+        let a = try NATSClient(.init(servers: cluster.urls, name: "a", timeoutMilliseconds: 2000))
+        let b = try NATSClient(.init(servers: cluster.urls, name: "b", timeoutMilliseconds: 2000))
+        let bucketA = try ClaimBucket(a, name: "claims", ttlMilliseconds: 1000, replicas: 1)
+        let bucketB = try ClaimBucket(b, name: "claims", ttlMilliseconds: 1000, replicas: 1)
+        try bucketA.put("member.before", "there before the watch")
+        let watch = try BucketWatch(bucketB, now: 0, timeoutMilliseconds: 2000)
+        XCTAssertEqual(try watch.live(now: 0, ttl: 1_000_000_000), ["member.before": "there before the watch"])
+        try bucketA.put("source.door", "a")
+        try bucketA.put("source.yard", "a")
+        try bucketA.delete("member.before")
+        usleep(200_000)
+        XCTAssertEqual(try watch.live(now: 1, ttl: 1_000_000_000), ["source.door": "a", "source.yard": "a"])
+        try bucketA.put("source.door", "a again")
+        usleep(200_000)
+        XCTAssertEqual(try watch.live(now: 1_500_000_000, ttl: 1_000_000_000), ["source.door": "a again"], "yard unwritten for the TTL")
+        XCTAssertEqual(watch.lastSeen("source.door"), 1_500_000_000)
+    }
 }
