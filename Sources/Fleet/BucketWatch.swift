@@ -38,10 +38,12 @@ public final class BucketWatch {
         return .update
     }
 
-    /// Every update that has come, taken in; the keys seen written within `ttl` nanoseconds of
-    /// `now`, with their values. Keys not seen for two TTLs are forgotten.
-    public func live(now: Int64, ttl: Int64) throws(NATSError) -> [String: String] {
-        while try next(now: now, timeoutMilliseconds: 1) != .none {}
+    /// Every update that has come (up to `maxUpdates`, so that a busy bucket cannot hold a round),
+    /// taken in; the keys seen written within `ttl` nanoseconds of `now`, with their values. Keys
+    /// not seen for two TTLs are forgotten.
+    public func live(now: Int64, ttl: Int64, maxUpdates: Int = 100_000) throws(NATSError) -> [String: String] {
+        var taken = 0
+        while taken < maxUpdates, try next(now: now, timeoutMilliseconds: 1) != .none { taken += 1 }
         entries = entries.filter { now - $0.value.seen <= 2 * ttl }
         return entries.compactMapValues { now - $0.seen <= ttl ? $0.value : nil }
     }
