@@ -55,6 +55,8 @@ final class ContainerOutput {
         var fsync: FsyncPolicy
         /// --faststart: each finished MP4 written again with its index in front.
         var faststart: Bool
+        /// G.711 and G.722 encoded to AAC where the container carries neither (not --no-audio-transcode).
+        var transcodesAudio: Bool
         /// Live: a file's UTC times are the wall clock's; in a replay, the capture's packet times.
         var live: Bool
         var quiet: Bool
@@ -63,7 +65,7 @@ final class ContainerOutput {
         init(_ options: Options, expectsVideo: Bool, expectsAudio: Bool) {
             (fragmentMilliseconds, self.expectsVideo, self.expectsAudio) = (options.fragmentMilliseconds, expectsVideo, expectsAudio)
             (audioWaitMilliseconds, fsync, faststart) = (Int64(options.interleaveMilliseconds), options.fsync, options.faststart)
-            (live, quiet) = (options.isLive, options.quiet)
+            (live, quiet, transcodesAudio) = (options.isLive, options.quiet, !options.noAudioTranscode)
         }
     }
 
@@ -87,6 +89,14 @@ final class ContainerOutput {
     /// The session's audio, from its first frame; and its index in the file, when the file has it.
     private var audioTrack: AudioTrack?
     private var audioIndex: Int?
+    /// The session's audio made AAC, where the container carries the audio's own codec not.
+    private var transcoder: AudioTranscoder?
+    /// Where the audio written last ends: a next file begins there rather than at its keyframe
+    /// when that is at most `audioCarryOverNanoseconds` earlier, so that audio of the time before
+    /// the keyframe that arrives after it (senders' audio often comes later than their video of
+    /// the same time) goes into it rather than into neither file.
+    private var audioEnd: Int64?
+    static let audioCarryOverNanoseconds: Int64 = 2_000_000_000
     private var videoIndex: Int?
     /// Whether the container carries the file's video codec, and that it does not carry the audio's.
     private var videoCarried = false
@@ -142,12 +152,9 @@ final class ContainerOutput {
     func write(audio frame: AudioFrame) throws {
         latestArrival = frame.arrival
         let time = audioTimeline.place(frame.time ?? ClockTicks.nanoseconds(frame.pts, clockRate: frame.track.clockRate))
-        if audioTrack == nil && !audioNotCarried {
-            if try container.carries(frame.track.libavcodecName) { audioTrack = frame.track } else { audioNotCarried = true }
-            if audioNotCarried { warnNotCarried(frame.track.codec.name) }
-        }
+        if audioTrack == nil && !audioNotCarried { try chooseAudioTrack(frame.track) }
         let duration = ClockTicks.nanoseconds(frame.duration, clockRate: frame.track.clockRate)
-        guard frame.track.codec == audioTrack?.codec else {
+        guard frame.track.codec == (transcoder?.source ?? audioTrack?.codec) else {
             statistics.audioFramesNotCarried += 1
             return
         }
@@ -164,12 +171,37 @@ final class ContainerOutput {
         try writeAudio(frame.bytes, at: time, duration: duration)
     }
 
+    /// The file's audio track: the session's own where the container carries it, else AAC made
+    /// from G.711 or G.722 (said once), else none (said once).
+    private func chooseAudioTrack(_ input: AudioTrack) throws {
+        if try container.carries(input.libavcodecName) {
+            audioTrack = input
+        } else if configuration.transcodesAudio && AudioTranscoder.transcodes(input.codec) {
+            transcoder = try AudioTranscoder(from: input)
+            audioTrack = transcoder?.track
+            if !configuration.quiet {
+                Terminal.printError("\(file.displayName): \(container.name) does not carry \(input.codec.name): it is encoded to AAC "
+                                    + "(--no-audio-transcode leaves it out, --mkv carries it as it came)\n")
+            }
+        } else {
+            audioNotCarried = true
+            warnNotCarried(input.codec.name)
+        }
+    }
+
+    /// A frame of the session's audio, made AAC first where the file needs that.
     private func writeAudio(_ bytes: UnsafeRawBufferPointer, at time: Int64, duration: Int64) throws {
+        guard let transcoder else { return try writeAudioFrame(bytes, at: time, duration: duration) }
+        try transcoder.transcode(bytes, at: time) { try writeAudioFrame($0, at: $1, duration: $2) }
+    }
+
+    private func writeAudioFrame(_ bytes: UnsafeRawBufferPointer, at time: Int64, duration: Int64) throws {
         guard let muxer, let audioIndex, time >= origin else {
             statistics.audioFramesNotCarried += 1
             return
         }
         try muxer.write(audioIndex, bytes, pts: time &- origin, dts: time &- origin, duration: duration, keyframe: true)
+        audioEnd = time &+ duration
         statistics.audioFramesWritten += 1
         entry?.audioFrames += 1
         entry?.extend(to: time &+ duration, at: utc())
@@ -214,7 +246,8 @@ final class ContainerOutput {
 
     /// Writes the header, with the video track and the audio track as far as they are known, then
     /// the video held; `start` is the file's 0 on the timeline.
-    private func begin(at start: Int64) throws {
+    private func begin(at first: Int64) throws {
+        let start = audioEnd.map { $0 < first && first &- $0 <= Self.audioCarryOverNanoseconds ? $0 : first } ?? first
         let file = self.file
         let muxer = try MediaMuxer(format: try muxerName(), seekable: file.isSeekable,
                                    append: { try file.write($0) },
@@ -307,6 +340,8 @@ final class ContainerOutput {
     private func finishFile() throws {
         if muxer == nil, let start = [held.first?.time, heldAudio.first?.time].compactMap({ $0 }).min() { try begin(at: start) }
         while !waiting.isEmpty { try emitOldest() }
+        // The encoder's last frames end this file; the next file's audio is encoded anew.
+        try transcoder?.finish { try writeAudioFrame($0, at: $1, duration: $2) }
         try muxer?.finish()
         statistics.framesRetimed += muxer?.retimed ?? 0
         let began = muxer != nil

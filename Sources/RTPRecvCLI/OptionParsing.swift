@@ -157,6 +157,7 @@ extension Options {
         case "--ts": ts = try r.value()
         case "--fragment-ms": fragmentMilliseconds = try r.number(Int.self, 100...60_000)
         case "--faststart": faststart = true
+        case "--no-audio-transcode": noAudioTranscode = true
         case "--segment-index": segmentIndex = try r.value()
         case "--retain-hours":
             let text = try r.value()

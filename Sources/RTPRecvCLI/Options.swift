@@ -65,6 +65,8 @@ public struct Options {
     public var fragmentMilliseconds = 1000
     /// --faststart: the finished MP4 written again with its index in front.
     public var faststart = false
+    /// --no-audio-transcode: G.711 and G.722 left out of MP4 and MPEG-TS rather than made AAC.
+    public var noAudioTranscode = false
     var fsync = FsyncPolicy.segment
     /// --segment-index: a JSON line per recording file closed.
     public var segmentIndex: String?

@@ -25,8 +25,8 @@ final class ContainerSessionTests: XCTestCase {
         Set(try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path]))
     }
 
-    /// Every audio codec in every container that carries it (MP4 and MPEG-TS have no G.711: said,
-    /// and the video recorded alone), decoding cleanly, decode times never going back.
+    /// Every audio codec in every container that carries it (MP4 and MPEG-TS have no G.711: it is
+    /// encoded to AAC, and said), decoding cleanly, decode times never going back.
     func testBothTracksWhereTheContainerCarriesThem() throws {
         let cases: [(name: String, codec: Substring, carriedBy: Set<String>)] = [
             ("gst-h264-aac", "aac", ["mp4", "mkv", "ts"]), ("gst-h264-latm", "aac", ["mp4", "mkv", "ts"]),
@@ -37,8 +37,8 @@ final class ContainerSessionTests: XCTestCase {
             let (files, stderr) = try record(c.name)
             for (container, file) in files {
                 let what = "\(c.name).\(container)"
-                XCTAssertEqual(try codecs(file), c.carriedBy.contains(container) ? ["h264", c.codec] : ["h264"], what)
-                if !c.carriedBy.contains(container) { XCTAssertTrue(stderr.contains("does not carry G.711"), "\(what): \(stderr)") }
+                XCTAssertEqual(try codecs(file), c.carriedBy.contains(container) ? ["h264", c.codec] : ["h264", "aac"], what)
+                if !c.carriedBy.contains(container) { XCTAssertTrue(stderr.contains("G.711"), "\(what): \(stderr)") }
                 let decode = try Harness.run("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
                 XCTAssertEqual(decode.status, 0, "\(what): \(decode.stderr)")
                 let dts = try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts",
@@ -73,6 +73,56 @@ final class ContainerSessionTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Segments lose no audio at their cuts: the AAC frames of every segment together are those of
+    /// one file of the same run (the senders' audio arrives after their video of the same time).
+    func testSegmentsTogetherHoldEveryAudioFrame() throws {
+        for name in ["ffmpeg-h264-aac", "gst-h264-aac"] {
+            let directory = try Harness.emptyDirectory("audio-cuts-\(name)")
+            let whole = directory.appendingPathComponent("whole.mp4")
+            let input = ["--pcap", capture(name + ".pcap").path, "--sdp", capture(name + ".sdp").path, "-q"]
+            XCTAssertEqual(try Harness.rtprecv(input + ["--mp4", whole.path]).status, 0)
+            XCTAssertEqual(try Harness.rtprecv(input + ["--mp4", directory.path + "/part-{n}.mp4", "--segment-seconds", "1"]).status, 0)
+            let parts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("part-") }
+                .sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
+            XCTAssertGreaterThanOrEqual(parts.count, 3, name)
+            let frames = try parts.flatMap { try Harness.packetMD5(directory.appendingPathComponent($0)) }
+            XCTAssertEqual(frames, try Harness.packetMD5(whole), "\(name): every audio frame once, in order")
+        }
+    }
+
+    /// G.711 made AAC for MP4 and MPEG-TS: as long as the source's audio, its beeps meeting the
+    /// video's flashes as in the FLV of the same run (which carries G.711 as it came), within 5 ms.
+    /// With --no-audio-transcode it is left out, and said.
+    func testG711IsEncodedToAACInSyncAsInTheFLV() throws {
+        for name in ["ffmpeg-h264-pcma", "gst-h264-pcmu"] {
+            let flv = Harness.temporaryFile("session-\(name)-beside.flv")
+            let (files, stderr) = try record(name, ["--flv", flv.path])
+            let flvOffsets = try SyncProbe.offsets(flv, name).map(\.offset)
+            XCTAssertGreaterThanOrEqual(flvOffsets.count, 3, name)
+            for container in ["mp4", "ts"] {
+                let file = files[container]!, what = "\(name).\(container)"
+                XCTAssertTrue(stderr.contains("it is encoded to AAC"), "\(what): \(stderr)")
+                let audio = try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries",
+                                                            "stream=codec_name,sample_rate", "-of", "csv=p=0", file.path])
+                XCTAssertEqual(Set(audio), ["aac,8000"], what)  // MPEG-TS's is listed under its program too
+                let offsets = try SyncProbe.offsets(file, what).map(\.offset)
+                XCTAssertEqual(offsets.count, flvOffsets.count, what)
+                for (offset, flvOffset) in zip(offsets, flvOffsets) {
+                    XCTAssertEqual(offset, flvOffset, accuracy: 0.005, "\(what): A/V offset \(offset) s, the FLV's \(flvOffset) s")
+                }
+                let seconds = { (stream: String) in
+                    Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=duration",
+                                                           "-of", "csv=p=0", file.path]).first ?? "") ?? 0
+                }
+                XCTAssertEqual(try seconds("a"), try seconds("v"), accuracy: 0.15, "\(what): the audio lasts as the video does")
+            }
+        }
+        let (left, stderr) = try record("ffmpeg-h264-pcma", ["--no-audio-transcode"])
+        XCTAssertEqual(try codecs(left["mp4"]!), ["h264"])
+        XCTAssertEqual(try codecs(left["mkv"]!), ["h264", "pcm_alaw"])
+        XCTAssertTrue(stderr.contains("does not carry G.711 A-law; it is left out"), stderr)
     }
 
     /// A session of audio alone (FFmpeg's Opus, as a call would have): the file starts at its first

@@ -53,7 +53,13 @@ public struct AudioSpecificConfig: Sendable, Equatable {
 
     /// From the hex string of an SDP's `config=`.
     public init(hex: String) throws {
-        guard let bytes = hexBytes(hex), !bytes.isEmpty else { throw Invalid.truncated }
+        guard let bytes = hexBytes(hex) else { throw Invalid.truncated }
+        try self.init(bytes: bytes)
+    }
+
+    /// From its bytes (an encoder's extradata).
+    public init(bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { throw Invalid.truncated }
         self = try bytes.withUnsafeBytes { raw in
             var reader = BitReader(raw)
             var config = try AudioSpecificConfig(reading: &reader)
