@@ -24,7 +24,10 @@ final class AudioTranscoder {
     /// is transparent for speech (the encoder takes at most six).
     let bitRate: Int
 
-    static func transcodes(_ codec: AudioCodec) -> Bool { codec == .pcmu || codec == .pcma || codec == .g722 }
+    /// G.711 or G.722, mono or stereo (an SDP may say any channel count; a call has one).
+    static func transcodes(_ track: AudioTrack) -> Bool {
+        (track.codec == .pcmu || track.codec == .pcma || track.codec == .g722) && (1...2).contains(track.channels)
+    }
 
     init(from input: AudioTrack) throws {
         source = input.codec

@@ -176,9 +176,8 @@ final class ContainerOutput {
     private func chooseAudioTrack(_ input: AudioTrack) throws {
         if try container.carries(input.libavcodecName) {
             audioTrack = input
-        } else if configuration.transcodesAudio && AudioTranscoder.transcodes(input.codec) {
-            transcoder = try AudioTranscoder(from: input)
-            audioTrack = transcoder?.track
+        } else if configuration.transcodesAudio && AudioTranscoder.transcodes(input), let made = transcoder(for: input) {
+            (transcoder, audioTrack) = (made, made.track)
             if !configuration.quiet {
                 Terminal.printError("\(file.displayName): \(container.name) does not carry \(input.codec.name): it is encoded to AAC "
                                     + "(--no-audio-transcode leaves it out, --mkv carries it as it came)\n")
@@ -186,6 +185,16 @@ final class ContainerOutput {
         } else {
             audioNotCarried = true
             warnNotCarried(input.codec.name)
+        }
+    }
+
+    /// An encoder to AAC for `input`; none (said once, the audio left out) when libavcodec cannot make one.
+    private func transcoder(for input: AudioTrack) -> AudioTranscoder? {
+        do {
+            return try AudioTranscoder(from: input)
+        } catch {
+            if !configuration.quiet { Terminal.printError("warning: \(file.displayName): \(input.codec.name) cannot be encoded to AAC (\(error))\n") }
+            return nil
         }
     }
 
