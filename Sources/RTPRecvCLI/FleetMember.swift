@@ -45,7 +45,8 @@ final class FleetMember {
     private var rounds = 0
     /// The round of the last claim or release: the next release waits two more, for the fleet to settle.
     private var lastChange = 0
-    private var outage: String?
+    /// Why NATS failed, since when no round succeeded, and whether the member had joined by then.
+    private var outage: (error: String, joined: Bool)?
 
     static let queueBound = 10_000
     /// Rounds connected before the first claim: long enough to see the members started beside it.
@@ -156,11 +157,15 @@ final class FleetMember {
             try publish()
             if let was = outage {
                 outage = nil
-                Terminal.printError("NATS is back (\(was)); claims renewed\n")
+                if was.joined { Terminal.printError("NATS is back (\(was.error)); claims renewed\n") }
             }
         } catch {
-            if outage == nil { Terminal.printError("NATS: \(error); recording what this member holds, claiming nothing\n") }
-            outage = "\(error)"
+            // Before the first join (a cluster still starting, its bucket not ready) nothing is held yet.
+            if outage == nil {
+                Terminal.printError(client == nil ? "cannot join the fleet yet (\(error)); trying again each round\n"
+                                    : "NATS: \(error); recording what this member holds, claiming nothing\n")
+            }
+            outage = outage ?? ("\(error)", client != nil)
         }
     }
 
