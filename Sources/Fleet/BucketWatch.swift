@@ -20,7 +20,13 @@ public final class BucketWatch {
         guard status == NATS_OK, let watcher else { throw NATSError("watching \(bucket.name)", status) }
         self.watcher = watcher
         self.bucket = bucket
-        while try next(now: now, timeoutMilliseconds: timeoutMilliseconds) != .caughtUp {}
+        while true {
+            switch try next(now: now, timeoutMilliseconds: timeoutMilliseconds) {
+            case .caughtUp: return
+            case .update: continue
+            case .none: throw NATSError("watching \(bucket.name): its values did not all come within \(timeoutMilliseconds) ms")
+            }
+        }
     }
 
     private enum Step { case update, caughtUp, none }
