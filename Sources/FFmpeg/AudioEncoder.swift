@@ -8,9 +8,11 @@ public final class AudioEncoder {
     private let packet: UnsafeMutablePointer<AVPacket>
     private let channels: Int
     /// Samples a channel in each frame the encoder takes.
-    public let frameSize: Int
+    public var frameSize: Int { Int(max(1, context.pointee.frame_size)) }
     /// The AudioSpecificConfig of what it encodes, for the container's track.
-    public let extradata: [UInt8]
+    public var extradata: [UInt8] {
+        context.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, context.pointee.extradata_size)))) } ?? []
+    }
     /// Samples waiting for a whole frame, interleaved.
     private var pending: [Float] = []
     /// Samples a channel sent so far: the next frame's time.
@@ -31,8 +33,6 @@ public final class AudioEncoder {
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         let status = avcodec_open2(context, codec, nil)
         guard status >= 0 else { throw FFmpegError("avcodec_open2(aac)", status) }
-        frameSize = Int(max(1, context.pointee.frame_size))
-        extradata = context.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, context.pointee.extradata_size)))) } ?? []
     }
 
     deinit {
@@ -50,7 +50,7 @@ public final class AudioEncoder {
     public func encode(_ samples: UnsafeBufferPointer<Int16>, _ body: (UnsafeRawBufferPointer, Int64, Int64) throws -> Void) throws {
         pending.reserveCapacity(pending.count + samples.count)
         for sample in samples { pending.append(Float(sample) / 32768) }
-        let whole = frameSize * channels
+        let frameSize = self.frameSize, whole = frameSize * channels
         var used = 0
         while pending.count - used >= whole {
             try send(pending[used..<used + whole], count: frameSize)

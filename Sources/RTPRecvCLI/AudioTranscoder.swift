@@ -51,14 +51,14 @@ final class AudioTranscoder {
                 if gap > Self.maxFillNanoseconds || gap < -Self.maxFillNanoseconds / 10 {
                     try finish(body)
                 } else if gap > 0 {
-                    try fill(Int(gap * Int64(rate) / 1_000_000_000), channels: channels, rate: rate, body)
+                    try fill(Int(gap * Int64(rate) / 1_000_000_000), channels: channels, body)
                 }
             }
             if start == nil {
                 encoder = try encoder ?? AudioEncoder(sampleRate: track.sampleRate, channels: track.channels, bitRate: bitRate)
                 (start, given) = (time, 0)
             }
-            try encode(samples, rate: rate, body)
+            try encode(samples, body)
         }
     }
 
@@ -69,13 +69,13 @@ final class AudioTranscoder {
         (self.encoder, start) = (nil, nil)
     }
 
-    private func fill(_ count: Int, channels: Int, rate: Int, _ body: (UnsafeRawBufferPointer, Int64, Int64) throws -> Void) throws {
+    private func fill(_ count: Int, channels: Int, _ body: (UnsafeRawBufferPointer, Int64, Int64) throws -> Void) throws {
         guard count > 0 else { return }
         if silence.count < count * channels { silence = Array(repeating: 0, count: count * channels) }
-        try silence.withUnsafeBufferPointer { try encode(UnsafeBufferPointer(rebasing: $0[0..<count * channels]), rate: rate, body) }
+        try silence.withUnsafeBufferPointer { try encode(UnsafeBufferPointer(rebasing: $0[0..<count * channels]), body) }
     }
 
-    private func encode(_ samples: UnsafeBufferPointer<Int16>, rate: Int, _ body: (UnsafeRawBufferPointer, Int64, Int64) throws -> Void) throws {
+    private func encode(_ samples: UnsafeBufferPointer<Int16>, _ body: (UnsafeRawBufferPointer, Int64, Int64) throws -> Void) throws {
         try encoder?.encode(samples) { try emit($0, $1, $2, body) }
         given += Int64(samples.count / track.channels)
     }

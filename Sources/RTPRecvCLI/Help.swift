@@ -313,8 +313,9 @@ public enum Help {
                               which browsers play.
       --ts FILE               MPEG-TS (H.264 and H.265), readable from any point.
       --no-audio-transcode    Leave G.711 and G.722 out of --mp4 and --ts, which cannot carry
-                              them, rather than encode them to AAC (64 kbit/s, through
-                              libavcodec) on the session timeline, in sync with the video.
+                              them, rather than encode them to AAC (4 bits a sample: 32 kbit/s
+                              at 8 kHz, through libavcodec) on the session timeline, in sync
+                              with the video.
       --fragment-ms N         Longest fragment (MP4) or cluster (Matroska) in milliseconds, 100 to
                               60000 (default 1000): the most a crash may cost the file.
       --faststart             Once the MP4 (not segmented) is finished, write it again with its
