@@ -12,6 +12,9 @@ public struct RecordingContents {
     /// libavcodec's names of its tracks' codecs.
     public var codecs: [String] = []
 
+    /// Nothing: an empty file's contents.
+    public init() {}
+
     public static func read(_ path: String) throws(FFmpegError) -> RecordingContents {
         let file = try DemuxedFile(path)
         // Its context is used through `input`: the file stays open to the end of the scope.

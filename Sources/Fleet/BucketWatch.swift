@@ -46,13 +46,16 @@ public final class BucketWatch {
 
     /// Every update that has come (up to `maxUpdates`, so that a busy bucket cannot hold a round),
     /// taken in; the keys seen written within `ttl` nanoseconds of `now`, with their values. Keys
-    /// not seen for two TTLs are forgotten.
+    /// not seen for four TTLs are forgotten: until then `lastValue` says who held an expired claim.
     public func live(now: Int64, ttl: Int64, maxUpdates: Int = 100_000) throws(NATSError) -> [String: String] {
         var taken = 0
         while taken < maxUpdates, try next(now: now, timeoutMilliseconds: 1) != .none { taken += 1 }
-        entries = entries.filter { now - $0.value.seen <= 2 * ttl }
+        entries = entries.filter { now - $0.value.seen <= 4 * ttl }
         return entries.compactMapValues { now - $0.seen <= ttl ? $0.value : nil }
     }
+
+    /// `key`'s last value seen written, expired or not, until forgotten; nil once deleted.
+    public func lastValue(_ key: String) -> String? { entries[key]?.value }
 
     /// When `key` was last seen written; nil when never, or since deleted.
     public func lastSeen(_ key: String) -> Int64? { entries[key]?.seen }

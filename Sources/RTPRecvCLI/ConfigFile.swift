@@ -26,6 +26,19 @@ public struct ConfigFile {
         var options: Options
         /// What the source was made of (its arguments and secrets): a reload restarts it when this changes.
         let signature: [String]
+        /// Its settings that name `{member}` (flag, value with the field), for `recording(of:)`.
+        let memberSettings: [String]
+
+        /// Where `member` records this source: its recording's settings as that member reads them
+        /// (the storage is shared), so that a member taking the source over from a dead one finds
+        /// the files it left.
+        func recording(of member: String) -> Options {
+            var options = self.options
+            var reader = ArgumentReader(memberSettings.map { $0.replacingAll(ConfigFile.memberField, with: member) })
+            // Checked when the config loaded, with this member's name.
+            while reader.next() { _ = try? options.take(&reader) }
+            return options
+        }
     }
 
     public let path: String
@@ -127,7 +140,8 @@ public struct ConfigFile {
         }
         if let password = extra.password { options.password = password }
         options.srtpKeys += extra.srtpKeys
-        return Source(name: name, mark: node.mark, options: options, signature: arguments + [extra.password ?? ""] + extra.keyLines)
+        return Source(name: name, mark: node.mark, options: options, signature: arguments + [extra.password ?? ""] + extra.keyLines,
+                      memberSettings: extra.memberSettings)
     }
 
     /// What the config gives beside the arguments: secrets, read from where it says.
@@ -135,6 +149,7 @@ public struct ConfigFile {
         var password: String?
         var srtpKeys: [SRTPMasterKey] = []
         var keyLines: [String] = []
+        var memberSettings: [String] = []
     }
 
     /// One setting into the command line, or into `extra`; checked alone first, so that an error
@@ -201,6 +216,7 @@ public struct ConfigFile {
                 var text = try scalar(v, k).replacingAll(Self.sourceField, with: source)
                 if text.contains(Self.memberField) {
                     guard let fleet else { throw invalid(v, "\(Self.memberField) is a fleet member's name: the config has no 'nats:'") }
+                    extra.memberSettings += [flag, text]
                     text = text.replacingAll(Self.memberField, with: fleet.member)
                 }
                 _ = try checked(flag, text, at: v)

@@ -25,6 +25,8 @@ final class FleetMember {
     private var handingOver: Set<String> = []
     /// Taken by another member while this one was cut off from NATS: by whom, until the run here stopped.
     private var lostTo: [String: String] = [:]
+    /// Claimed after another member's claim expired (it died, or is cut off): that member, until the run here starts.
+    private var expiredFrom: [String: String] = [:]
     private var queue: [(source: String, json: String)] = []
     private var eventsDropped = 0
     private var stopping = false
@@ -88,6 +90,10 @@ final class FleetMember {
 
     /// Who records `source` now, when this member lost it after a partition.
     func owner(afterLosing source: String) -> String? { lock.locked { lostTo[source] } }
+
+    /// The member whose claim of `source` expired before this one took it, once: the run starting
+    /// here lists the segments it left open.
+    func takeOver(of source: String) -> String? { lock.locked { expiredFrom.removeValue(forKey: source) } }
 
     /// Why the process must end: another live process is this member.
     var refused: String? { lock.locked { refusal } }
@@ -287,7 +293,12 @@ final class FleetMember {
         for source in plan {
             guard case .written(let revision) = try bucket!.create("source.\(source)", settings.member) else { continue }
             revisions[source] = revision
-            lock.locked { _ = claimed.insert(source) }
+            // A claim deleted (a member leaving, a hand-over) is not seen; one that expired is.
+            let before = watch?.lastValue("source.\(source)").flatMap { $0 == settings.member ? nil : $0 }
+            lock.locked {
+                claimed.insert(source)
+                expiredFrom[source] = before
+            }
             lastChange = rounds
             post(source, "claimed")
         }

@@ -52,10 +52,14 @@ final class Outputs: AccessUnitSink {
         self.segments = segments
         let started = Terminal.wallclockNanoseconds()
         if let index = options.segmentIndex, segments != nil {
-            let leftOpen = try SegmentIndex.listLeftOpen(index: index, templates: Container.allCases.compactMap { c in options[keyPath: c.path].map { (c, $0) } },
-                                                         synchronizes: options.fsync != .none, quiet: options.quiet)
+            // Taken from a member whose claim expired: its files may share this index and names.
+            let gone = options.supervised?.expiredWriter
+            let leftOpen = try SegmentIndex.listLeftOpen(index: index, templates: SegmentIndex.templates(options),
+                                                         synchronizes: options.fsync != .none, quiet: options.quiet,
+                                                         idleSince: gone.map { started &- $0.idle } ?? .max)
             // A fleet member restarted: the segments its killed process left get their events now.
             for entry in leftOpen { options.supervised?.announce?("segment", entry.fields) }
+            if let gone, gone.index != index { Self.listLeftOpen(by: gone, options) }
         }
         let patterns = [options.out, options.flv].compactMap { $0 } + Container.allCases.compactMap { options[keyPath: $0.path] }
         let firstFree = segments == nil ? 0 : Retention.firstFreeNumber(patterns)
@@ -112,6 +116,22 @@ final class Outputs: AccessUnitSink {
         self.quiet = options.quiet
         codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
         try enforceRetention()
+    }
+
+    /// A fleet member took this source after `gone`'s claim expired: the segments it left open
+    /// (it died) are listed in its index and announced from here, as it would have at a restart,
+    /// so that each file still has its one event. A file written within the idle bound is left
+    /// alone: its member may be alive and cut off from NATS, and will close it itself.
+    private static func listLeftOpen(by gone: (member: String, index: String, templates: [(container: Container, pattern: String)], idle: Int64),
+                                     _ options: Options) {
+        do {
+            let entries = try SegmentIndex.listLeftOpen(index: gone.index, templates: gone.templates, synchronizes: options.fsync != .none,
+                                                        quiet: options.quiet, writer: "member '\(gone.member)', whose claim expired",
+                                                        idleSince: Terminal.wallclockNanoseconds() &- gone.idle)
+            for entry in entries { options.supervised?.announce?("segment", entry.fields + [("left_by", .string(gone.member))]) }
+        } catch {
+            Terminal.printError("warning: the segments member '\(gone.member)' left open are not listed: \(error)\n")
+        }
     }
 
     /// The recordings' directories within --retain-hours and --retain-size: at the start (an

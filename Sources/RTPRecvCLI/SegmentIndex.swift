@@ -72,29 +72,31 @@ final class SegmentIndex {
         try file.close()
     }
 
+    /// The recording templates of `options`, for `listLeftOpen`.
+    static func templates(_ options: Options) -> [(container: Container, pattern: String)] {
+        Container.allCases.compactMap { c in options[keyPath: c.path].map { (c, $0) } }
+    }
+
     /// Segment files of `templates` (paths with {n} or {start}) written since the index's last line
-    /// and not listed in it: open when a process died. Each is read back (up to its last whole
-    /// fragment) and listed with `closed_cleanly` false. Called before the run opens its own files,
-    /// one of which may take such a name again. Without an index yet, nothing is listed: files older
-    /// than the index were never its to list. The entries listed.
+    /// and not listed in it: open when a process died (`writer`). Each is read back (up to its last
+    /// whole fragment) and listed with `closed_cleanly` false. Called before the run opens its own
+    /// files, one of which may take such a name again. Without an index yet, nothing is listed:
+    /// files older than the index were never its to list. With `idleSince` (wall clock), another
+    /// process may write these files (a fleet member cut off from NATS): a file written since is
+    /// left alone, and none is removed. The entries listed.
     static func listLeftOpen(index path: String, templates: [(container: Container, pattern: String)], synchronizes: Bool,
-                             quiet: Bool) throws -> [Entry] {
+                             quiet: Bool, writer: String = "a process that ended", idleSince: Int64 = .max) throws -> [Entry] {
         guard let indexFile = Directory.regularFile(path), let text = try? Terminal.readFile(path) else { return [] }
         var found: [Entry] = []
         for (container, pattern) in templates where OutputTemplate.isTemplate(pattern) {
             let (directory, name) = Retention.split(pattern)
             for file in (try? Directory.entries(directory)) ?? [] where Retention.matches(file, name) {
                 let filePath = directory == "." ? file : directory + "/" + file
-                guard let info = Directory.regularFile(filePath), info.size > 0, info.modified >= indexFile.modified,
+                guard let info = Directory.regularFile(filePath), info.modified >= indexFile.modified, info.modified < idleSince,
                       !text.contains("\"path\":" + JSON.string(filePath).serialized) else { continue }
-                guard let contents = try? RecordingContents.read(filePath) else {
-                    if !quiet { Terminal.printError("warning: \(filePath), left open by a process that ended, does not read back\n") }
-                    continue
+                if let entry = readBack(filePath, container, info, writer: writer, removesEmpty: idleSince == .max, quiet: quiet) {
+                    found.append(entry)
                 }
-                let duration = contents.end &- contents.start
-                found.append(Entry(path: filePath, container: container, startUTC: info.modified &- duration, endUTC: info.modified,
-                                   startTime: contents.start, endTime: contents.end, frames: contents.frames, keyframes: contents.keyframes,
-                                   audioFrames: contents.audioFrames, bytes: Int(info.size), codecs: contents.codecs, closedCleanly: false))
             }
         }
         guard !found.isEmpty else { return [] }
@@ -102,11 +104,31 @@ final class SegmentIndex {
         for entry in found {
             try index.append(entry)
             if !quiet {
-                Terminal.printError("\(entry.path) was left open by a process that ended: listed in \(path) with its "
+                Terminal.printError("\(entry.path) was left open by \(writer): listed in \(path) with its "
                                     + "\(entry.frames) frames, closed_cleanly false\n")
             }
         }
         try index.close()
         return found
+    }
+
+    /// A file left open, read back up to its last whole fragment. One that holds no frame (the
+    /// process died before its first fragment) is no recording, and no player opens it: removed
+    /// when `removesEmpty` (no other process can be writing it), else listed with no frames.
+    private static func readBack(_ path: String, _ container: Container, _ info: (size: Int64, modified: Int64), writer: String,
+                                 removesEmpty: Bool, quiet: Bool) -> Entry? {
+        let contents = info.size == 0 ? RecordingContents() : try? RecordingContents.read(path)
+        if removesEmpty && contents?.frames == 0 && contents?.audioFrames == 0, (try? Directory.remove(path)) != nil {
+            if !quiet { Terminal.printError("\(path), left open by \(writer), holds no frame: removed\n") }
+            return nil
+        }
+        guard let contents else {
+            if !quiet { Terminal.printError("warning: \(path), left open by \(writer), does not read back\n") }
+            return nil
+        }
+        let duration = contents.end &- contents.start
+        return Entry(path: path, container: container, startUTC: info.modified &- duration, endUTC: info.modified,
+                     startTime: contents.start, endTime: contents.end, frames: contents.frames, keyframes: contents.keyframes,
+                     audioFrames: contents.audioFrames, bytes: Int(info.size), codecs: contents.codecs, closedCleanly: false)
     }
 }

@@ -143,6 +143,13 @@ final class SourceSupervisor {
         let name = source.name
         if let fleet {
             options.supervised?.announce = { kind, fields in fleet.post(name, kind, fields) }
+            if let gone = fleet.takeOver(of: name) {
+                // It died most of a TTL ago at least (its claim expired); a member cut off from NATS writes on.
+                let theirs = source.recording(of: gone)
+                options.supervised?.expiredWriter = theirs.segmentIndex.map {
+                    (gone, $0, SegmentIndex.templates(theirs), fleet.settings.ttlMilliseconds * 500_000)
+                }
+            }
             fleet.post(name, "started")
         }
         r.thread = WorkerThread {

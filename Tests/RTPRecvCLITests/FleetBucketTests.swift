@@ -45,5 +45,10 @@ final class FleetBucketTests: XCTestCase {
         usleep(200_000)
         XCTAssertEqual(try watch.live(now: 1_500_000_000, ttl: 1_000_000_000), ["source.door": "a again"], "yard unwritten for the TTL")
         XCTAssertEqual(watch.lastSeen("source.door"), 1_500_000_000)
+        XCTAssertEqual(watch.lastValue("source.yard"), "a", "who held an expired claim")
+        XCTAssertNil(watch.lastValue("member.before"), "a deleted key has no holder")
+        _ = try watch.live(now: 4_100_000_000, ttl: 1_000_000_000)
+        XCTAssertNil(watch.lastValue("source.yard"), "forgotten after four TTLs")
+        XCTAssertEqual(watch.lastValue("source.door"), "a again")
     }
 }

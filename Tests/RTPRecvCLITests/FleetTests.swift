@@ -18,7 +18,7 @@ final class FleetTests: XCTestCase {
         var cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "6"])
         defer { cameras.terminate(); cameras.waitUntilExit() }
         let directory = try Harness.emptyDirectory("fleet-recordings")
-        let members = try (0..<3).map { try member("m\($0)", cluster: cluster, rtspPort: rtspPort, directory: directory) }
+        let members = try (0..<3).map { try member("m\($0)", cluster: cluster, rtspPort: rtspPort, directory: directory, index: true) }
         defer { for m in members where m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
 
         Thread.sleep(forTimeInterval: 10)
@@ -34,6 +34,12 @@ final class FleetTests: XCTestCase {
         let killed = Date().timeIntervalSince1970
         kill(members[0].process.processIdentifier, SIGKILL)
         members[0].process.waitUntilExit()
+        // Its last file of each camera it recorded since the fleet settled, left open by the kill.
+        let itsCameras = Set(before.filter { $0.member == "m0" }.map(\.camera))
+        let leftOpen = Dictionary(grouping: try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".mp4") && $0.contains("-m0-") && itsCameras.contains(String($0.prefix { $0 != "-" })) }) {
+                $0.prefix { $0 != "-" }
+            }.values.map { directory.appendingPathComponent($0.max()!).path }
         Thread.sleep(forTimeInterval: 12)
         cluster.kill(2)
         let nodeLost = Date().timeIntervalSince1970
@@ -71,33 +77,33 @@ final class FleetTests: XCTestCase {
                 XCTAssertLessThanOrEqual(next.start + 1 - killed, 12, "\(camera) recorded again by \(next.path), killed at \(killed)")
             }
         }
-        try assertEventsMatchTheFiles(all, cluster: cluster, killed: "m0", at: killed)
+        try assertEventsMatchTheFiles(all, cluster: cluster, leftOpen: leftOpen, by: "m0", takers: members.dropFirst().map(\.log))
         for m in members {
             let log = try String(contentsOf: m.log, encoding: .utf8)
             XCTAssertFalse(log.contains("s3cret-nats"), "no password in \(m.log.path)")
         }
     }
 
-    /// Every file closed by a member that lived has exactly one segment event naming its frames;
-    /// the killed member's files open at the kill have none (they were never closed).
-    private func assertEventsMatchTheFiles(_ files: [Recording], cluster: NATSCluster, killed: String, at time: Double) throws {
-        let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path,
-                                                     "nats://rtprecv:s3cret-nats@127.0.0.1:\(cluster.clientPorts[0])"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let events = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+    /// Every file has exactly one segment event naming its frames. The files the killed member left
+    /// open get theirs from the members that took its cameras over, with `closed_cleanly` false
+    /// (with no frames when the kill came before a new file's first fragment).
+    private func assertEventsMatchTheFiles(_ files: [Recording], cluster: NATSCluster, leftOpen: [String], by killed: String,
+                                           takers: [URL]) throws {
+        let events = try fleetEvents("nats://rtprecv:s3cret-nats@127.0.0.1:\(cluster.clientPorts[0])")
         let segments = Dictionary(grouping: events.filter { $0["event"] as? String == "segment" }) { $0["path"] as? String ?? "" }
-        // Its last file of each camera it still recorded (one ending within a segment of the kill).
-        let lastOfKilled = Set(Dictionary(grouping: files.filter { $0.member == killed }, by: \.camera).values.compactMap {
-            $0.max { $0.start < $1.start }.flatMap { $0.end > time - 3 ? $0.path : nil }
-        })
         for file in files {
             let found = segments[file.path] ?? []
-            if !lastOfKilled.contains(file.path) {
-                XCTAssertEqual(found.count, 1, "one event for \(file.path)")
-                XCTAssertEqual(found.first?["frames"] as? Int, file.frames, "\(file.path): the event's frames are ffprobe's")
-            }
+            XCTAssertEqual(found.count, 1, "one event for \(file.path)")
+            XCTAssertEqual(found.first?["frames"] as? Int, file.frames, "\(file.path): the event's frames are ffprobe's")
+        }
+        XCTAssertEqual(leftOpen.count, 2, "the killed member recorded two cameras")
+        let logs = try takers.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        for path in leftOpen {
+            let event = segments[path]?.first
+            XCTAssertEqual(event?["closed_cleanly"] as? Bool, false, path)
+            XCTAssertEqual(event?["left_by"] as? String, killed, path)
+            XCTAssertNotEqual(event?["member"] as? String, killed, "\(path): announced by the member that took it over")
+            XCTAssertTrue(logs.contains("\(path) was left open by member '\(killed)', whose claim expired"), logs)
         }
         XCTAssertTrue(Set(segments.keys).isSubset(of: Set(files.map(\.path))), "no event without its file")
         for kind in ["claimed", "started", "stopped", "reconnecting", "reconnected"] {
@@ -106,6 +112,15 @@ final class FleetTests: XCTestCase {
     }
 
     private struct Member { let name: String; let process: Process; let log: URL }
+
+    /// The events the fleet published, read with nats-py from the server at `url`.
+    private func fleetEvents(_ url: String) throws -> [[String: Any]] {
+        let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path, url])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
 
     /// A member cut off from NATS (the one node it knows paused) keeps recording; the others take
     /// its cameras after the TTL, so they are recorded twice meanwhile, never by no one; once the
@@ -118,7 +133,8 @@ final class FleetTests: XCTestCase {
         defer { cameras.terminate(); cameras.waitUntilExit() }
         let directory = try Harness.emptyDirectory("partition-recordings")
         let members = try [("p0", [cluster.urls[2]]), ("p1", Array(cluster.urls.prefix(2)))].map {
-            try member($0.0, cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 2, servers: $0.1, secret: false)
+            try member($0.0, cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 2, servers: $0.1, secret: false,
+                       index: true)
         }
         defer { for m in members where m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
         // Settled: each member's share, one camera (a member that joined late is handed its own
@@ -185,6 +201,16 @@ final class FleetTests: XCTestCase {
                 }
             }
         }
+        // p1 took p0's camera after its claim expired, and looked for files p0 left open: the one p0
+        // was still writing is left to p0, which closed it itself. One event a file, none left open.
+        let segments = Dictionary(grouping: try fleetEvents(cluster.urls[0]).filter { $0["event"] as? String == "segment" }) {
+            $0["path"] as? String ?? ""
+        }
+        for file in all {
+            XCTAssertEqual(segments[file.path]?.count, 1, "one event for \(file.path)")
+            XCTAssertEqual(segments[file.path]?.first?["closed_cleanly"] as? Bool, true, file.path)
+        }
+        XCTAssertTrue(Set(segments.keys).isSubset(of: Set(all.map(\.path))), "no event without its file")
     }
 
     /// The frames after the last keyframe of `path`'s video, by ffprobe's packet flags.
@@ -251,17 +277,19 @@ final class FleetTests: XCTestCase {
         let stolen = try recordings(in: directory).filter { mine.contains($0.camera) && $0.member == "r1" }
         XCTAssertEqual(stolen.map(\.path), [], "r1 never recorded r0's camera")
 
-        // The file the kill left open: one segment event, closed_cleanly false, with ffprobe's frames.
-        let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path, cluster.urls[0]])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let events = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        // The file the kill left open: one segment event, closed_cleanly false, with ffprobe's
+        // frames; or, when the kill came before its first fragment, removed.
+        let events = try fleetEvents(cluster.urls[0])
         let forIt = events.filter { $0["event"] as? String == "segment" && $0["path"] as? String == leftOpen?.path }
-        XCTAssertEqual(forIt.count, 1, "one event for \(leftOpen?.path ?? "r0's last file")")
-        XCTAssertEqual(forIt.first?["closed_cleanly"] as? Bool, false)
-        XCTAssertEqual(forIt.first?["frames"] as? Int, leftOpen?.frames, "the event's frames are ffprobe's")
-        XCTAssertGreaterThan(leftOpen?.frames ?? 0, 0)
+        if let leftOpen, leftOpen.frames == 0 {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: leftOpen.path), "\(leftOpen.path) holds no frame")
+            XCTAssertTrue(log.contains("\(leftOpen.path), left open by a process that ended, holds no frame: removed"), log)
+            XCTAssertEqual(forIt.count, 0)
+        } else {
+            XCTAssertEqual(forIt.count, 1, "one event for \(leftOpen?.path ?? "r0's last file")")
+            XCTAssertEqual(forIt.first?["closed_cleanly"] as? Bool, false)
+            XCTAssertEqual(forIt.first?["frames"] as? Int, leftOpen?.frames, "the event's frames are ffprobe's")
+        }
     }
 
     private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL, cameras: Int = 6,
