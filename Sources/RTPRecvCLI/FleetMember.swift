@@ -34,10 +34,15 @@ final class FleetMember {
     private var refusal: String?
     /// An event came since the thread last looked: it is published at once, not at the next round.
     private var posted = false
+    /// How to reach NATS, changed by a reload (servers, credentials): taken at the next round.
+    private var newClient: NATSClient.Settings?
     private var thread: WorkerThread?
 
     // The fleet thread's own.
+    private var clientSettings: NATSClient.Settings
     private var client: NATSClient?
+    /// Joined before: a new connection keeps the claims, with no wait to take the member's name.
+    private var joined = false
     private var bucket: ClaimBucket?
     private var stream: EventStream?
     private var revisions: [String: UInt64] = [:]
@@ -57,6 +62,7 @@ final class FleetMember {
     init(_ settings: FleetSettings, sources: [String]) {
         self.settings = settings
         self.sources = sources
+        clientSettings = settings.client
     }
 
     /// A round every eighth of the TTL: a dead member's sources are seen free within that of expiring.
@@ -110,6 +116,15 @@ final class FleetMember {
         }
     }
 
+    /// The config reloaded with other servers or credentials: the member connects again with them
+    /// at its next round, holding its claims (renewed as soon as it is back).
+    func reconnect(with client: NATSClient.Settings) {
+        lock.locked {
+            newClient = client
+            lock.broadcast()
+        }
+    }
+
     /// A source's run ended on its own (its camera gone for good, say): its claim is let go.
     func ended(_ source: String) {
         lock.locked {
@@ -153,6 +168,10 @@ final class FleetMember {
     // MARK: The fleet thread
 
     private func round(now: Int64) {
+        if let next = lock.locked({ newClient.take() }) {
+            (watch, stream, bucket, client) = (nil, nil, nil, nil)
+            clientSettings = next
+        }
         do {
             guard try connect() else { return }
             try bucket!.put("member.\(settings.member)", heartbeat())
@@ -168,22 +187,29 @@ final class FleetMember {
         } catch {
             // Before the first join (a cluster still starting, its bucket not ready) nothing is held yet.
             if outage == nil {
-                Terminal.printError(client == nil ? "cannot join the fleet yet (\(error)); trying again each round\n"
-                                    : "NATS: \(error); recording what this member holds, claiming nothing\n")
+                Terminal.printError(joined ? "NATS: \(error); recording what this member holds, claiming nothing\n"
+                                    : "cannot join the fleet yet (\(error)); trying again each round\n")
             }
-            outage = outage ?? ("\(error)", client != nil)
+            outage = outage ?? ("\(error)", joined)
         }
     }
 
     /// The connection, the bucket and the stream, made once; false while NATS cannot be reached.
     private func connect() throws -> Bool {
         if let client { return client.isConnected }
-        let c = try NATSClient(settings.client)
+        let c = try NATSClient(clientSettings)
         bucket = try ClaimBucket(c, name: settings.bucket, ttlMilliseconds: settings.ttlMilliseconds, replicas: settings.replicas)
         stream = try EventStream(c, name: settings.events, replicas: settings.replicas)
+        let servers = clientSettings.servers.joined(separator: ", ")
+        if joined {
+            client = c
+            Terminal.printError("connected again, through \(servers), as the config now says\n")
+            return true
+        }
         guard let restarted = try takeName() else { return false }
         client = c
-        Terminal.printError("member '\(settings.member)' joined, through \(settings.client.servers.joined(separator: ", "))\n")
+        joined = true
+        Terminal.printError("member '\(settings.member)' joined, through \(servers)\n")
         if restarted { try adopt() }
         return true
     }

@@ -72,6 +72,7 @@ public enum Help {
       sources, claimed in a NATS JetStream key-value bucket, and a dead member's are taken by
       the others after ttl-seconds. Events (claims, starts, stops, each segment) go to the
       stream RTPRECV_EVENTS, subjects rtprecv.events.SOURCE. {member} in a path is its name.
+      SIGHUP applies new servers and credentials at once; the rest of nats: at a restart.
         nats:
           servers: [nats://10.0.0.1:4222, nats://10.0.0.2:4222, nats://10.0.0.3:4222]
           member: rec-a               # default: the host's name

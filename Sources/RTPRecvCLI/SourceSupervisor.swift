@@ -1,3 +1,4 @@
+import Fleet
 import HTTPEndpoint
 import SystemIO
 
@@ -51,6 +52,8 @@ final class SourceSupervisor {
     private let metricsTarget: String?
     private let started = Terminal.monotonicNanoseconds()
     private let fleet: FleetMember?
+    /// How the fleet reaches NATS, as the config last said.
+    private var fleetClient: NATSClient.Settings?
     /// The config's sources by name, for the fleet's claims.
     private var listed: [String: ConfigFile.Source] = [:]
     /// How runs ended on their own (not stopped by a reload or the fleet), in order.
@@ -64,6 +67,7 @@ final class SourceSupervisor {
             try LiveReception.serveMetrics(at: $0, named: "\(config.path): metrics", quiet: messages.quiet, say: "rtprecv: ")
         }
         fleet = config.fleet.map { FleetMember($0, sources: config.sources.map(\.name)) }
+        fleetClient = config.fleet?.client
         listed = Dictionary(config.sources.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         if let fleet {
             guard fleet.start() else { throw RunError(description: "no thread could be made for the fleet") }
@@ -204,7 +208,9 @@ final class SourceSupervisor {
             // A fleet's member starts only what it holds (at its next turn).
             if fleet == nil { start(source) }
         }
-        if config.fleet != fleet?.settings {
+        if let fleet, let settings = config.fleet {
+            said += reconnect(fleet, settings)
+        } else if config.fleet != fleet?.settings {
             said.append("the fleet's nats: settings stay as they were until rtprecv restarts")
         }
         if config.metrics.map({ "\($0.address):\($0.port)" }) != metricsTarget {
@@ -212,6 +218,21 @@ final class SourceSupervisor {
         }
         guard !messages.quiet else { return }
         Terminal.printError("rtprecv: SIGHUP: \(path) reloaded" + (said.isEmpty ? ", nothing changed" : ": " + said.joined(separator: ", ")) + "\n")
+    }
+
+    /// What a reload changed of `nats:`: other servers or credentials are taken at once (the member
+    /// connects again, holding its claims); its name, TTL, bucket, stream and replicas wait for a restart.
+    private func reconnect(_ fleet: FleetMember, _ wanted: FleetSettings) -> [String] {
+        var said: [String] = []
+        if wanted.client != fleetClient {
+            fleetClient = wanted.client
+            fleet.reconnect(with: wanted.client)
+            said.append("the fleet connects to NATS again with the new servers or credentials")
+        }
+        var rest = wanted
+        rest.client = fleet.settings.client
+        if rest != fleet.settings { said.append("the fleet's member, ttl-seconds, bucket, events and replicas stay as they were until rtprecv restarts") }
+        return said
     }
 
     /// The runs made to match the fleet's claims: what this member holds runs, what it lost stops,

@@ -292,8 +292,60 @@ final class FleetTests: XCTestCase {
         }
     }
 
+    /// An operator rotates the NATS password: the server takes the new one (keeping the connections
+    /// it has), and a SIGHUP with the new password in the member's file makes the member connect
+    /// with it, holding its claim, its camera's run untouched. The server restarted then, the member
+    /// connects again by itself, which it could not with the old password: every segment, those
+    /// closed after the restart too, has its event.
+    func testARotatedNATSPasswordIsTakenAtAReload() throws {
+        let cluster = try NATSCluster(nodes: 1, name: "rotate", user: "rtprecv", password: "first-s3cret", reloadable: true)
+        defer { cluster.stop() }
+        let rtspPort = cluster.sparePort
+        let cameras = try Harness.startServer("rtsp-server", ["--port", "\(rtspPort)", "--live", "--mounts", "1"])
+        defer { cameras.terminate(); cameras.waitUntilExit() }
+        let directory = try Harness.emptyDirectory("rotate-recordings")
+        let passwordFile = Harness.temporaryFile("rotate-password")
+        try "first-s3cret\n".write(to: passwordFile, atomically: true, encoding: .utf8)
+        let m = try member("q0", cluster: cluster, rtspPort: rtspPort, directory: directory, cameras: 1, passwordFile: passwordFile,
+                           index: true)
+        defer { if m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
+        let log = { (try? String(contentsOf: m.log, encoding: .utf8)) ?? "" }
+        let waitFor = { (what: String, seconds: Double) in
+            let deadline = Date().addingTimeInterval(seconds)
+            while !log().contains(what) && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        waitFor("rtsp: playing", 20)
+        Thread.sleep(forTimeInterval: 3)
+
+        try cluster.rotatePassword(user: "rtprecv", to: "second-s3cret")
+        try "second-s3cret\n".write(to: passwordFile, atomically: true, encoding: .utf8)
+        kill(m.process.processIdentifier, SIGHUP)
+        waitFor("connected again", 10)
+        cluster.kill(0)
+        try cluster.start(0)
+        try cluster.awaitMetaLeader()
+        Thread.sleep(forTimeInterval: 8)
+        m.process.terminate()
+        m.process.waitUntilExit()
+
+        let said = log()
+        XCTAssertEqual(m.process.terminationStatus, 0, said)
+        XCTAssertTrue(said.contains("the fleet connects to NATS again with the new servers or credentials"), said)
+        XCTAssertTrue(said.contains("connected again, through"), said)
+        XCTAssertEqual(said.components(separatedBy: "rtsp: playing").count, 2, "one run of the camera throughout: \(said)")
+        XCTAssertFalse(said.contains("s3cret"), "no password in the log")
+        let files = try recordings(in: directory)
+        let segments = Dictionary(grouping: try fleetEvents("nats://rtprecv:second-s3cret@127.0.0.1:\(cluster.clientPorts[0])")
+            .filter { $0["event"] as? String == "segment" }) { $0["path"] as? String ?? "" }
+        XCTAssertGreaterThan(files.count, 6)
+        for file in files {
+            XCTAssertEqual(segments[file.path]?.count, 1, "one event for \(file.path)")
+        }
+    }
+
     private func member(_ name: String, cluster: NATSCluster, rtspPort: UInt16, directory: URL, cameras: Int = 6,
-                        servers: [String]? = nil, secret: Bool = true, ttl: Int = 5, tag: String = "", index: Bool = false) throws -> Member {
+                        servers: [String]? = nil, secret: Bool = true, passwordFile: URL? = nil, ttl: Int = 5, tag: String = "",
+                        index: Bool = false) throws -> Member {
         let config = Harness.temporaryFile("fleet-\(name)\(tag).yml")
         try """
         nats:
@@ -302,7 +354,8 @@ final class FleetTests: XCTestCase {
           ttl-seconds: \(ttl)
           replicas: \(min(3, cluster.urls.count))
 
-        """.appending(secret ? "  user: rtprecv\n  password-env: FLEET_TEST_NATS_PASSWORD\n" : "").appending("""
+        """.appending(!secret ? "" : "  user: rtprecv\n" + (passwordFile.map { "  password-file: \($0.path)\n" }
+                                                          ?? "  password-env: FLEET_TEST_NATS_PASSWORD\n")).appending("""
         defaults:
           mp4: \(directory.path)/{source}-{member}-{start}.mp4
           segment-seconds: 2

@@ -13,6 +13,11 @@ final class NATSCluster {
     /// Each node's monitoring port (/jsz).
     let monitorPorts: [UInt16]
     private let arguments: [[String]]
+    /// The nodes' config files, holding the clients' user and password, when they are set so
+    /// (`rotatePassword` changes them while the servers run).
+    private let configFiles: [URL]
+    /// The reloadable node's settings, beside its credentials.
+    private let configuration: [String]
 
     /// The servers' client URLs, as a config lists them.
     var urls: [String] { clientPorts.map { "nats://127.0.0.1:\($0)" } }
@@ -20,15 +25,25 @@ final class NATSCluster {
     /// `user` and `password`: what clients must give (routes between the nodes need none).
     /// `advertises`: false keeps the nodes from telling clients of each other, so that a client knows
     /// only the servers it was given (a partition can cut it off).
-    init(nodes: Int, name: String, user: String? = nil, password: String? = nil, advertises: Bool = true) throws {
+    /// `reloadable`: the credentials are in a config file that `rotatePassword` rewrites.
+    init(nodes: Int, name: String, user: String? = nil, password: String? = nil, advertises: Bool = true,
+         reloadable: Bool = false) throws {
         let ports = try Harness.freeTCPPorts(3 * nodes + 1)
         clientPorts = Array(ports[0..<nodes])
         let routePorts = Array(ports[nodes..<2 * nodes])
         monitorPorts = Array(ports[2 * nodes..<3 * nodes])
         sparePort = ports[3 * nodes]
         let routes = routePorts.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")
-        arguments = try (0..<nodes).map { [clientPorts, monitorPorts] i in
-            let store = try Harness.emptyDirectory("\(name)-nats-\(i)")
+        let stores = try (0..<nodes).map { try Harness.emptyDirectory("\(name)-nats-\($0)") }
+        precondition(!reloadable || nodes == 1, "a reloadable cluster is one node")
+        // A reload reads the file alone: what flags said would be changes it refuses or makes.
+        configFiles = reloadable ? [Harness.temporaryFile("\(name)-nats.conf")] : []
+        configuration = !reloadable ? [] : ["listen: 127.0.0.1:\(clientPorts[0])", "http: 127.0.0.1:\(monitorPorts[0])",
+                                            "server_name: n0", "jetstream { store_dir: \"\(stores[0].path)\" }"]
+        if reloadable { try Self.writeConfig(configFiles[0], configuration, user ?? "", password ?? "") }
+        arguments = (0..<nodes).map { [clientPorts, monitorPorts, configFiles] i in
+            let store = stores[i]
+            if !configFiles.isEmpty { return ["-c", configFiles[i].path] }
             var a = ["-a", "127.0.0.1", "-p", "\(clientPorts[i])", "-m", "\(monitorPorts[i])", "-js", "-sd", store.path, "-n", "n\(i)"]
             if let user, let password { a += ["--user", user, "--pass", password] }
             if nodes > 1 {
@@ -84,6 +99,19 @@ final class NATSCluster {
             }
             usleep(50_000)
         }
+    }
+
+    private static func writeConfig(_ file: URL, _ lines: [String], _ user: String, _ password: String) throws {
+        try (lines + ["authorization { user: \"\(user)\", password: \"\(password)\" }", ""]).joined(separator: "\n")
+            .write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    /// The clients' password changed and every node told to reload its config (SIGHUP): clients
+    /// still on the old one are disconnected, and cannot connect again with it.
+    func rotatePassword(user: String, to password: String) throws {
+        guard !configFiles.isEmpty else { throw NSError(domain: "NATSCluster: made without reloadable: true", code: 1) }
+        try Self.writeConfig(configFiles[0], configuration, user, password)
+        for case let p? in servers { Foundation.kill(p.processIdentifier, SIGHUP) }
     }
 
     func kill(_ i: Int) {
