@@ -33,7 +33,7 @@ final class Outputs: AccessUnitSink {
     /// --report: what the streams did over time, for the page written at the end.
     let timeline: ReportTimeline?
     /// The receiver this is the sink of, whose streams the timeline samples (it owns the outputs).
-    weak var receiver: Receiver?
+    unowned var receiver: Receiver?
     /// --metrics: the last keyframe, for the live page's picture.
     let snapshot: KeyframeSnapshot?
     let audio: AudioFileOutput?
