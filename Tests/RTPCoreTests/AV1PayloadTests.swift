@@ -59,26 +59,30 @@ final class AV1PayloadTests: XCTestCase {
     func testATemporalUnitIsAssembledInTheLowOverheadFormat() throws {
         let sequenceHeader: [UInt8] = [0x08, 0x00, 0x00, 0x00, 0x04, 0x3C, 0xFF, 0xBC, 0xDA, 0xF9, 0x00, 0x40]
         let keyframe: [UInt8] = [0x30, 0x10, 0x20, 0x30]  // a frame OBU, frame_type KEY_FRAME
-        var assembly = AV1TemporalUnitAssembly(), bytes: [UInt8] = []
+        var assembly = AV1TemporalUnitAssembly()
+        let bytes = AccessUnitBuffer(capacity: 64)
         func add(_ packet: [UInt8]) -> FrameRecord.Reason? {
-            packet.withUnsafeBytes { p in assembly.append(p.view(1..<p.count), of: AV1AggregationHeader(p)!, to: &bytes) }
+            packet.withUnsafeBytes { p in
+                assembly.append(p.view(1..<p.count), of: AV1AggregationHeader(p)!, to: bytes, borrowing: false)
+            }
         }
-        assembly.begin(&bytes)
+        var unit: [UInt8] { bytes.withPieces(upTo: bytes.count) { $0.flatMap { Array($0) } } }
+        assembly.begin(bytes)
         XCTAssertNil(add([0x48, UInt8(sequenceHeader.count)] + sequenceHeader + [0x02, 0x10, 0x00] + [0x02, 0x30, 0x10]))
         XCTAssertNil(add([0x90] + [0x20, 0x30]))  // Z, W=1: the frame's last bytes
-        XCTAssertNil(assembly.end(&bytes))
-        XCTAssertEqual(bytes, [0x12, 0x00] + [0x0A, 0x0B] + sequenceHeader.dropFirst() + [0x32, 0x03, 0x10, 0x20, 0x30])
+        XCTAssertNil(assembly.end(bytes))
+        XCTAssertEqual(unit, [0x12, 0x00] + [0x0A, 0x0B] + sequenceHeader.dropFirst() + [0x32, 0x03, 0x10, 0x20, 0x30])
         bytes.removeAll()
-        assembly.begin(&bytes)
+        assembly.begin(bytes)
         XCTAssertNil(add([0x10] + keyframe))
-        XCTAssertNil(assembly.end(&bytes))
-        XCTAssertEqual(bytes, [0x12, 0x00] + [0x0A, 0x0B] + sequenceHeader.dropFirst() + [0x32, 0x03, 0x10, 0x20, 0x30])
+        XCTAssertNil(assembly.end(bytes))
+        XCTAssertEqual(unit, [0x12, 0x00] + [0x0A, 0x0B] + sequenceHeader.dropFirst() + [0x32, 0x03, 0x10, 0x20, 0x30])
         // A continuation whose start never came, and a fragment never finished.
         bytes.removeAll()
-        assembly.begin(&bytes)
+        assembly.begin(bytes)
         XCTAssertEqual(add([0x90, 0x01]), .missingFragmentStart)
         XCTAssertNil(add([0x50, 0x30, 0x10]))
-        XCTAssertEqual(assembly.end(&bytes), .unfinishedFragment)
+        XCTAssertEqual(assembly.end(bytes), .unfinishedFragment)
     }
 }
 

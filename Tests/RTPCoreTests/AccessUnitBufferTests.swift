@@ -11,7 +11,7 @@ final class AccessUnitBufferTests: XCTestCase {
                 let buffer = AccessUnitBuffer(capacity: 64)
                 var model: [UInt8] = []
                 for _ in 0..<Int.random(in: 1...12, using: &random) {
-                    switch Int.random(in: 0..<5, using: &random) {
+                    switch Int.random(in: 0..<6, using: &random) {
                     case 0:
                         let header = UInt8.random(in: 0...255, using: &random)
                         buffer.appendStartCode(header: header)
@@ -27,6 +27,12 @@ final class AccessUnitBufferTests: XCTestCase {
                         let part = source.view(start..<min(source.count, start + Int.random(in: 1...8000, using: &random)))
                         buffer.copyViews(pointingInto: part)
                         XCTAssertFalse(buffer.refers(to: part))
+                    case 4:
+                        let at = Int.random(in: 0...model.count, using: &random)
+                        let start = Int.random(in: 0..<source.count - 600, using: &random)
+                        let bytes = source.view(start..<start + Int.random(in: 1...600, using: &random))
+                        buffer.insert(bytes, at: at)
+                        model.insert(contentsOf: bytes, at: at)
                     default:
                         guard !model.isEmpty else { continue }
                         let a = Int.random(in: 0..<model.count, using: &random)

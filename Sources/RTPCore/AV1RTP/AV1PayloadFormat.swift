@@ -74,6 +74,8 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
     /// Only a keyframe with its sequence header proves AV1 (every OBU of the unit of a defined
     /// type with its reserved bits clear).
     public static var isEvidence: Bool { false }
+    /// The whole unit: its OBUs are walked to its end.
+    static var maxBytesRead: Int? { nil }
 }
 
 /// Without the dependency descriptor, every unit refers to every one before it up to a keyframe.

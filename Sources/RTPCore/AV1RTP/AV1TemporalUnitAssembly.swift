@@ -11,82 +11,95 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
     private var sequenceHeader: [UInt8] = []
     private var unitHasSequenceHeader = false
     private var reducedStillPictureHeader = false
-    /// Where the unit's first frame or frame header OBU begins, and its type.
-    private var firstFrameHeader: (offset: Int, headerSize: Int)?
+    /// Whether the unit's first frame or frame header OBU came, and the first byte of its payload.
+    private var sawFrameHeader = false
+    private var firstFrameHeaderByte: UInt8?
+    /// The OBU being written: its header and size field.
+    private var prefix: [UInt8] = []
 
     static let temporalDelimiter: [UInt8] = [0x12, 0x00]
 
     init() {}
 
-    mutating func begin(_ bytes: inout [UInt8]) {
-        bytes.append(contentsOf: Self.temporalDelimiter)
-        (inFragment, unitHasSequenceHeader, firstFrameHeader) = (false, false, nil)
+    mutating func begin(_ bytes: AccessUnitBuffer) {
+        Self.temporalDelimiter.withUnsafeBytes { bytes.append($0, borrowing: false) }
+        (inFragment, unitHasSequenceHeader, sawFrameHeader, firstFrameHeaderByte) = (false, false, false, nil)
         fragment.removeAll(keepingCapacity: true)
     }
 
-    mutating func append(_ data: UnsafeRawBufferPointer, of header: AV1AggregationHeader, to bytes: inout [UInt8]) -> FrameRecord.Reason? {
+    /// The unit is read whole for its header, so its bytes are copied (into one piece), never referred to.
+    mutating func append(_ data: UnsafeRawBufferPointer, of header: AV1AggregationHeader, to bytes: AccessUnitBuffer,
+                         borrowing: Bool) -> FrameRecord.Reason? {
         var damage: FrameRecord.Reason?
         var first = true
         let read = header.forEachElement(data) { element, last in
             defer { first = false }
+            let continues = last && header.continuesInNextPacket
             if first && header.continuesOBU {
                 // The continuation of an OBU whose start was lost is nothing to read.
-                if inFragment { fragment.append(contentsOf: element) } else { damage = .missingFragmentStart }
+                guard inFragment else {
+                    damage = .missingFragmentStart
+                    return
+                }
+                fragment.append(contentsOf: element)
+                if continues { return }
+                if !fragment.withUnsafeBytes({ emit($0, to: bytes) }) { damage = damage ?? .missingPackets }
             } else {
                 if inFragment { damage = .unfinishedFragment }
                 fragment.removeAll(keepingCapacity: true)
-                fragment.append(contentsOf: element)
-                inFragment = true
+                inFragment = continues
+                if continues {
+                    fragment.append(contentsOf: element)
+                    return
+                }
+                // A whole OBU in this packet: written from where it lies.
+                if !emit(element, to: bytes) { damage = damage ?? .missingPackets }
             }
-            if last && header.continuesInNextPacket { return }
-            if inFragment && !emit(&bytes) { damage = damage ?? .missingPackets }
             inFragment = false
         }
         return read ? damage : damage ?? .aggregationOverrun
     }
 
-    mutating func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason? {
+    mutating func end(_ bytes: AccessUnitBuffer) -> FrameRecord.Reason? {
         defer { inFragment = false }
         if inFragment { return .unfinishedFragment }
-        if !unitHasSequenceHeader, !sequenceHeader.isEmpty, isKeyframe(bytes) {
-            bytes.insert(contentsOf: sequenceHeader, at: Self.temporalDelimiter.count)
+        if !unitHasSequenceHeader, !sequenceHeader.isEmpty, isKeyframe {
+            sequenceHeader.withUnsafeBytes { bytes.insert($0, at: Self.temporalDelimiter.count) }
         }
         return nil
     }
 
-    /// Writes the OBU in `fragment` with its size (an obu_size it came with decides its end);
-    /// false when its header cannot be read.
-    private mutating func emit(_ bytes: inout [UInt8]) -> Bool {
-        fragment.withUnsafeBytes { obu -> Bool in
-            guard let header = OBUHeader(obu), let payload = header.payload(of: obu) else { return false }
-            if header.type == OBUHeader.temporalDelimiter || header.type == OBUHeader.tileList { return true }
-            let start = bytes.count
-            bytes.append(obu[0] | 0x02)
-            if header.hasExtension { bytes.append(obu[1]) }
-            LEB128.append(payload.count, to: &bytes)
-            bytes.append(contentsOf: payload)
-            note(header, payload: payload, at: start, in: bytes)
-            return true
-        }
+    /// Writes `obu` with its size (an obu_size it came with decides its end); false when its
+    /// header cannot be read.
+    private mutating func emit(_ obu: UnsafeRawBufferPointer, to bytes: AccessUnitBuffer) -> Bool {
+        guard let header = OBUHeader(obu), let payload = header.payload(of: obu) else { return false }
+        if header.type == OBUHeader.temporalDelimiter || header.type == OBUHeader.tileList { return true }
+        prefix.removeAll(keepingCapacity: true)
+        prefix.append(obu[0] | 0x02)
+        if header.hasExtension { prefix.append(obu[1]) }
+        LEB128.append(payload.count, to: &prefix)
+        prefix.withUnsafeBytes { bytes.append($0, borrowing: false) }
+        bytes.append(payload, borrowing: false)
+        note(header, payload: payload)
+        return true
     }
 
-    private mutating func note(_ header: OBUHeader, payload: UnsafeRawBufferPointer, at start: Int, in bytes: [UInt8]) {
+    private mutating func note(_ header: OBUHeader, payload: UnsafeRawBufferPointer) {
         switch header.type {
         case OBUHeader.sequenceHeader:
             unitHasSequenceHeader = true
-            sequenceHeader = Array(bytes[start...])
+            sequenceHeader = prefix + Array(payload)
             reducedStillPictureHeader = AV1SequenceHeader(payload)?.reducedStillPictureHeader ?? false
         case OBUHeader.frame, OBUHeader.frameHeader:
-            if firstFrameHeader == nil { firstFrameHeader = (start, bytes.count - start - payload.count) }
+            if !sawFrameHeader { (sawFrameHeader, firstFrameHeaderByte) = (true, payload.first) }
         default:
             break
         }
     }
 
     /// Whether the unit's first frame header says KEY_FRAME (show_existing_frame 0, frame_type 0).
-    private func isKeyframe(_ bytes: [UInt8]) -> Bool {
-        guard let (offset, headerSize) = firstFrameHeader, offset + headerSize < bytes.count else { return false }
-        return AV1FrameType.isKeyframe(firstByte: bytes[offset + headerSize], reduced: reducedStillPictureHeader)
+    private var isKeyframe: Bool {
+        firstFrameHeaderByte.map { AV1FrameType.isKeyframe(firstByte: $0, reduced: reducedStillPictureHeader) } ?? false
     }
 }
 

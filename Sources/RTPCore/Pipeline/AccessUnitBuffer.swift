@@ -177,6 +177,37 @@ final class AccessUnitBuffer {
         ownedCount = used
     }
 
+    /// Puts a copy of `bytes` in at `position` (at most `count`).
+    func insert(_ bytes: UnsafeRawBufferPointer, at position: Int) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty, position >= 0, position <= count else { return }
+        // Rare (an AV1 keyframe without its sequence header): the pieces are rebuilt aside.
+        if ownedCount + bytes.count > ownedCapacity { growOwned(to: ownedCount + bytes.count) }
+        (owned + ownedCount).copyMemory(from: base, byteCount: bytes.count)
+        let inserted = Piece(borrowed: nil, start: ownedCount, count: bytes.count)
+        ownedCount += bytes.count
+        var rebuilt: [Piece] = []
+        rebuilt.reserveCapacity(pieceCount + 2)
+        var at = 0
+        for i in 0..<pieceCount {
+            let piece = pieces[i]
+            if position >= at && position < at + piece.count {
+                let split = position - at
+                if split > 0 { rebuilt.append(Piece(borrowed: piece.borrowed, start: piece.start, count: split)) }
+                rebuilt.append(inserted)
+                rebuilt.append(Piece(borrowed: piece.borrowed.map { $0 + split }, start: piece.start + split, count: piece.count - split))
+            } else {
+                rebuilt.append(piece)
+            }
+            at += piece.count
+        }
+        if position == count { rebuilt.append(inserted) }
+        while rebuilt.count > pieceCapacity { growPieces() }
+        // Pieces are plain values: stored over whatever was there.
+        for (i, piece) in rebuilt.enumerated() { pieces[i] = piece }
+        pieceCount = rebuilt.count
+        count += bytes.count
+    }
+
     /// Calls `body` with the bytes at `range`, in one piece (copied when they span several).
     func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var position = 0

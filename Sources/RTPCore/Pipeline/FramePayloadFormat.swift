@@ -6,7 +6,8 @@
 /// ends it (its descriptor, or the marker bit); a new timestamp with nothing lost also ends one whose
 /// end did not come. The descriptors say which frames may refer to a lost one (`FrameReferences`),
 /// and, through the PictureID, whether frames were lost whole between two that came. The frame's
-/// bytes are copied out of the packets into a buffer kept for the next frame.
+/// bytes are views of the packets where their memory outlives the frame (a mapped capture), and
+/// copies in a buffer kept for the next frame otherwise.
 final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     typealias Descriptor = Rules.Descriptor
 
@@ -41,7 +42,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         }
     }
     private var frame: Frame?
-    private var bytes: [UInt8] = []
+    private let bytes: AccessUnitBuffer
     private var assembly = Rules.Assembly()
     /// The descriptor of the last frame's first packet.
     private var previous: Descriptor?
@@ -63,6 +64,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         maxFrameBytes = configuration.maxAccessUnitBytes
         maxSpatialLayer = configuration.maxSpatialLayer
         verdicts = FrameVerdicts(ssrc: ssrc, configuration: configuration)
+        bytes = AccessUnitBuffer(capacity: min(maxFrameBytes, 1 << 16))
     }
 
     var wantsKeyframe: Bool { verdicts.wantsKeyframe }
@@ -108,11 +110,11 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
             if lostBefore > 0 && framesLostWhole(before: descriptor, lost: lostBefore, tailLost: tailLost) { references.lostWhole() }
             frame = Frame(timestamp: timestamp, descriptor: descriptor, began: descriptor.mayBeginFrame && !startMayBeLost)
             if frame?.began == false { frame?.damage(lostBefore > 0 ? .missingPackets : .missingFragmentStart, missing: lostBefore) }
-            assembly.begin(&bytes)
+            assembly.begin(bytes)
         } else if lostBefore > 0 {
             frame?.damage(.missingPackets, missing: lostBefore)
         }
-        append(payload.view(descriptor.size..<payload.count), of: descriptor)
+        append(payload.view(descriptor.size..<payload.count), of: descriptor, borrowing: borrowing)
         frame?.packets.add(sequenceNumber)
         if marker || descriptor.endsFrame {
             frame?.ended = true
@@ -142,25 +144,25 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         return lost > (tailLost ? 1 : 0) + (descriptor.mayBeginFrame ? 0 : 1)
     }
 
-    private func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor) {
+    private func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, borrowing: Bool) {
         // A reason given again changes nothing: the damage is a set of reasons.
         guard bytes.count <= maxFrameBytes - data.count else {
             frame?.damage(.overMaxFrameBytes)
             return
         }
-        if let reason = assembly.append(data, of: descriptor, to: &bytes) { frame?.damage(reason) }
+        if let reason = assembly.append(data, of: descriptor, to: bytes, borrowing: borrowing) { frame?.damage(reason) }
     }
 
     /// The frame in progress is over: judged, and written or dropped.
     private func finish(arrival: Int64) throws {
         guard var f = frame else { return }
-        if let reason = assembly.end(&bytes) { f.damage(reason) }
+        if let reason = assembly.end(bytes) { f.damage(reason) }
         defer {
             frame = nil
             previous = f.descriptor
-            bytes.removeAll(keepingCapacity: true)
+            bytes.removeAll()
         }
-        let header = f.began ? bytes.withUnsafeBytes { Rules.Header($0) } : nil
+        let header = f.began ? bytes.withBytes(0..<min(bytes.count, Rules.Header.maxBytesRead ?? .max)) { Rules.Header($0) } : nil
         if header != nil { frameHeaders += 1 }
         if let previous, f.descriptor.pictureDistance(from: previous) == 1 { followingPictureIDs += 1 }
         let isKeyframe = header?.isKeyframe == true
@@ -186,15 +188,11 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     }
 
     private func write(_ record: FrameRecord, pts: Int64, header: Rules.Header?, arrival: Int64, referencesIntact: Bool) throws {
-        try bytes.withUnsafeBytes { frameBytes in
-            try withUnsafePointer(to: frameBytes) { piece in
-                let pieces = UnsafeBufferPointer(start: piece, count: 1)
-                var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival,
-                                            codec: codec)
-                accessUnit.pictureSize = header.flatMap { layerPictureSize ?? $0.pictureSize }
-                guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
-                verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
-            }
+        try bytes.withPieces(upTo: bytes.count) { pieces in
+            var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival, codec: codec)
+            accessUnit.pictureSize = header.flatMap { layerPictureSize ?? $0.pictureSize }
+            guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
+            verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
         }
     }
 
@@ -212,9 +210,8 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         previous = nil
     }
 
-    // Every payload is copied into `bytes`: nothing refers to the caller's memory.
-    func refers(to memory: UnsafeRawBufferPointer) -> Bool { false }
-    func stopReferring(to memory: UnsafeRawBufferPointer) {}
+    func refers(to memory: UnsafeRawBufferPointer) -> Bool { bytes.refers(to: memory) }
+    func stopReferring(to memory: UnsafeRawBufferPointer) { bytes.copyViews(pointingInto: memory) }
 
     func fold(into s: inout StreamStatistics) {
         s.codec = codec

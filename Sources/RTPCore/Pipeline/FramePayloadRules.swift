@@ -57,10 +57,14 @@ protocol FrameHeader {
     /// Whether frame headers that parse show the codec (with the stream named): VP8's and VP9's
     /// fixed bits do; AV1's OBUs can be read out of another codec's payloads.
     static var isEvidence: Bool { get }
+    /// How many of a frame's first bytes the header reads at most; nil when it reads the whole
+    /// frame (an AV1 unit's OBUs), which then has to be assembled in one piece.
+    static var maxBytesRead: Int? { get }
 }
 
 extension FrameHeader {
     static var isEvidence: Bool { true }
+    static var maxBytesRead: Int? { 64 }
 }
 
 /// Which frames may refer to a lost one, as the descriptors tell (layers, references).
@@ -89,26 +93,30 @@ extension FrameDescriptor {
 
 /// How a frame's bytes are made from its packets' (after each descriptor): as they come (VP8,
 /// VP9), or rewritten into the codec's elementary form (AV1's OBU elements into OBUs with sizes).
+/// `borrowing`: the packet's memory outlives the frame, so its bytes may be referred to rather
+/// than copied.
 protocol FrameAssembly {
     associatedtype Descriptor
     init()
     /// A frame begins in `bytes` (empty).
-    mutating func begin(_ bytes: inout [UInt8])
+    mutating func begin(_ bytes: AccessUnitBuffer)
     /// Adds what one packet carries; returns why the frame is damaged when what came cannot be
     /// read or continues what never began.
-    mutating func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, to bytes: inout [UInt8]) -> FrameRecord.Reason?
+    mutating func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, to bytes: AccessUnitBuffer,
+                         borrowing: Bool) -> FrameRecord.Reason?
     /// The frame's last packet came (or it ends without): what is held back goes in; returns why the
     /// frame is damaged when something was left unfinished.
-    mutating func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason?
+    mutating func end(_ bytes: AccessUnitBuffer) -> FrameRecord.Reason?
 }
 
 /// The payloads' bytes as they come.
 struct PlainAssembly<Descriptor>: FrameAssembly {
     init() {}
-    func begin(_ bytes: inout [UInt8]) {}
-    func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, to bytes: inout [UInt8]) -> FrameRecord.Reason? {
-        bytes.append(contentsOf: data)
+    func begin(_ bytes: AccessUnitBuffer) {}
+    func append(_ data: UnsafeRawBufferPointer, of descriptor: Descriptor, to bytes: AccessUnitBuffer,
+                borrowing: Bool) -> FrameRecord.Reason? {
+        bytes.append(data, borrowing: borrowing)
         return nil
     }
-    func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason? { nil }
+    func end(_ bytes: AccessUnitBuffer) -> FrameRecord.Reason? { nil }
 }

@@ -54,18 +54,21 @@ extension VP9PayloadDescriptor: FrameDescriptor {
 struct VP9SuperframeAssembly: FrameAssembly {
     /// Where each layer frame after the first begins.
     private var layerStarts: [Int] = []
+    /// The superframe index, made at the end.
+    private var index: [UInt8] = []
 
     init() {}
 
-    mutating func begin(_ bytes: inout [UInt8]) { layerStarts.removeAll(keepingCapacity: true) }
+    mutating func begin(_ bytes: AccessUnitBuffer) { layerStarts.removeAll(keepingCapacity: true) }
 
-    mutating func append(_ data: UnsafeRawBufferPointer, of descriptor: VP9PayloadDescriptor, to bytes: inout [UInt8]) -> FrameRecord.Reason? {
+    mutating func append(_ data: UnsafeRawBufferPointer, of descriptor: VP9PayloadDescriptor, to bytes: AccessUnitBuffer,
+                         borrowing: Bool) -> FrameRecord.Reason? {
         if descriptor.beginsLayerFrame && !bytes.isEmpty { layerStarts.append(bytes.count) }
-        bytes.append(contentsOf: data)
+        bytes.append(data, borrowing: borrowing)
         return nil
     }
 
-    mutating func end(_ bytes: inout [UInt8]) -> FrameRecord.Reason? {
+    mutating func end(_ bytes: AccessUnitBuffer) -> FrameRecord.Reason? {
         guard !layerStarts.isEmpty else { return nil }
         // More layer frames than a superframe holds (eight): a hostile stream's, never a sender's.
         guard layerStarts.count < 8 else { return .aggregationOverrun }
@@ -78,13 +81,15 @@ struct VP9SuperframeAssembly: FrameAssembly {
         }
         let width = largest < 1 << 8 ? 1 : largest < 1 << 16 ? 2 : largest < 1 << 24 ? 3 : 4
         let marker = UInt8(truncatingIfNeeded: 0xC0 | (width - 1) << 3 | (layerStarts.count - 1))
-        bytes.append(marker)
+        index.removeAll(keepingCapacity: true)
+        index.append(marker)
         start = 0
         for end in layerStarts {
-            for byte in 0..<width { bytes.append(UInt8(truncatingIfNeeded: (end - start) >> (8 * byte))) }
+            for byte in 0..<width { index.append(UInt8(truncatingIfNeeded: (end - start) >> (8 * byte))) }
             start = end
         }
-        bytes.append(marker)
+        index.append(marker)
+        index.withUnsafeBytes { bytes.append($0, borrowing: false) }
         return nil
     }
 }
