@@ -135,10 +135,17 @@ public struct Options {
         let inbox: SourceInbox?
         /// A fleet member's events of this source (a segment closed), from the source's thread.
         var announce: ((_ kind: String, _ fields: [(String, JSON)]) -> Void)?
-        /// A fleet member whose claim of this source expired before this run's: its segment index
-        /// and recording templates, whose files left open are listed once they have been idle for
-        /// `idle` nanoseconds (a member cut off from NATS may still be writing).
-        var expiredWriter: (member: String, index: String, templates: [(container: Container, pattern: String)], idle: Int64)?
+        /// A fleet member whose claim of this source expired before this run's.
+        var expiredWriter: ExpiredWriter?
+    }
+    /// A fleet member whose claim of a source expired: its segment index and recording templates,
+    /// whose files left open are listed once they have been idle for `idle` nanoseconds (a member
+    /// cut off from NATS may still be writing).
+    struct ExpiredWriter {
+        let member: String
+        let index: String
+        let templates: [(container: Container, pattern: String)]
+        let idle: Int64
     }
     var supervised: Supervised?
     /// Live, a page shows the run's streams: its own --metrics, or a config's.

@@ -122,8 +122,7 @@ final class Outputs: AccessUnitSink {
     /// (it died) are listed in its index and announced from here, as it would have at a restart,
     /// so that each file still has its one event. A file written within the idle bound is left
     /// alone: its member may be alive and cut off from NATS, and will close it itself.
-    private static func listLeftOpen(by gone: (member: String, index: String, templates: [(container: Container, pattern: String)], idle: Int64),
-                                     _ options: Options) {
+    private static func listLeftOpen(by gone: Options.ExpiredWriter, _ options: Options) {
         do {
             let entries = try SegmentIndex.listLeftOpen(index: gone.index, templates: gone.templates, synchronizes: options.fsync != .none,
                                                         quiet: options.quiet, writer: "member '\(gone.member)', whose claim expired",

@@ -151,7 +151,8 @@ final class SourceSupervisor {
                 // It died most of a TTL ago at least (its claim expired); a member cut off from NATS writes on.
                 let theirs = source.recording(of: gone)
                 options.supervised?.expiredWriter = theirs.segmentIndex.map {
-                    (gone, $0, SegmentIndex.templates(theirs), fleet.settings.ttlMilliseconds * 500_000)
+                    Options.ExpiredWriter(member: gone, index: $0, templates: SegmentIndex.templates(theirs),
+                                          idle: fleet.settings.ttlMilliseconds * 500_000)
                 }
             }
             fleet.post(name, "started")
