@@ -72,11 +72,21 @@ final class AV1PayloadTests: XCTestCase {
         XCTAssertNil(add([0x90] + [0x20, 0x30]))  // Z, W=1: the frame's last bytes
         XCTAssertNil(assembly.end(bytes))
         XCTAssertEqual(unit, [0x12, 0x00] + [0x0A, 0x0B] + sequenceHeader.dropFirst() + [0x32, 0x03, 0x10, 0x20, 0x30])
+        assertHeaderIsRead(of: unit, assembly)
         bytes.removeAll()
         assembly.begin(bytes)
         XCTAssertNil(add([0x10] + keyframe))
         XCTAssertNil(assembly.end(bytes))
         XCTAssertEqual(unit, [0x12, 0x00] + [0x0A, 0x0B] + sequenceHeader.dropFirst() + [0x32, 0x03, 0x10, 0x20, 0x30])
+        assertHeaderIsRead(of: unit, assembly)
+        XCTAssertEqual(assembly.unitHeader?.isKeyframe, true, "with the sequence header put back")
+        // An OBU of an undefined type (0): the unit has no header, as read whole it has none.
+        bytes.removeAll()
+        assembly.begin(bytes)
+        XCTAssertNil(add([0x10, 0x00, 0x01]))
+        XCTAssertNil(assembly.end(bytes))
+        XCTAssertNil(assembly.unitHeader)
+        XCTAssertNil(unit.withUnsafeBytes { AV1TemporalUnitHeader($0) })
         // A continuation whose start never came, and a fragment never finished.
         bytes.removeAll()
         assembly.begin(bytes)
@@ -84,6 +94,13 @@ final class AV1PayloadTests: XCTestCase {
         XCTAssertNil(add([0x50, 0x30, 0x10]))
         XCTAssertEqual(assembly.end(bytes), .unfinishedFragment)
     }
+}
+
+/// The header the assembly gives is the one read from the unit it wrote.
+private func assertHeaderIsRead(of unit: [UInt8], _ assembly: AV1TemporalUnitAssembly, line: UInt = #line) {
+    let read = unit.withUnsafeBytes { AV1TemporalUnitHeader($0) }
+    XCTAssertEqual(assembly.unitHeader?.isKeyframe, read?.isKeyframe, line: line)
+    XCTAssertEqual(assembly.unitHeader?.sequenceHeader?.parameters.description, read?.sequenceHeader?.parameters.description, line: line)
 }
 
 /// VP8, VP9 and AV1 are not proved by what only looks like them: random payloads (ciphertext, or

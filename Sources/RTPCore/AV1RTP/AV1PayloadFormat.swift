@@ -11,6 +11,12 @@ enum AV1RTP: FramePayloadRules {
     typealias References = AV1References
     typealias Assembly = AV1TemporalUnitAssembly
     static var codec: VideoCodec { .av1 }
+
+    /// What the assembly saw of the unit's OBUs as it wrote them: the unit need not be read again,
+    /// nor be in one piece.
+    static func header(of bytes: AccessUnitBuffer, assembly: AV1TemporalUnitAssembly) -> AV1TemporalUnitHeader? {
+        assembly.unitHeader
+    }
 }
 
 extension VideoCodec {
@@ -43,9 +49,18 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
     public var isKeyframe = false
     public var sequenceHeader: AV1SequenceHeader?
 
+    /// A unit's header from its last sequence header and the first byte of its first frame
+    /// header's payload.
+    init(sequenceHeader: AV1SequenceHeader?, frameHeader: UInt8?) {
+        self.sequenceHeader = sequenceHeader
+        if let sequenceHeader, let frameHeader {
+            isKeyframe = AV1FrameType.isKeyframe(firstByte: frameHeader, reduced: sequenceHeader.reducedStillPictureHeader)
+        }
+    }
+
     /// The unit's header, or nil when its OBUs do not all read.
     public init?(_ unit: UnsafeRawBufferPointer) {
-        var obus = OBUs(unit), read = 0, consumed = 0, frameHeader: UInt8?
+        var obus = OBUs(unit), read = 0, consumed = 0, frameHeader: UInt8?, sequenceHeader: AV1SequenceHeader?
         while let (header, payload) = obus.next() {
             guard header.isDefined, !header.setsReservedBits else { return nil }
             read += 1
@@ -56,9 +71,7 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
             }
         }
         guard read > 0, consumed == unit.count else { return nil }
-        if let sequenceHeader, let frameHeader {
-            isKeyframe = AV1FrameType.isKeyframe(firstByte: frameHeader, reduced: sequenceHeader.reducedStillPictureHeader)
-        }
+        self.init(sequenceHeader: sequenceHeader, frameHeader: frameHeader)
     }
 
     public var pictureSize: (width: Int, height: Int)? {
@@ -74,8 +87,6 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
     /// Only a keyframe with its sequence header proves AV1 (every OBU of the unit of a defined
     /// type with its reserved bits clear).
     public static var isEvidence: Bool { false }
-    /// The whole unit: its OBUs are walked to its end.
-    static var maxBytesRead: Int? { nil }
 }
 
 /// Without the dependency descriptor, every unit refers to every one before it up to a keyframe.

@@ -7,15 +7,21 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
     /// An OBU whose fragments are still coming.
     private var fragment: [UInt8] = []
     private var inFragment = false
-    /// The last sequence header OBU (with its size field), and whether this unit carried one.
+    /// The last sequence header OBU (with its size field), as written and as read.
     private var sequenceHeader: [UInt8] = []
+    private var lastSequenceHeader: AV1SequenceHeader?
+    /// This unit's last sequence header, when it carried one.
+    private var unitSequenceHeader: AV1SequenceHeader?
     private var unitHasSequenceHeader = false
-    private var reducedStillPictureHeader = false
-    /// Whether the unit's first frame or frame header OBU came, and the first byte of its payload.
-    private var sawFrameHeader = false
+    /// The first byte of the payload of the unit's first frame or frame header OBU that has one.
     private var firstFrameHeaderByte: UInt8?
+    /// Every OBU written is of a defined type with its reserved bits clear.
+    private var wellFormed = true
     /// The OBU being written: its header and size field.
     private var prefix: [UInt8] = []
+    /// The unit's header, once it ended: what `AV1TemporalUnitHeader` reads of the whole unit, from
+    /// its OBUs as they were written; nil when one of them is not well formed.
+    private(set) var unitHeader: AV1TemporalUnitHeader?
 
     static let temporalDelimiter: [UInt8] = [0x12, 0x00]
 
@@ -23,11 +29,13 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
 
     mutating func begin(_ bytes: AccessUnitBuffer) {
         Self.temporalDelimiter.withUnsafeBytes { bytes.append($0, borrowing: false) }
-        (inFragment, unitHasSequenceHeader, sawFrameHeader, firstFrameHeaderByte) = (false, false, false, nil)
+        (inFragment, unitHasSequenceHeader, unitSequenceHeader, firstFrameHeaderByte) = (false, false, nil, nil)
+        (wellFormed, unitHeader) = (true, nil)
         fragment.removeAll(keepingCapacity: true)
     }
 
-    /// The unit is read whole for its header, so its bytes are copied (into one piece), never referred to.
+    /// An OBU whole in one packet is referred to where it lies when `borrowing`; one in fragments
+    /// is joined in a buffer of its own, and copied.
     mutating func append(_ data: UnsafeRawBufferPointer, of header: AV1AggregationHeader, to bytes: AccessUnitBuffer,
                          borrowing: Bool) -> FrameRecord.Reason? {
         var damage: FrameRecord.Reason?
@@ -43,7 +51,7 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
                 }
                 fragment.append(contentsOf: element)
                 if continues { return }
-                if !fragment.withUnsafeBytes({ emit($0, to: bytes) }) { damage = damage ?? .missingPackets }
+                if !fragment.withUnsafeBytes({ emit($0, to: bytes, borrowing: false) }) { damage = damage ?? .missingPackets }
             } else {
                 if inFragment { damage = .unfinishedFragment }
                 fragment.removeAll(keepingCapacity: true)
@@ -52,8 +60,7 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
                     fragment.append(contentsOf: element)
                     return
                 }
-                // A whole OBU in this packet: written from where it lies.
-                if !emit(element, to: bytes) { damage = damage ?? .missingPackets }
+                if !emit(element, to: bytes, borrowing: borrowing) { damage = damage ?? .missingPackets }
             }
             inFragment = false
         }
@@ -65,13 +72,15 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
         if inFragment { return .unfinishedFragment }
         if !unitHasSequenceHeader, !sequenceHeader.isEmpty, isKeyframe {
             sequenceHeader.withUnsafeBytes { bytes.insert($0, at: Self.temporalDelimiter.count) }
+            unitSequenceHeader = lastSequenceHeader
         }
+        unitHeader = wellFormed ? AV1TemporalUnitHeader(sequenceHeader: unitSequenceHeader, frameHeader: firstFrameHeaderByte) : nil
         return nil
     }
 
     /// Writes `obu` with its size (an obu_size it came with decides its end); false when its
     /// header cannot be read.
-    private mutating func emit(_ obu: UnsafeRawBufferPointer, to bytes: AccessUnitBuffer) -> Bool {
+    private mutating func emit(_ obu: UnsafeRawBufferPointer, to bytes: AccessUnitBuffer, borrowing: Bool) -> Bool {
         guard let header = OBUHeader(obu), let payload = header.payload(of: obu) else { return false }
         if header.type == OBUHeader.temporalDelimiter || header.type == OBUHeader.tileList { return true }
         prefix.removeAll(keepingCapacity: true)
@@ -79,19 +88,21 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
         if header.hasExtension { prefix.append(obu[1]) }
         LEB128.append(payload.count, to: &prefix)
         prefix.withUnsafeBytes { bytes.append($0, borrowing: false) }
-        bytes.append(payload, borrowing: false)
+        bytes.append(payload, borrowing: borrowing)
         note(header, payload: payload)
         return true
     }
 
     private mutating func note(_ header: OBUHeader, payload: UnsafeRawBufferPointer) {
+        if !header.isDefined || header.setsReservedBits { wellFormed = false }
         switch header.type {
         case OBUHeader.sequenceHeader:
             unitHasSequenceHeader = true
             sequenceHeader = prefix + Array(payload)
-            reducedStillPictureHeader = AV1SequenceHeader(payload)?.reducedStillPictureHeader ?? false
+            lastSequenceHeader = AV1SequenceHeader(payload)
+            unitSequenceHeader = lastSequenceHeader
         case OBUHeader.frame, OBUHeader.frameHeader:
-            if !sawFrameHeader { (sawFrameHeader, firstFrameHeaderByte) = (true, payload.first) }
+            if firstFrameHeaderByte == nil { firstFrameHeaderByte = payload.first }
         default:
             break
         }
@@ -99,7 +110,9 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
 
     /// Whether the unit's first frame header says KEY_FRAME (show_existing_frame 0, frame_type 0).
     private var isKeyframe: Bool {
-        firstFrameHeaderByte.map { AV1FrameType.isKeyframe(firstByte: $0, reduced: reducedStillPictureHeader) } ?? false
+        firstFrameHeaderByte.map {
+            AV1FrameType.isKeyframe(firstByte: $0, reduced: lastSequenceHeader?.reducedStillPictureHeader ?? false)
+        } ?? false
     }
 }
 

@@ -162,7 +162,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
             previous = f.descriptor
             bytes.removeAll()
         }
-        let header = f.began ? bytes.withBytes(0..<min(bytes.count, Rules.Header.maxBytesRead ?? .max)) { Rules.Header($0) } : nil
+        let header = f.began ? Rules.header(of: bytes, assembly: assembly) : nil
         if header != nil { frameHeaders += 1 }
         if let previous, f.descriptor.pictureDistance(from: previous) == 1 { followingPictureIDs += 1 }
         let isKeyframe = header?.isKeyframe == true

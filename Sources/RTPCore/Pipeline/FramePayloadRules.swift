@@ -8,6 +8,15 @@ protocol FramePayloadRules {
     associatedtype References: FrameReferences where References.Descriptor == Descriptor
     associatedtype Assembly: FrameAssembly = PlainAssembly<Descriptor> where Assembly.Descriptor == Descriptor
     static var codec: VideoCodec { get }
+    /// The header of a frame begun with its first packet, once `assembly` ended it in `bytes`.
+    static func header(of bytes: AccessUnitBuffer, assembly: Assembly) -> Header?
+}
+
+extension FramePayloadRules {
+    /// Read from the frame's first bytes: VP8's and VP9's headers take fewer than 64.
+    static func header(of bytes: AccessUnitBuffer, assembly: Assembly) -> Header? {
+        bytes.withBytes(0..<min(bytes.count, 64)) { Header($0) }
+    }
 }
 
 /// A payload descriptor: what one packet says of the frame it carries part of.
@@ -57,14 +66,10 @@ protocol FrameHeader {
     /// Whether frame headers that parse show the codec (with the stream named): VP8's and VP9's
     /// fixed bits do; AV1's OBUs can be read out of another codec's payloads.
     static var isEvidence: Bool { get }
-    /// How many of a frame's first bytes the header reads at most; nil when it reads the whole
-    /// frame (an AV1 unit's OBUs), which then has to be assembled in one piece.
-    static var maxBytesRead: Int? { get }
 }
 
 extension FrameHeader {
     static var isEvidence: Bool { true }
-    static var maxBytesRead: Int? { 64 }
 }
 
 /// Which frames may refer to a lost one, as the descriptors tell (layers, references).
