@@ -698,7 +698,8 @@ def report(results):
     ] + [
         "",
         "Target (VP8 and AV1): within 1.2× of H.264. VP8 and VP9 frames refer to the payloads where they lie in the "
-        "mapped capture, as H.264's do; AV1 copies each OBU once, since a temporal unit is read whole for its header.",
+        "mapped capture, as H.264's do, and so do AV1's OBUs that come whole in a packet; an OBU in fragments is joined "
+        "in a buffer.",
         "",
         "The floor (`scripts/benchmarks/replayfloor.c`) maps the capture, walks its records and writes each RTP "
         "payload slice with writev, 1024 at a time: no reordering, no depacketization, no checks.",
