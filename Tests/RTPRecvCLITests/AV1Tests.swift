@@ -9,11 +9,11 @@ import XCTest
 final class AV1Tests: XCTestCase {
     private let source = FrameCaptures.capture("av1-source.ivf")
 
-    /// The source packetized with `options`, as a pcap.
-    private func packetized(_ options: [String], name: String) throws -> URL {
+    /// The source (or `ivf`) packetized with `options`, as a pcap.
+    private func packetized(_ options: [String], name: String, from ivf: URL? = nil) throws -> URL {
         let pcap = Harness.temporaryFile(name + ".pcap")
         let script = Harness.packageRoot.appendingPathComponent("scripts/av1-rtp-packetize").path
-        let result = try Harness.run("/usr/bin/python3", [script, source.path, pcap.path] + options)
+        let result = try Harness.run("/usr/bin/python3", [script, (ivf ?? source).path, pcap.path] + options)
         XCTAssertEqual(result.status, 0, result.stderr)
         return pcap
     }
@@ -68,6 +68,23 @@ final class AV1Tests: XCTestCase {
             .write(to: sdp, atomically: true, encoding: .utf8)
         let (named, _, stderr) = try FrameCaptures.replay(pcap, ["--sdp", sdp.path], name: "av1-sdp")
         XCTAssertEqual(try FrameCaptures.packetHashes(named).count, 60, stderr)
+    }
+
+    /// libaom's SVC encoder (two spatial layers of two temporal layers each, captures/av1-svc.ivf):
+    /// --list names the layers, from the OBUs' extension headers, and every unit, both spatial
+    /// layers' frames, is written as the encoder wrote it.
+    func testTheLayersOfAnSVCStreamAreNamedAndItsUnitsKept() throws {
+        let svc = FrameCaptures.capture("av1-svc.ivf")
+        let pcap = try packetized(["--mode", "mixed", "--mtu", "500"], name: "av1-svc", from: svc)
+        let list = try Harness.rtprecv(["--pcap", pcap.path, "--list"])
+        let listed = String(decoding: list.stdout, as: UTF8.self)
+        XCTAssertTrue(listed.contains("AV1 320x240  2 spatial layers, 2 temporal layers, 2 coded video sequences"), listed)
+        let (ivf, ledger, stderr) = try FrameCaptures.replay(pcap, ["--codec", "av1"], name: "av1-svc")
+        XCTAssertEqual(try FrameCaptures.packetHashes(ivf), try FrameCaptures.packetHashes(svc), stderr)
+        XCTAssertEqual(ledger.filter { $0.keyframe }.count, 2)
+        // The plain stream has no layers to name.
+        let plain = try Harness.rtprecv(["--pcap", try packetized([], name: "av1-unlayered").path, "--list"])
+        XCTAssertTrue(String(decoding: plain.stdout, as: UTF8.self).contains("AV1 320x240  2 coded video sequences"))
     }
 
     /// A packet lost inside a unit drops that unit, and every unit up to the next keyframe (30) is
