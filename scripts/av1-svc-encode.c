@@ -10,21 +10,7 @@
 #include <aom/aom_encoder.h>
 #include <aom/aomcx.h>
 
-static void le16(FILE *f, unsigned v) { fputc(v & 255, f); fputc(v >> 8 & 255, f); }
-static void le32(FILE *f, unsigned v) { le16(f, v & 0xffff); le16(f, v >> 16); }
-
-/* A picture that moves: a gradient with a bright square crossing it. */
-static void draw(aom_image_t *img, int n) {
-    for (int plane = 0; plane < 3; plane++) {
-        int w = plane ? (img->d_w + 1) / 2 : img->d_w, h = plane ? (img->d_h + 1) / 2 : img->d_h;
-        for (int y = 0; y < h; y++) {
-            unsigned char *row = img->planes[plane] + y * img->stride[plane];
-            for (int x = 0; x < w; x++) row[x] = (unsigned char)(plane ? 128 + (x - y + n) % 64 : (x + y + 3 * n) & 255);
-        }
-    }
-    int s = 40, x0 = (5 * n) % (int)(img->d_w - s), y0 = (3 * n) % (int)(img->d_h - s);
-    for (int y = y0; y < y0 + s; y++) memset(img->planes[0] + y * img->stride[0] + x0, 235, s);
-}
+#include "svc-picture.h"
 
 enum { SPATIAL = 2, TEMPORAL = 2 };
 
@@ -61,7 +47,7 @@ int main(int argc, char **argv) {
     static unsigned char unit[1 << 20];
     int written = 0;
     for (int n = 0; n < frames; n++) {
-        draw(img, n);
+        draw(img->planes, img->stride, (int)img->d_w, (int)img->d_h, n);
         size_t size = 0;
         for (int sl = 0; sl < SPATIAL; sl++) {
             aom_svc_layer_id_t layer = { .spatial_layer_id = sl, .temporal_layer_id = n % TEMPORAL };

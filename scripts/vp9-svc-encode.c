@@ -9,21 +9,7 @@
 #include <vpx/vp8cx.h>
 #include <vpx/vpx_encoder.h>
 
-static void le16(FILE *f, unsigned v) { fputc(v & 255, f); fputc(v >> 8 & 255, f); }
-static void le32(FILE *f, unsigned v) { le16(f, v & 0xffff); le16(f, v >> 16); }
-
-/* A picture that moves: a gradient with a bright square crossing it. */
-static void draw(vpx_image_t *img, int n) {
-    for (int plane = 0; plane < 3; plane++) {
-        int w = plane ? (img->d_w + 1) / 2 : img->d_w, h = plane ? (img->d_h + 1) / 2 : img->d_h;
-        for (int y = 0; y < h; y++) {
-            unsigned char *row = img->planes[plane] + y * img->stride[plane];
-            for (int x = 0; x < w; x++) row[x] = (unsigned char)(plane ? 128 + (x - y + n) % 64 : (x + y + 3 * n) & 255);
-        }
-    }
-    int s = 40, x0 = (5 * n) % (int)(img->d_w - s), y0 = (3 * n) % (int)(img->d_h - s);
-    for (int y = y0; y < y0 + s; y++) memset(img->planes[0] + y * img->stride[0] + x0, 235, s);
-}
+#include "svc-picture.h"
 
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: vp9-svc-encode OUT.ivf [FRAMES]\n"); return 2; }
@@ -53,7 +39,7 @@ int main(int argc, char **argv) {
     vpx_image_t *img = vpx_img_alloc(NULL, VPX_IMG_FMT_I420, 320, 240, 16);
     int written = 0;
     for (int n = 0; n <= frames; n++) {
-        if (n < frames) draw(img, n);
+        if (n < frames) draw(img->planes, img->stride, (int)img->d_w, (int)img->d_h, n);
         if (vpx_codec_encode(&codec, n < frames ? img : NULL, n, 1, 0, VPX_DL_REALTIME)) {
             fprintf(stderr, "encode: %s\n", vpx_codec_error(&codec));
             return 1;
