@@ -12,6 +12,11 @@ final class AccessUnitBuffer {
         var borrowed: UnsafeRawPointer?
         var start: Int
         var count: Int
+
+        /// Its first `n` bytes.
+        func prefix(_ n: Int) -> Piece { Piece(borrowed: borrowed, start: start, count: n) }
+        /// What follows its first `n` bytes.
+        func dropFirst(_ n: Int) -> Piece { Piece(borrowed: borrowed.map { $0 + n }, start: start + n, count: count - n) }
     }
 
     /// Views shorter than this are copied: a few bytes are cheaper to copy than to describe.
@@ -154,21 +159,10 @@ final class AccessUnitBuffer {
                 kept.append(piece)
                 continue
             }
-            if start < range.lowerBound {
-                var head = piece
-                head.count = range.lowerBound - start
-                kept.append(head)
-            }
-            if end > range.upperBound {
-                let skip = range.upperBound - start
-                kept.append(Piece(borrowed: piece.borrowed.map { $0 + skip }, start: piece.start + skip,
-                                  count: end - range.upperBound))
-            }
+            if start < range.lowerBound { kept.append(piece.prefix(range.lowerBound - start)) }
+            if end > range.upperBound { kept.append(piece.dropFirst(range.upperBound - start)) }
         }
-        if kept.count > pieceCapacity { growPieces() }
-        // Pieces are plain values: stored over whatever was there.
-        for (i, piece) in kept.enumerated() { pieces[i] = piece }
-        pieceCount = kept.count
+        store(kept)
         count -= range.count
         // Owned bytes no piece uses any more at the end are dropped, so that appends extend the last
         // piece again, and the owned bytes stay within what the access unit holds.
@@ -192,20 +186,25 @@ final class AccessUnitBuffer {
             let piece = pieces[i]
             if position >= at && position < at + piece.count {
                 let split = position - at
-                if split > 0 { rebuilt.append(Piece(borrowed: piece.borrowed, start: piece.start, count: split)) }
+                if split > 0 { rebuilt.append(piece.prefix(split)) }
                 rebuilt.append(inserted)
-                rebuilt.append(Piece(borrowed: piece.borrowed.map { $0 + split }, start: piece.start + split, count: piece.count - split))
+                rebuilt.append(piece.dropFirst(split))
             } else {
                 rebuilt.append(piece)
             }
             at += piece.count
         }
         if position == count { rebuilt.append(inserted) }
+        store(rebuilt)
+        count += bytes.count
+    }
+
+    /// `rebuilt` as the pieces, in place of those there were (`remove`, `insert`).
+    private func store(_ rebuilt: [Piece]) {
         while rebuilt.count > pieceCapacity { growPieces() }
         // Pieces are plain values: stored over whatever was there.
         for (i, piece) in rebuilt.enumerated() { pieces[i] = piece }
         pieceCount = rebuilt.count
-        count += bytes.count
     }
 
     /// Calls `body` with the bytes at `range`, in one piece (copied when they span several).
