@@ -101,7 +101,8 @@ extension VP9FrameHeader: FrameHeader {
 /// VP9's references: by PictureID in flexible mode, by temporal layer otherwise.
 struct VP9References: FrameReferences {
     private var layers = LayerReferences()
-    private var pictures = PictureReferences()
+    /// P_DIFF reaches 127 pictures back.
+    private var pictures = PictureReferences(slots: 128)
 
     mutating func observe(_ frame: VP9PayloadDescriptor) {
         layers.observe(tl0PictureIndex: frame.tl0PictureIndex, layer: frame.temporalLayer)
@@ -131,19 +132,4 @@ struct VP9References: FrameReferences {
             layers.switchedUp(at: frame.temporalLayer ?? 0)
         }
     }
-}
-
-/// Which recent pictures, by PictureID, were written whole with their references intact: what a
-/// flexible-mode picture's P_DIFF references are checked against. A picture not among them (lost
-/// whole, or too long ago) is taken as damaged.
-struct PictureReferences {
-    /// The last 128 pictures, by PictureID modulo 128 (P_DIFF reaches 127 back).
-    private var slots = [(id: Int, intact: Bool)](repeating: (-1, false), count: 128)
-
-    func intact(_ id: Int) -> Bool {
-        let slot = slots[id & 127]
-        return slot.id == id && slot.intact
-    }
-
-    mutating func note(_ id: Int, intact: Bool) { slots[id & 127] = (id, intact) }
 }
