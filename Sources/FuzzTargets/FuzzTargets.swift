@@ -62,6 +62,16 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: Vid
     try? receiver.finish()
 }
 
+/// The dependency descriptor (AV1's appendix A): each datagram one descriptor, read against the last
+/// structure one carried, as a stream reads them.
+func fuzzDependencyDescriptor(_ bytes: UnsafeRawBufferPointer) {
+    var structure: FrameDependencyStructure?
+    datagrams(bytes) { data in
+        guard let descriptor = DependencyDescriptor(data, current: structure) else { return }
+        structure = descriptor.structure ?? structure
+    }
+}
+
 /// The HEVC bitstream readers, and the FLV sequence header record made from what parses.
 func fuzzHEVCBits(_ bytes: UnsafeRawBufferPointer) {
     let sps = HEVCSequenceParameterSet(nal: bytes)
@@ -295,6 +305,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "vp8": fuzzReceiver(bytes, interleaved: false, codec: .vp8)
     case "vp9": fuzzReceiver(bytes, interleaved: false, codec: .vp9)
     case "av1": fuzzReceiver(bytes, interleaved: false, codec: .av1)
+    case "dd": fuzzDependencyDescriptor(bytes)
     case "hevcbits": fuzzHEVCBits(bytes)
     case "session": fuzzSession(bytes)
     case "rtcp": fuzzRTCP(bytes)
