@@ -30,7 +30,8 @@ func datagrams(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer)
 }
 
 /// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler: every registered
-/// format tried, or only `codec`'s (RFC 7798's with DONL for inputs whose first byte is odd).
+/// format tried, or only `codec`'s (RFC 7798's with DONL for inputs whose first byte is odd; AV1's
+/// with the dependency descriptor read from header extension element 7).
 func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: VideoCodec? = nil) {
     var configuration = Receiver.Configuration()
     configuration.codec = codec
@@ -42,6 +43,7 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: Vid
             configuration.formatParameters = parameters
         }
     }
+    if codec == .av1 { configuration.video.dependencyDescriptorID = 7 }
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
     configuration.video.maxAccessUnitBytes = 1 << 16
     configuration.maxStreams = 4

@@ -128,6 +128,29 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertTrue(sdp.warnings.isEmpty, "\(sdp.warnings)")
     }
 
+    /// RFC 8285's a=extmap: an ID (with a direction or not) and a URI; one without either is said
+    /// and skipped; the receiver reads the dependency descriptor's ID from it.
+    func testHeaderExtensionsAreMappedByID() throws {
+        let sdp = try SessionDescription(parsing: """
+            v=0\r
+            c=IN IP4 127.0.0.1\r
+            m=video 5004 UDP/TLS/RTP/SAVPF 45\r
+            a=rtpmap:45 AV1/90000\r
+            a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r
+            a=extmap:11/recvonly \(DependencyDescriptor.uri)\r
+            a=extmap:x urn:ietf:params:rtp-hdrext:toffset\r
+            a=extmap:12\r
+
+            """)
+        let video = try XCTUnwrap(sdp.video)
+        XCTAssertEqual(video.headerExtensions.map(\.id), [4, 11])
+        XCTAssertEqual(video.headerExtensionID(uri: "urn:ietf:params:rtp-hdrext:sdes:mid"), 4)
+        XCTAssertEqual(sdp.warnings.count, 2, "\(sdp.warnings)")
+        var configuration = Receiver.Configuration()
+        configuration.take(sdp)
+        XCTAssertEqual(configuration.video.dependencyDescriptorID, 11)
+    }
+
     /// A clock rate every clock divides by (0 divided by zero in the frame gates) or multiplies by (a
     /// huge one overflowed): outside 1 Hz…10 MHz it is an error naming the line; so is a channel
     /// count outside 1…255.
@@ -207,6 +230,25 @@ final class RTPSourceStateTests: XCTestCase {
 }
 
 final class ReorderBufferTests: XCTestCase {
+    /// A packet that waits keeps its header extension element beside its payload, within the
+    /// packet bound on both together.
+    func testTheHeaderExtensionWaitsWithItsPayload() {
+        let buffer = ReorderBuffer(.init(packets: 4, latencyNanoseconds: .max, maxPacketBytes: 8))
+        let payload: [UInt8] = [1, 2, 3, 4, 5], element: [UInt8] = [9, 8, 7]
+        payload.withUnsafeBytes { p in
+            element.withUnsafeBytes { e in
+                XCTAssertEqual(buffer.arrive(extended: 10, timestamp: 0, marker: false, payload: p, headerExtension: e, arrival: 0), .buffered)
+                (element + [6]).withUnsafeBytes { longer in
+                    XCTAssertEqual(buffer.arrive(extended: 11, timestamp: 0, marker: false, payload: p, headerExtension: longer, arrival: 0),
+                                   .tooLarge)
+                }
+                let released = buffer.pop(now: 0, flushing: true)
+                XCTAssertEqual(released.map { Array($0.payload) }, payload)
+                XCTAssertEqual(released.map { Array($0.headerExtension) }, element)
+            }
+        }
+    }
+
     func testPacketBoundDeclaresTheGapLost() {
         let buffer = ReorderBuffer(.init(packets: 4, latencyNanoseconds: .max, maxPacketBytes: 16))
         let payload: [UInt8] = [1, 2, 3]

@@ -74,8 +74,8 @@ final class ToyPayloadFormat: VideoPayloadFormat {
         return true
     }
 
-    func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int, arrival: Int64,
-                 borrowing: Bool, sequenceNumber: Int64) throws {
+    func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool,
+                 lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         if let frame = open, frame.timestamp != timestamp { try finish(arrival: arrival) }
         if lostBefore > 0 {
             // The loss may have held this frame's start or the last one's end: this one is damaged.

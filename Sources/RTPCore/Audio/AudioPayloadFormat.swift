@@ -57,8 +57,8 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         return true
     }
 
-    public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                        arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+    public func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
+                        marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         self.arrival = arrival
         try depacketizer.process(payload: payload, timestamp: timestamps.extend(timestamp), marker: marker,
                                  lostBefore: lostBefore, sequenceNumber: sequenceNumber, into: self)

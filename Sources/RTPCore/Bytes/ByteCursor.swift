@@ -61,4 +61,7 @@ extension UnsafeRawBufferPointer {
     public func view(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: self[range])
     }
+
+    /// No bytes: what an absent part of a packet is.
+    public static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 }

@@ -89,8 +89,8 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         return true
     }
 
-    func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int, arrival: Int64,
-                 borrowing: Bool, sequenceNumber: Int64) throws {
+    func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool,
+                 lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         guard let descriptor = Descriptor(payload) else { return }
         if let layer = descriptor.spatialLayer, let maxSpatialLayer, layer > maxSpatialLayer {
             try leaveOut(timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival)

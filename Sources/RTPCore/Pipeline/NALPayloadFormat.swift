@@ -56,8 +56,8 @@ final class NALPayloadFormat<Depacketizer: NALDepacketization>: VideoPayloadForm
     }
 
     @inline(__always)
-    public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                        arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+    public func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
+                        marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         deliveringArrival = arrival
         try depacketizer.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore,
                                  arrival: arrival, borrowing: borrowing, sequenceNumber: sequenceNumber)

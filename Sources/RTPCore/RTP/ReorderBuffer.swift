@@ -41,6 +41,8 @@ public final class ReorderBuffer {
         public var arrival: Int64
         /// Valid until the next call on the buffer.
         public var payload: UnsafeRawBufferPointer
+        /// The header extension element kept with it (`RTPStream`'s), as valid.
+        public var headerExtension: UnsafeRawBufferPointer
     }
 
     private struct Slot {
@@ -48,6 +50,7 @@ public final class ReorderBuffer {
         var timestamp: UInt32 = 0
         var marker = false
         var length = 0
+        var extensionLength = 0
         var arrival: Int64 = 0
     }
 
@@ -90,12 +93,14 @@ public final class ReorderBuffer {
         Int(extended % Int64(slots.count))
     }
 
-    public func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
-                       payload: UnsafeRawBufferPointer, arrival: Int64) -> Arrival {
+    /// `headerExtension`: what of the packet's header extension goes with its payload.
+    public func arrive(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
+                       headerExtension: UnsafeRawBufferPointer = .empty, arrival: Int64) -> Arrival {
         let capacity = Int64(slots.count)
         guard var next else {
             self.next = extended
-            return store(extended: extended, timestamp: timestamp, marker: marker, payload: payload, arrival: arrival)
+            return store(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
+                         headerExtension: headerExtension, arrival: arrival)
         }
         if priming && extended < next && highestStored - extended < capacity {
             // Earlier than anything seen, and nothing released yet: it may start the sequence.
@@ -117,14 +122,17 @@ public final class ReorderBuffer {
         } else if extended - next >= capacity {
             return .needsRoom(limit: extended - capacity + 1)
         }
-        return store(extended: extended, timestamp: timestamp, marker: marker, payload: payload, arrival: arrival)
+        return store(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
+                         headerExtension: headerExtension, arrival: arrival)
     }
 
-    private func store(extended: Int64, timestamp: UInt32, marker: Bool,
-                       payload: UnsafeRawBufferPointer, arrival: Int64) -> Arrival {
+    /// The payload, then the header extension element, in the packet's slot: together no larger
+    /// than the packet they came in.
+    private func store(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
+                       headerExtension: UnsafeRawBufferPointer, arrival: Int64) -> Arrival {
         let index = slotIndex(extended)
         if slots[index].extended == extended { return .duplicate }
-        guard payload.count <= configuration.maxPacketBytes else { return .tooLarge }
+        guard payload.count <= configuration.maxPacketBytes - headerExtension.count else { return .tooLarge }
         if storage == nil {
             storage = UnsafeMutableRawPointer.allocate(
                 byteCount: slots.count * configuration.maxPacketBytes, alignment: 16)
@@ -133,8 +141,11 @@ public final class ReorderBuffer {
         if let base = payload.baseAddress, payload.count > 0 {
             destination.copyMemory(from: base, byteCount: payload.count)
         }
-        slots[index] = Slot(extended: extended, timestamp: timestamp, marker: marker,
-                            length: payload.count, arrival: arrival)
+        if let base = headerExtension.baseAddress, headerExtension.count > 0 {
+            (destination + payload.count).copyMemory(from: base, byteCount: headerExtension.count)
+        }
+        slots[index] = Slot(extended: extended, timestamp: timestamp, marker: marker, length: payload.count,
+                            extensionLength: headerExtension.count, arrival: arrival)
         if count == 0 {
             stallSince = arrival
             stallKnown = true
@@ -186,10 +197,11 @@ public final class ReorderBuffer {
         count -= 1
         stallKnown = false
         markDelivered(head)
+        let start = storage! + index * configuration.maxPacketBytes
         return Released(
             extendedSequenceNumber: head, timestamp: slot.timestamp, marker: slot.marker, arrival: slot.arrival,
-            payload: UnsafeRawBufferPointer(
-                start: storage! + index * configuration.maxPacketBytes, count: slot.length))
+            payload: UnsafeRawBufferPointer(start: start, count: slot.length),
+            headerExtension: UnsafeRawBufferPointer(start: start + slot.length, count: slot.extensionLength))
     }
 
     /// Forgets every waiting packet and the expected sequence number (after a source restart).

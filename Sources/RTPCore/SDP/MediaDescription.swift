@@ -51,6 +51,11 @@ public struct MediaDescription: Sendable {
     /// `a=rtcp-fb` (RFC 4585 §4.2): the feedback offered, per payload type (nil for `*`), as
     /// "nack", "nack pli", "ccm fir"...
     public var rtcpFeedback: [(payloadType: UInt8?, kind: String)] = []
+    /// `a=extmap` (RFC 8285 §8): the header extension elements by ID (1 to 255), each with its URI.
+    public var headerExtensions: [(id: UInt8, uri: String)] = []
+
+    /// The ID the line gives the header extension named `uri`.
+    public func headerExtensionID(uri: String) -> UInt8? { headerExtensions.first { $0.uri == uri }?.id }
 
     /// RTX (RFC 4588 §8.1): `a=rtpmap:N rtx/90000` with `a=fmtp:N apt=M`: N carries retransmissions of M.
     public var retransmissionPayloadTypes: [UInt8: UInt8] {
@@ -149,6 +154,14 @@ public struct MediaDescription: Sendable {
             }
             let kind = parts[1].split(separator: " ").joined(separator: " ").lowercased()
             rtcpFeedback.append((UInt8(parts[0]), kind))
+        } else if value.hasPrefix("extmap:") {
+            // a=extmap:<value>["/"<direction>] <URI> [<extension attributes>]
+            let parts = value.dropFirst("extmap:".count).split(separator: " ")
+            guard parts.count >= 2, let id = parts[0].split(separator: "/").first.flatMap({ UInt8($0) }), id > 0 else {
+                warnings.append("line \(line): malformed 'a=\(value)'; ignored")
+                return
+            }
+            headerExtensions.append((id, String(parts[1])))
         } else if value.hasPrefix("crypto:") {
             do {
                 crypto.append(try CryptoAttribute(value.dropFirst("crypto:".count), line: line))

@@ -13,9 +13,10 @@ public protocol PayloadFormat: AnyObject {
 
     /// `lostBefore`: packets missing between this one and the one processed before it. `arrival` is
     /// on the packet clock. `borrowing`: `payload` stays valid until what it goes into is handed on.
-    /// `sequenceNumber` is the packet's, extended.
-    func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                 arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws
+    /// `sequenceNumber` is the packet's, extended. `headerExtension`: the data of the header extension
+    /// element the format reads (`VideoFormatConfiguration.dependencyDescriptorID`), empty when none.
+    func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool,
+                 lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws
 
     /// A packet of another payload type on the stream's SSRC, as it arrives: what the format knows
     /// of it (comfort noise, telephone events beside audio) it takes; it is in the sequence as a
@@ -24,8 +25,8 @@ public protocol PayloadFormat: AnyObject {
 
     /// `process`, then `tick(now: arrival)`: what a packet that comes in order takes, in one call
     /// (which a format behind one, `AnyVideoPayloadFormat`, makes one call rather than two).
-    func processInOrder(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                        arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws
+    func processInOrder(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
+                        marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws
 
     /// Time passes with no packet: what waits on time may go.
     func tick(now: Int64) throws
@@ -47,9 +48,9 @@ extension PayloadFormat {
     public func otherPayloadType(_ packet: RTPPacket, payload: UnsafeRawBufferPointer) throws {}
 
     @inline(__always)
-    public func processInOrder(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                               arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
-        try process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+    public func processInOrder(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
+                               marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+        try process(payload: payload, headerExtension: headerExtension, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
                     borrowing: borrowing, sequenceNumber: sequenceNumber)
         try tick(now: arrival)
     }

@@ -42,7 +42,7 @@ public final class RTPStream<Format: PayloadFormat> {
 
     /// The packet that opened a possible new sequence, held until the next one confirms it.
     private var held: [UInt8] = []
-    private var heldHeader: (timestamp: UInt32, marker: Bool)?
+    private var heldHeader: (timestamp: UInt32, marker: Bool, payloadCount: Int)?
 
     public init(ssrc: UInt32, payloadType: UInt8, arrival: Int64, format: Format, configuration: RTPStreamConfiguration) {
         self.configuration = configuration
@@ -102,16 +102,19 @@ public final class RTPStream<Format: PayloadFormat> {
 
     // MARK: Packets
 
-    /// `payload` is the RTP payload of `packet`, a view into the caller's buffer.
+    /// `payload` is the RTP payload of `packet`, a view into the caller's buffer; `headerExtension`,
+    /// as much, the data of the header extension element its format reads (the dependency
+    /// descriptor), empty when none.
     /// `retransmitted`: it came in an RTX packet (RFC 4588), unwrapped: counted as recovered,
     /// duplicate or late, and kept out of the jitter, whose arrival it would distort.
-    public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, retransmitted: Bool = false) throws {
+    public func receive(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer = .empty,
+                        arrival: Int64, retransmitted: Bool = false) throws {
         if retransmitted {
             let (duplicates, late) = (statistics.duplicates, statistics.late)
             // Noted before it goes in, since the frame it completes is accounted on the way.
             let noted = recoveredSequenceNumbers.count < configuration.maxMissing
             if noted { recoveredSequenceNumbers.append(packet.sequenceNumber) }
-            try receive(packet, payload: payload, arrival: arrival, jitter: false)
+            try receive(packet, payload: payload, headerExtension: headerExtension, arrival: arrival, jitter: false)
             if statistics.duplicates > duplicates || statistics.late > late {
                 if statistics.duplicates > duplicates { statistics.retransmissions.duplicate += 1 } else { statistics.retransmissions.late += 1 }
                 if noted, let i = recoveredSequenceNumbers.lastIndex(of: packet.sequenceNumber) { recoveredSequenceNumbers.remove(at: i) }
@@ -120,7 +123,7 @@ public final class RTPStream<Format: PayloadFormat> {
             }
             return
         }
-        try receive(packet, payload: payload, arrival: arrival, jitter: true)
+        try receive(packet, payload: payload, headerExtension: headerExtension, arrival: arrival, jitter: true)
     }
 
     /// A packet of another payload type on this SSRC (RFC 3550: the sequence space is the SSRC's):
@@ -130,12 +133,12 @@ public final class RTPStream<Format: PayloadFormat> {
     public func receive(otherPayloadType packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
         statistics.otherPayloadType += 1
         try format.otherPayloadType(packet, payload: payload)
-        try receive(packet, payload: payload, arrival: arrival, jitter: false, media: false)
+        try receive(packet, payload: payload, headerExtension: .empty, arrival: arrival, jitter: false, media: false)
     }
 
     @inline(__always)
-    private func receive(_ packet: RTPPacket, payload whole: UnsafeRawBufferPointer, arrival: Int64, jitter: Bool,
-                         media: Bool = true) throws {
+    private func receive(_ packet: RTPPacket, payload whole: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer,
+                         arrival: Int64, jitter: Bool, media: Bool = true) throws {
         statistics.packets += 1
         statistics.bytes += whole.count
         lastArrival = arrival
@@ -143,7 +146,7 @@ public final class RTPStream<Format: PayloadFormat> {
         let paddingOnly = whole.isEmpty && packet.padding
         if paddingOnly { statistics.paddingOnly += 1 }
         guard paddingOnly || !media || format.accepts(whole) else { return }
-        let payload = media ? whole : UnsafeRawBufferPointer(start: nil, count: 0)
+        let payload = media ? whole : .empty
 
         let extended: Int64
         if source == nil {
@@ -157,15 +160,18 @@ public final class RTPStream<Format: PayloadFormat> {
             case .jumped:
                 held.removeAll(keepingCapacity: true)
                 held.append(contentsOf: payload)
-                heldHeader = (packet.timestamp, packet.marker)
+                held.append(contentsOf: headerExtension)
+                heldHeader = (packet.timestamp, packet.marker, payload.count)
                 return
             case .restarted(let e):
                 try restart()
                 if let header = heldHeader {
                     heldHeader = nil
-                    try held.withUnsafeBytes { heldPayload in
+                    try held.withUnsafeBytes { heldPacket in
                         try arrive(extended: e - 1, timestamp: header.timestamp, marker: header.marker,
-                                   payload: heldPayload, arrival: arrival, borrowing: false)
+                                   payload: heldPacket.view(0..<header.payloadCount),
+                                   headerExtension: heldPacket.view(header.payloadCount..<heldPacket.count),
+                                   arrival: arrival, borrowing: false)
                     }
                 }
                 extended = e
@@ -179,28 +185,29 @@ public final class RTPStream<Format: PayloadFormat> {
             source!.updateJitter(arrival: arrivalTicks, timestamp: packet.timestamp)
         }
         try arrive(extended: extended, timestamp: packet.timestamp, marker: packet.marker,
-                   payload: payload, arrival: arrival, borrowing: configuration.borrowsPayloads)
+                   payload: payload, headerExtension: headerExtension, arrival: arrival, borrowing: configuration.borrowsPayloads)
     }
 
     /// `borrowing`: `payload` outlives the stream, so what the format gives may reference it.
     @inline(__always)
     private func arrive(extended: Int64, timestamp: UInt32, marker: Bool,
-                        payload: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool) throws {
+                        payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, arrival: Int64,
+                        borrowing: Bool) throws {
         if configuration.tracksMissing { noteMissing(extended, arrival: arrival) }
         if extended < highestArrived { statistics.reordered += 1 } else { highestArrived = extended }
         if reorder.deliversInOrder(extended) {
             // Nothing waits in the reorder buffer: only the format may have something due.
             try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
-                        arrival: arrival, borrowing: borrowing, ticking: true)
+                        headerExtension: headerExtension, arrival: arrival, borrowing: borrowing, ticking: true)
             return
         }
         while true {
             switch reorder.arrive(extended: extended, timestamp: timestamp, marker: marker,
-                                  payload: payload, arrival: arrival) {
+                                  payload: payload, headerExtension: headerExtension, arrival: arrival) {
             case .deliverNow:
                 reorder.markDelivered(extended)
                 try deliver(extended: extended, timestamp: timestamp, marker: marker, payload: payload,
-                            arrival: arrival, borrowing: borrowing)
+                            headerExtension: headerExtension, arrival: arrival, borrowing: borrowing)
             case .buffered:
                 break
             case .duplicate:
@@ -231,13 +238,13 @@ public final class RTPStream<Format: PayloadFormat> {
     private func deliver(_ p: ReorderBuffer.Released) throws {
         // The reorder buffer's copy is reused once released: never borrowed.
         try deliver(extended: p.extendedSequenceNumber, timestamp: p.timestamp, marker: p.marker, payload: p.payload,
-                    arrival: p.arrival, borrowing: false)
+                    headerExtension: p.headerExtension, arrival: p.arrival, borrowing: false)
     }
 
     /// `ticking`: then lets the format release what is due at `arrival` (`tick`).
     @inline(__always)
     private func deliver(extended: Int64, timestamp: UInt32, marker: Bool, payload: UnsafeRawBufferPointer,
-                         arrival: Int64, borrowing: Bool, ticking: Bool = false) throws {
+                         headerExtension: UnsafeRawBufferPointer, arrival: Int64, borrowing: Bool, ticking: Bool = false) throws {
         let lostBefore = lastDelivered.map { Int(extended - $0 - 1) } ?? 0
         lastDelivered = extended
         statistics.lost += lostBefore
@@ -247,12 +254,13 @@ public final class RTPStream<Format: PayloadFormat> {
             return
         }
         if ticking {
-            try format.processInOrder(payload: payload, timestamp: timestamp, marker: marker,
+            try format.processInOrder(payload: payload, headerExtension: headerExtension, timestamp: timestamp, marker: marker,
                                       lostBefore: lostBefore + lossNotYetTold, arrival: arrival, borrowing: borrowing,
                                       sequenceNumber: extended)
         } else {
-            try format.process(payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore + lossNotYetTold,
-                               arrival: arrival, borrowing: borrowing, sequenceNumber: extended)
+            try format.process(payload: payload, headerExtension: headerExtension, timestamp: timestamp, marker: marker,
+                               lostBefore: lostBefore + lossNotYetTold, arrival: arrival, borrowing: borrowing,
+                               sequenceNumber: extended)
         }
         lossNotYetTold = 0
     }

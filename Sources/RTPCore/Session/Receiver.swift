@@ -160,7 +160,8 @@ public final class Receiver {
             let handled = try reference._withUnsafeGuaranteedRef { stream in
                 guard packet.ssrc == stream.ssrc else { return false }
                 if packet.payloadType == stream.payloadType {
-                    try stream.receive(packet, payload: payload, arrival: arrival)
+                    try stream.receive(packet, payload: payload, headerExtension: dependencyDescriptor(of: packet, in: datagram),
+                                       arrival: arrival)
                 } else {
                     try stream.receive(otherPayloadType: packet, payload: payload, arrival: arrival)
                 }
@@ -169,7 +170,8 @@ public final class Receiver {
             if handled { return }
         }
         if !configuration.retransmission.isEmpty, let original = configuration.retransmission[packet.payloadType] {
-            try receiveRetransmission(packet, payload: payload, originalPayloadType: original, arrival: arrival)
+            try receiveRetransmission(packet, payload: payload, headerExtension: dependencyDescriptor(of: packet, in: datagram),
+                                      originalPayloadType: original, arrival: arrival)
             return
         }
         if try receiveAudio(packet, payload: payload, source: source, destination: destination, arrival: arrival) { return }
@@ -183,17 +185,29 @@ public final class Receiver {
                 counters.streamsOverLimit += 1
                 return
             }
-            try candidate.receive(packet, payload: payload, arrival: arrival)
+            try candidate.receive(packet, payload: payload, headerExtension: dependencyDescriptor(of: packet, in: datagram),
+                                  arrival: arrival)
             if selected !== candidate { try considerSelecting(candidate) }
             if selected === candidate { return }
         }
     }
 
+    /// The data of the dependency descriptor in `packet`, where the session names its ID; empty otherwise.
+    @inline(__always)
+    private func dependencyDescriptor(of packet: RTPPacket, in datagram: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let id = configuration.video.dependencyDescriptorID, let elements = packet.headerExtensionElements(in: datagram) else {
+            return .empty
+        }
+        for element in elements where element.id == id { return element.data }
+        return .empty
+    }
+
     /// An RTX packet (RFC 4588 §4): the original sequence number (OSN) in its first two bytes, then the
     /// original payload. It goes into the stream of the payload type it carries, as that packet; an
     /// RTX stream is never a candidate of its own.
-    private func receiveRetransmission(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, originalPayloadType: UInt8,
-                                       arrival: Int64) throws {
+    /// `headerExtension`: the RTX packet's, which the sender copies from the original.
+    private func receiveRetransmission(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer,
+                                       originalPayloadType: UInt8, arrival: Int64) throws {
         guard payload.count >= 2 else {
             counters.retransmissionsUnmatched += 1
             return
@@ -206,7 +220,7 @@ public final class Receiver {
            video.payloadType == originalPayloadType {
             original.ssrc = video.ssrc
             counters.retransmissions += 1
-            try video.receive(original, payload: inner, arrival: arrival, retransmitted: true)
+            try video.receive(original, payload: inner, headerExtension: headerExtension, arrival: arrival, retransmitted: true)
         } else if let audio, audio.payloadType == originalPayloadType {
             original.ssrc = audio.ssrc
             counters.retransmissions += 1

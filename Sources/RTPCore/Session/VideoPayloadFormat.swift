@@ -29,6 +29,9 @@ public struct VideoFormatConfiguration: Sendable {
     public var latencyNanoseconds: Int64 = 500_000_000
     /// The highest spatial layer written (VP9's SID; `--spatial-layer`); nil: every layer.
     public var maxSpatialLayer: Int?
+    /// The RFC 8285 ID of the dependency descriptor (AV1's appendix A) on the stream's packets,
+    /// from the SDP's extmap or `--dependency-descriptor`; nil: not read.
+    public var dependencyDescriptorID: UInt8?
 
     public init() {}
 }
@@ -44,22 +47,22 @@ public final class AnyVideoPayloadFormat: PayloadFormat {
     // Made where the format's type is known, so specialized for it; they capture nothing (the
     // object comes with each call), so a call costs no context of its own.
     private let acceptsPayload: (AnyObject, UnsafeRawBufferPointer) -> Bool
-    private let processPayload: (AnyObject, UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
-    private let processPayloadInOrder: (AnyObject, UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
+    private let processPayload: (AnyObject, UnsafeRawBufferPointer, UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
+    private let processPayloadInOrder: (AnyObject, UnsafeRawBufferPointer, UnsafeRawBufferPointer, UInt32, Bool, Int, Int64, Bool, Int64) throws -> Void
     private let tickFormat: (AnyObject, Int64) throws -> Void
 
     init<Format: VideoPayloadFormat>(_ format: Format) {
         base = format
         object = Unmanaged.passUnretained(format)
         acceptsPayload = { object, payload in unsafeDowncast(object, to: Format.self).accepts(payload) }
-        processPayload = { object, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
+        processPayload = { object, payload, headerExtension, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
             try unsafeDowncast(object, to: Format.self).process(
-                payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                payload: payload, headerExtension: headerExtension, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
                 borrowing: borrowing, sequenceNumber: sequenceNumber)
         }
-        processPayloadInOrder = { object, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
+        processPayloadInOrder = { object, payload, headerExtension, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber in
             try unsafeDowncast(object, to: Format.self).processInOrder(
-                payload: payload, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
+                payload: payload, headerExtension: headerExtension, timestamp: timestamp, marker: marker, lostBefore: lostBefore, arrival: arrival,
                 borrowing: borrowing, sequenceNumber: sequenceNumber)
         }
         tickFormat = { object, now in try unsafeDowncast(object, to: Format.self).tick(now: now) }
@@ -83,18 +86,18 @@ public final class AnyVideoPayloadFormat: PayloadFormat {
     public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool { object._withUnsafeGuaranteedRef { acceptsPayload($0, payload) } }
 
     @inline(__always)
-    public func process(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                        arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+    public func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
+                        marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         try object._withUnsafeGuaranteedRef {
-            try processPayload($0, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
+            try processPayload($0, payload, headerExtension, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
         }
     }
 
     @inline(__always)
-    public func processInOrder(payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool, lostBefore: Int,
-                               arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
+    public func processInOrder(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
+                               marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         try object._withUnsafeGuaranteedRef {
-            try processPayloadInOrder($0, payload, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
+            try processPayloadInOrder($0, payload, headerExtension, timestamp, marker, lostBefore, arrival, borrowing, sequenceNumber)
         }
     }
 
