@@ -205,6 +205,11 @@ public enum Help {
                               stream is tried as each until one proves itself: VP8 and VP9 by a
                               keyframe header or PictureIDs that follow on, AV1 by a sequence
                               header).
+      --dependency-descriptor ID
+                              AV1: the RFC 8285 header extension ID (1-255) of the dependency
+                              descriptor, where no SDP's a=extmap names it: which units a loss
+                              damages is read from it (a lost frame nothing refers to costs only
+                              itself) rather than taken as all to the next keyframe.
       --port N                With --pcap: only datagrams to this UDP port (default: from
                               --sdp, else any).
       --max-streams N         Candidate streams followed at once (default 16, or one a port of a

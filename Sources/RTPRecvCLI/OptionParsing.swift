@@ -81,6 +81,7 @@ extension Options {
                 throw UsageError(description: "invalid value '\(text)' for '--codec': expected \(names)")
             }
             codec = named
+        case "--dependency-descriptor": dependencyDescriptorID = try r.number(UInt8.self, 1...255)
         case "--port":
             let text = try r.value()
             let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { UInt16($0) }

@@ -77,6 +77,8 @@ public struct Options {
     public var flvHEVCLegacy = false
     /// --codec: the codec of dynamic payload types no SDP names.
     public var codec: VideoCodec?
+    /// --dependency-descriptor: the header extension ID of AV1's dependency descriptor, where no SDP's extmap names it.
+    public var dependencyDescriptorID: UInt8?
     /// How long one FLV track waits for the other, in its own time.
     public var interleaveMilliseconds = 1000
     /// The audio stream's frames as a file of its codec (ADTS, MP3, G.711 WAV).
@@ -257,6 +259,7 @@ public struct Options {
         c.audio.payloadType = audioPayloadType
         c.video.waitForKeyframeAfterLoss = waitKeyframe
         c.video.maxSpatialLayer = spatialLayer
+        c.video.dependencyDescriptorID = dependencyDescriptorID
         c.codec = codec
         c.maxFrames = frames ?? Int.max
         return c

@@ -110,4 +110,65 @@ final class AV1Tests: XCTestCase {
         let expected = try FrameCaptures.packetHashes(source).enumerated().filter { ![10, 40].contains($0.offset) }.map(\.element)
         XCTAssertEqual(try FrameCaptures.packetHashes(ivf), expected)
     }
+
+    /// libaom's L1T3 stream (captures/av1-l1t3.ivf: T0 T2 T1 T2 ..., keyframes at 0 and 32, each
+    /// frame referring to one), packetized with the dependency descriptor that says so (frame
+    /// numbers wrapping, the structure on each keyframe, some frames described by their own fields):
+    /// a lost T2 frame costs only itself, a lost T1 frame itself and the T2 frame that refers to it,
+    /// a lost T0 frame every frame to the next keyframe. With --wait-keyframe, every frame written
+    /// decodes (by the ffmpeg CLI and by rtprecv's decoder) as the source's does. Without the
+    /// descriptor, any loss damages all to the next keyframe.
+    func testTheDependencyDescriptorLimitsALossToTheFramesThatReferToIt() throws {
+        let l1t3 = FrameCaptures.capture("av1-l1t3.ivf")
+        let records = try TestPcap.records(of: try packetized(["--mtu", "300", "--dependency-descriptor", "7"], name: "av1-dd", from: l1t3))
+        let timestamps = records.map { Array($0.frame[42...])[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        let units = Array(Set(timestamps)).sorted()
+        XCTAssertEqual(units.count, 64)
+        func packets(of unit: Int) -> [Int] { timestamps.indices.filter { timestamps[$0] == units[unit] } }
+        XCTAssertGreaterThan(packets(of: 10).count, 1)
+        let lost: Set<Int> = [packets(of: 5)[0], packets(of: 10)[1], packets(of: 40)[0]]
+        let kept = records.enumerated().filter { !lost.contains($0.offset) }.map { ($0.element.microseconds, Array($0.element.frame[42...])) }
+        let pcap = try FrameCaptures.pcap(kept, name: "av1-dd-lossy")
+        func damaged(_ ledger: [Harness.LedgerRecord]) -> [Int] {
+            ledger.enumerated().filter { $0.element.status == "written" && !$0.element.refs_intact }.map(\.offset)
+        }
+        func dropped(_ ledger: [Harness.LedgerRecord]) -> [Int] {
+            ledger.enumerated().filter { $0.element.status == "dropped" }.map(\.offset)
+        }
+
+        let (_, ledger, _) = try FrameCaptures.replay(pcap, ["--codec", "av1", "--dependency-descriptor", "7"], name: "av1-dd")
+        XCTAssertEqual(ledger.count, 64)
+        XCTAssertEqual(dropped(ledger), [5, 10, 40])
+        XCTAssertEqual(damaged(ledger), [11] + Array(41..<64))
+        // The SDP's extmap names the element as the option does.
+        let sdp = Harness.temporaryFile("av1-dd.sdp")
+        try ("v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 AV1/90000\r\n"
+             + "a=extmap:7 https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension\r\n").write(to: sdp, atomically: true, encoding: .utf8)
+        let (_, named, _) = try FrameCaptures.replay(pcap, ["--sdp", sdp.path], name: "av1-dd-sdp")
+        XCTAssertEqual(named.map(\.refs_intact), ledger.map(\.refs_intact))
+
+        // Packets that come out of order bring their descriptors through the reorder buffer.
+        var swapped = kept
+        for k in stride(from: 3, to: swapped.count - 1, by: 7) { swapped.swapAt(k, k + 1) }
+        let (_, reordered, stderr) = try FrameCaptures.replay(try FrameCaptures.pcap(swapped, name: "av1-dd-reordered"),
+                                                              ["--codec", "av1", "--dependency-descriptor", "7"], name: "av1-dd-reordered")
+        XCTAssertFalse(stderr.contains(" 0 reordered"), stderr)
+        XCTAssertEqual(reordered.map(\.refs_intact), ledger.map(\.refs_intact))
+        XCTAssertEqual(dropped(reordered), [5, 10, 40])
+
+        let md5 = Harness.temporaryFile("av1-dd.md5")
+        let (ivf, waited, _) = try FrameCaptures.replay(pcap, ["--codec", "av1", "--dependency-descriptor", "7", "--wait-keyframe",
+                                                               "--frame-md5", md5.path], name: "av1-dd-wait")
+        let written = waited.indices.filter { waited[$0].status == "written" }
+        XCTAssertEqual(written, Array(0..<64).filter { ![5, 10, 11].contains($0) && !(40..<64).contains($0) })
+        XCTAssertEqual(try FrameCaptures.packetHashes(ivf), try FrameCaptures.packetHashes(l1t3).enumerated()
+            .filter { written.contains($0.offset) }.map(\.element))
+        let decoded = try Harness.frameMD5(l1t3)
+        XCTAssertEqual(try Harness.frameMD5(ivf), written.map { decoded[$0] })
+        XCTAssertEqual(Harness.hashes(try Data(contentsOf: md5)), written.map { decoded[$0] })
+
+        let (_, blind, _) = try FrameCaptures.replay(pcap, ["--codec", "av1"], name: "av1-dd-blind")
+        XCTAssertEqual(dropped(blind), [5, 10, 40])
+        XCTAssertEqual(damaged(blind), Array(6..<32).filter { $0 != 10 } + Array(41..<64))
+    }
 }

@@ -2,7 +2,8 @@
 /// the packets of one timestamp to the marker, their OBU elements joined into OBUs with sizes
 /// (`AV1TemporalUnitAssembly`), through the shared frame pipeline (`FramePayloadFormat`). Nothing
 /// marks a unit's first packet, so packets lost before a unit may have held its start: it is
-/// dropped. Without the dependency descriptor, any loss damages every unit to the next keyframe.
+/// dropped. Which units a loss damages, the dependency descriptor tells where the packets carry
+/// one (`AV1References`); without it, any loss damages every unit to the next keyframe.
 typealias AV1PayloadFormat = FramePayloadFormat<AV1RTP>
 
 enum AV1RTP: FramePayloadRules {
@@ -87,18 +88,4 @@ public struct AV1TemporalUnitHeader: FrameHeader, Sendable {
     /// Only a keyframe with its sequence header proves AV1 (every OBU of the unit of a defined
     /// type with its reserved bits clear).
     public static var isEvidence: Bool { false }
-}
-
-/// Without the dependency descriptor, every unit refers to every one before it up to a keyframe.
-struct AV1References: FrameReferences {
-    private var layers = LayerReferences()
-
-    func observe(_ frame: AV1AggregationHeader) {}
-    func intact(_ frame: AV1AggregationHeader) -> Bool { layers.intact(layer: 0, sync: false) }
-    mutating func lost(_ frame: AV1AggregationHeader) { layers.lost(layer: 0) }
-    mutating func lostWhole() { layers.lostWhole() }
-
-    mutating func wrote(_ frame: AV1AggregationHeader, isKeyframe: Bool, referencesIntact: Bool) {
-        layers.wrote(layer: 0, sync: false, isKeyframe: isKeyframe)
-    }
 }

@@ -115,6 +115,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
             frame?.damage(.missingPackets, missing: lostBefore)
         }
         append(payload.view(descriptor.size..<payload.count), of: descriptor, borrowing: borrowing)
+        references.packet(of: descriptor, headerExtension: headerExtension)
         frame?.packets.add(sequenceNumber)
         if marker || descriptor.endsFrame {
             frame?.ended = true
@@ -177,7 +178,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         var facts = FrameVerdicts.Facts(timestamp: f.timestamp, packets: f.packets, bytes: bytes.count, isKeyframe: isKeyframe,
                                         damage: f.damage, pts: pts, slicesBeginPicture: false, slicesNameParameterSets: false,
                                         slicesHaveParameterSets: true, referencesIntact: referencesIntact)
-        facts.isDiscardable = f.descriptor.nonReference
+        facts.isDiscardable = references.isDiscardable(f.descriptor)
         switch try verdicts.judge(facts) {
         case .notWritten(let harmless):
             if !harmless { references.lost(f.descriptor) }

@@ -76,8 +76,13 @@ extension FrameHeader {
 protocol FrameReferences {
     associatedtype Descriptor
     init()
+    /// A packet of the frame in progress came, with the header extension element the stream reads
+    /// (the dependency descriptor; empty when none).
+    mutating func packet(of frame: Descriptor, headerExtension: UnsafeRawBufferPointer)
     /// A frame came, with the descriptor of its first packet: before its references are asked.
     mutating func observe(_ frame: Descriptor)
+    /// Whether nothing refers to the frame, so that dropping it damages no other.
+    func isDiscardable(_ frame: Descriptor) -> Bool
     /// Whether a frame's references are intact.
     func intact(_ frame: Descriptor) -> Bool
     /// A frame that others may refer to was lost or dropped.
@@ -86,6 +91,11 @@ protocol FrameReferences {
     mutating func lostWhole()
     /// A frame was written whole, with its references intact or not.
     mutating func wrote(_ frame: Descriptor, isKeyframe: Bool, referencesIntact: Bool)
+}
+
+extension FrameReferences where Descriptor: FrameDescriptor {
+    func packet(of frame: Descriptor, headerExtension: UnsafeRawBufferPointer) {}
+    func isDiscardable(_ frame: Descriptor) -> Bool { frame.nonReference }
 }
 
 extension FrameDescriptor {
