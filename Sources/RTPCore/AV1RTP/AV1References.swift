@@ -5,40 +5,69 @@
 /// itself. Without it, every unit refers to every one before it up to a keyframe.
 struct AV1References: FrameReferences {
     private var layers = LayerReferences()
-    /// Frames by number: a custom reference reaches 4096 frames back (three nibbles).
-    private var pictures = PictureReferences(slots: 4096)
-    /// The last template dependency structure the descriptors carried.
-    private var structure: FrameDependencyStructure?
-    /// The frames of the unit whose packets are coming, and of the unit being judged.
-    private var arriving = UnitFrames(), judged = UnitFrames()
+    /// What the descriptors say, from the first packet that carries one: a stream without them
+    /// costs neither its memory nor, on every frame, its reference counting.
+    private var described: DescribedFrames?
 
-    /// A unit's frames, in order, as their descriptors named them; `described`: every packet of the
-    /// unit had a descriptor that read.
-    private struct UnitFrames {
+    mutating func packet(of frame: AV1AggregationHeader, headerExtension: UnsafeRawBufferPointer) {
+        if described == nil {
+            guard !headerExtension.isEmpty else { return }
+            described = DescribedFrames()
+        }
+        described?.packet(headerExtension)
+    }
+
+    func observe(_ frame: AV1AggregationHeader) { described?.endUnit() }
+
+    func intact(_ frame: AV1AggregationHeader) -> Bool {
+        described?.referencesIntact ?? layers.intact(layer: 0, sync: false)
+    }
+
+    func isDiscardable(_ frame: AV1AggregationHeader) -> Bool { described?.isDiscardable ?? false }
+
+    mutating func lost(_ frame: AV1AggregationHeader) {
+        described?.judged(intact: false)
+        layers.lost(layer: 0)
+    }
+
+    mutating func lostWhole() { layers.lostWhole() }
+
+    mutating func wrote(_ frame: AV1AggregationHeader, isKeyframe: Bool, referencesIntact: Bool) {
+        described?.judged(intact: referencesIntact)
+        layers.wrote(layer: 0, sync: false, isKeyframe: isKeyframe)
+    }
+}
+
+/// The frames the dependency descriptors named: those of the unit whose packets are coming, those
+/// of the unit being judged, and which recent frames were written intact.
+private final class DescribedFrames {
+    /// A unit's frames, in order; `described`: every packet of the unit had a descriptor that read.
+    private struct Unit {
         var frames: [(number: UInt16, frame: FrameDependencyStructure.Template)] = []
         var described = true
-
-        mutating func clear() {
-            frames.removeAll(keepingCapacity: true)
-            described = true
-        }
 
         var known: Bool { described && !frames.isEmpty }
     }
 
+    /// The last template dependency structure the descriptors carried.
+    private var structure: FrameDependencyStructure?
+    private var arriving = Unit(), judging = Unit()
+    /// Frames by number: a custom reference reaches 4096 frames back (three nibbles).
+    private var pictures = PictureReferences(slots: 4096)
+
     init() {
         arriving.frames.reserveCapacity(8)
-        judged.frames.reserveCapacity(8)
+        judging.frames.reserveCapacity(8)
     }
 
-    mutating func packet(of frame: AV1AggregationHeader, headerExtension: UnsafeRawBufferPointer) {
-        guard !headerExtension.isEmpty, let descriptor = DependencyDescriptor(headerExtension, current: structure) else {
+    func packet(_ data: UnsafeRawBufferPointer) {
+        guard !data.isEmpty, let descriptor = DependencyDescriptor(data, current: structure) else {
             arriving.described = false
             return
         }
         if let attached = descriptor.structure { structure = attached }
-        // One frame per spatial layer; more than that many is no unit to reason about.
         guard arriving.frames.last?.number != descriptor.frameNumber else { return }
+        // One frame per spatial layer; more than that many is no unit to reason about.
         guard arriving.frames.count < 8 else {
             arriving.described = false
             return
@@ -46,36 +75,32 @@ struct AV1References: FrameReferences {
         arriving.frames.append((descriptor.frameNumber, descriptor.frame))
     }
 
-    mutating func observe(_ frame: AV1AggregationHeader) {
-        swap(&arriving, &judged)
-        arriving.clear()
+    /// The unit's packets are over: it is judged next.
+    func endUnit() {
+        swap(&arriving, &judging)
+        arriving.frames.removeAll(keepingCapacity: true)
+        arriving.described = true
     }
 
-    func intact(_ frame: AV1AggregationHeader) -> Bool {
-        guard judged.known else { return layers.intact(layer: 0, sync: false) }
-        for (i, f) in judged.frames.enumerated() {
+    /// Whether each frame the unit's frames refer to is in the unit, before them, or was written
+    /// intact; nil when the descriptors do not tell.
+    var referencesIntact: Bool? {
+        guard judging.known else { return nil }
+        for (i, f) in judging.frames.enumerated() {
             for k in 0..<f.frame.references.count {
                 let reference = f.number &- UInt16(truncatingIfNeeded: f.frame.references[k])
-                let inUnit = judged.frames[..<i].contains { $0.number == reference }
+                let inUnit = judging.frames[..<i].contains { $0.number == reference }
                 if !inUnit && !pictures.intact(Int(truncatingIfNeeded: reference)) { return false }
             }
         }
         return true
     }
 
-    func isDiscardable(_ frame: AV1AggregationHeader) -> Bool {
-        judged.known && judged.frames.allSatisfy { !$0.frame.isReferenced }
-    }
+    /// No decode target needs any frame of the unit.
+    var isDiscardable: Bool { judging.known && judging.frames.allSatisfy { !$0.frame.isReferenced } }
 
-    mutating func lost(_ frame: AV1AggregationHeader) {
-        for f in judged.frames { pictures.note(Int(truncatingIfNeeded: f.number), intact: false) }
-        layers.lost(layer: 0)
-    }
-
-    mutating func lostWhole() { layers.lostWhole() }
-
-    mutating func wrote(_ frame: AV1AggregationHeader, isKeyframe: Bool, referencesIntact: Bool) {
-        for f in judged.frames { pictures.note(Int(truncatingIfNeeded: f.number), intact: referencesIntact) }
-        layers.wrote(layer: 0, sync: false, isKeyframe: isKeyframe)
+    /// The unit judged was written (intact or not) or lost.
+    func judged(intact: Bool) {
+        for f in judging.frames { pictures.note(Int(truncatingIfNeeded: f.number), intact: intact) }
     }
 }
