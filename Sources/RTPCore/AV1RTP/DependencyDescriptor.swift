@@ -9,7 +9,7 @@
 ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 ///     |S|E|template_id|         frame_number          |  then, when longer, the extended fields
 ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
-public struct DependencyDescriptor: Sendable, Equatable {
+public struct DependencyDescriptor: Sendable {
     /// The extmap URI that names it in an SDP (RFC 8285).
     public static let uri = "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
 

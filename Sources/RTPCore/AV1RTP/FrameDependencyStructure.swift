@@ -2,14 +2,14 @@
 /// AOMedia, appendix A.8.3.2): sent with the first packet of a coded video sequence, it gives each
 /// frame template its layer, its decode target indications and the frames it refers to, so that
 /// later descriptors name a template in six bits.
-public struct FrameDependencyStructure: Sendable, Equatable {
+public struct FrameDependencyStructure: Sendable {
     /// A decode target indication (A.8.3.3): how a frame matters to one decode target.
     public enum Indication: UInt8, Sendable {
         case notPresent = 0, discardable = 1, `switch` = 2, required = 3
     }
 
     /// What a frame of one template is: its layer, its indications and its references.
-    public struct Template: Sendable, Equatable {
+    public struct Template: Sendable {
         public var spatialID = 0
         public var temporalID = 0
         /// Two bits per decode target, the first target's lowest (`Indication`).
@@ -32,11 +32,6 @@ public struct FrameDependencyStructure: Sendable, Equatable {
         templateIDOffset = Int(offset)  // bounded: six bits
         decodeTargetCount = Int(count) + 1  // bounded: five bits
         guard readLayers(&r), readIndications(&r), readReferences(&r), readChains(&r), readResolutions(&r) else { return nil }
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.templateIDOffset == b.templateIDOffset && a.decodeTargetCount == b.decodeTargetCount && a.templates == b.templates
-            && a.chainCount == b.chainCount && a.resolutions.elementsEqual(b.resolutions) { $0 == $1 }
     }
 
     /// template_layers: next_layer_idc says whether the next template is of the same layer, the
@@ -111,7 +106,7 @@ public struct FrameDependencyStructure: Sendable, Equatable {
 
 /// A frame's references as differences of frame numbers, in place: an AV1 frame refers to at most
 /// seven frames (REFS_PER_FRAME), so more than seven is malformed.
-public struct FrameReferenceDiffs: Sendable, Equatable {
+public struct FrameReferenceDiffs: Sendable {
     private var diffs = SIMD8<UInt16>()
     public private(set) var count = 0
 
@@ -126,10 +121,6 @@ public struct FrameReferenceDiffs: Sendable, Equatable {
     }
 
     public subscript(i: Int) -> Int { Int(truncatingIfNeeded: diffs[i]) }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.count == b.count && (0..<a.count).allSatisfy { a[$0] == b[$0] }
-    }
 }
 
 extension BitReader {
