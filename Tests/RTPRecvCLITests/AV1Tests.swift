@@ -171,4 +171,40 @@ final class AV1Tests: XCTestCase {
         XCTAssertEqual(dropped(blind), [5, 10, 40])
         XCTAssertEqual(damaged(blind), Array(6..<32).filter { $0 != 10 } + Array(41..<64))
     }
+
+    /// Units lost whole: with the descriptor, its start-of-frame bit shows that the next unit's first
+    /// packet came, so that unit is kept, and only the frames that refer to a lost one are damaged
+    /// (here the T2 unit 47, which refers to the T1 unit 46). Without it, the unit after a loss may
+    /// lack its start: it is dropped, and every unit to the next keyframe is damaged.
+    func testTheStartOfAFrameAfterALossIsKnownFromTheDependencyDescriptor() throws {
+        let l1t3 = FrameCaptures.capture("av1-l1t3.ivf")
+        let records = try TestPcap.records(of: try packetized(["--mtu", "300", "--dependency-descriptor", "7"], name: "av1-dd-s", from: l1t3))
+        let timestamps = records.map { Array($0.frame[42...])[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        let units = Array(Set(timestamps)).sorted()
+        func packets(of unit: Int) -> [Int] { timestamps.indices.filter { timestamps[$0] == units[unit] } }
+        XCTAssertGreaterThan(packets(of: 45).count, 1)
+        // Unit 21 (T2) whole; unit 45's (T2) last packet and unit 46 (T1) whole.
+        let lost = Set(packets(of: 21) + [packets(of: 45).last!] + packets(of: 46))
+        let kept = records.enumerated().filter { !lost.contains($0.offset) }.map { ($0.element.microseconds, Array($0.element.frame[42...])) }
+        let pcap = try FrameCaptures.pcap(kept, name: "av1-dd-s-lossy")
+        func unit(_ r: Harness.LedgerRecord) -> Int { units.firstIndex(of: r.ts)! }
+        func damaged(_ ledger: [Harness.LedgerRecord]) -> [Int] { ledger.filter { $0.status == "written" && !$0.refs_intact }.map(unit) }
+        func dropped(_ ledger: [Harness.LedgerRecord]) -> [Int] { ledger.filter { $0.status == "dropped" }.map(unit) }
+
+        let described = ["--codec", "av1", "--dependency-descriptor", "7"]
+        let (_, ledger, _) = try FrameCaptures.replay(pcap, described, name: "av1-dd-s")
+        XCTAssertEqual(ledger.map(unit), Array(0..<64).filter { ![21, 46].contains($0) })
+        XCTAssertEqual(dropped(ledger), [45])
+        XCTAssertEqual(damaged(ledger), [47])
+
+        let (ivf, waited, _) = try FrameCaptures.replay(pcap, described + ["--wait-keyframe"], name: "av1-dd-s-wait")
+        let written = waited.filter { $0.status == "written" }.map(unit)
+        XCTAssertEqual(written, Array(0..<64).filter { ![21, 45, 46, 47].contains($0) })
+        let decoded = try Harness.frameMD5(l1t3)
+        XCTAssertEqual(try Harness.frameMD5(ivf), written.map { decoded[$0] })
+
+        let (_, blind, _) = try FrameCaptures.replay(pcap, ["--codec", "av1"], name: "av1-dd-s-blind")
+        XCTAssertEqual(dropped(blind), [22, 45, 47])
+        XCTAssertEqual(damaged(blind), Array(23..<32) + Array(48..<64))
+    }
 }

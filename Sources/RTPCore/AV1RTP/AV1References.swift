@@ -1,8 +1,9 @@
-/// Which AV1 temporal units a loss damages. Where every packet of a unit carries the dependency
-/// descriptor, each frame of the unit (one per spatial layer) refers to the frames its descriptor
-/// names, by frame number: the unit's references are intact when each of those is in the unit or
-/// was written intact, so a lost frame that nothing refers to (a top temporal layer's) costs only
-/// itself. Without it, every unit refers to every one before it up to a keyframe.
+/// Which AV1 temporal units a loss damages, and where a unit begins. Where the packets carry the
+/// dependency descriptor, each frame of a unit (one per spatial layer) refers to the frames its
+/// descriptor names, by frame number: the unit's references are intact when each of those is in the
+/// unit or was written intact, so a lost frame that nothing refers to (a top temporal layer's) costs
+/// only itself. Its start-of-frame bit shows a unit's first packet after a loss. Without it, every
+/// unit refers to every one before it up to a keyframe, and a unit after a loss may lack its start.
 struct AV1References: FrameReferences {
     private var layers = LayerReferences()
     /// What the descriptors say, from the first packet that carries one: a stream without them
@@ -15,6 +16,10 @@ struct AV1References: FrameReferences {
             described = DescribedFrames()
         }
         described?.packet(headerExtension)
+    }
+
+    func beginsFrame(_ frame: AV1AggregationHeader, headerExtension: UnsafeRawBufferPointer) -> Bool {
+        described?.beginsUnit(headerExtension) ?? false
     }
 
     func observe(_ frame: AV1AggregationHeader) { described?.endUnit() }
@@ -73,6 +78,14 @@ private final class DescribedFrames {
             return
         }
         arriving.frames.append((descriptor.frameNumber, descriptor.frame))
+    }
+
+    /// Whether the packet's descriptor starts a frame that is surely its unit's first: of spatial
+    /// layer 0 (a unit's frames come in the order of their spatial IDs), or numbered right after the
+    /// last unit's last frame.
+    func beginsUnit(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard !data.isEmpty, let descriptor = DependencyDescriptor(data, current: structure), descriptor.startOfFrame else { return false }
+        return descriptor.frame.spatialID == 0 || judging.frames.last.map { $0.number &+ 1 == descriptor.frameNumber } == true
     }
 
     /// The unit's packets are over: it is judged next.

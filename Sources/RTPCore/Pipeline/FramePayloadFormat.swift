@@ -105,8 +105,9 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         }
         if frame == nil {
             // Packets lost before it that the last frame's end does not account for, where the codec
-            // does not mark frame starts, may have held this one's.
+            // does not mark frame starts, may have held this one's, unless a header extension says not.
             let startMayBeLost = !Descriptor.marksFrameStarts && lostBefore > (tailLost ? 1 : 0)
+                && !references.beginsFrame(descriptor, headerExtension: headerExtension)
             if lostBefore > 0 && framesLostWhole(before: descriptor, lost: lostBefore, tailLost: tailLost) { references.lostWhole() }
             frame = Frame(timestamp: timestamp, descriptor: descriptor, began: descriptor.mayBeginFrame && !startMayBeLost)
             if frame?.began == false { frame?.damage(lostBefore > 0 ? .missingPackets : .missingFragmentStart, missing: lostBefore) }

@@ -79,6 +79,10 @@ protocol FrameReferences {
     /// A packet of the frame in progress came, with the header extension element the stream reads
     /// (the dependency descriptor; empty when none).
     mutating func packet(of frame: Descriptor, headerExtension: UnsafeRawBufferPointer)
+    /// Whether the header extension element shows that the packet, the first of a frame to come
+    /// after a loss, is surely that frame's first, where the descriptor cannot say (the dependency
+    /// descriptor's start of a unit's first frame, for AV1).
+    func beginsFrame(_ frame: Descriptor, headerExtension: UnsafeRawBufferPointer) -> Bool
     /// A frame came, with the descriptor of its first packet: before its references are asked.
     mutating func observe(_ frame: Descriptor)
     /// Whether nothing refers to the frame, so that dropping it damages no other.
@@ -95,6 +99,7 @@ protocol FrameReferences {
 
 extension FrameReferences where Descriptor: FrameDescriptor {
     func packet(of frame: Descriptor, headerExtension: UnsafeRawBufferPointer) {}
+    func beginsFrame(_ frame: Descriptor, headerExtension: UnsafeRawBufferPointer) -> Bool { false }
     func isDiscardable(_ frame: Descriptor) -> Bool { frame.nonReference }
 }
 
