@@ -190,7 +190,9 @@ public final class FLVMuxer {
         }
         let newRecord: VideoConfiguration? = !accessUnit.isKeyframe ? nil : hevc
             ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).map { .hevc($0) }
-            : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).map { .avc($0) }
+            : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).flatMap {
+                $0.bytes.count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .avc($0) : nil
+            }
         // A segment cut before this keyframe starts at it, or at its new sequence header.
         var startsFile = cutPending && accessUnit.isKeyframe && videoStarted
         if startsFile { cutPending = false }
@@ -247,7 +249,7 @@ public final class FLVMuxer {
         var body = ByteWriter()
         writeVideoHeader(into: &body, keyframe: true, packet: .sequenceHeader, compositionTime: 0)
         switch record {
-        case .avc(let avc): avc.write(to: &body)
+        case .avc(let avc): body.append(avc.bytes)
         case .hevc(let hevc): hevc.write(to: &body)
         }
         return Tag(kind: .videoSequenceHeader, dts: dts, pts: 0, body: body.bytes, arrival: arrival)
