@@ -6,7 +6,7 @@
 ///     111111b  lengthSizeMinusOne(2)
 ///     111b  numOfSequenceParameterSets(5)  { sequenceParameterSetLength(16)  sequenceParameterSetNALUnit }
 ///     numOfPictureParameterSets(8)  { pictureParameterSetLength(16)  pictureParameterSetNALUnit }
-///     for profiles 100, 110, 122, 144:
+///     unless the profile is 66, 77 or 88:
 ///     111111b chroma_format(2)  11111b bit_depth_luma_minus8(3)  11111b bit_depth_chroma_minus8(3)
 ///     numOfSequenceParameterSetExt(8)=0
 public struct AVCDecoderConfigurationRecord: Equatable, Sendable {
@@ -61,7 +61,8 @@ public struct AVCDecoderConfigurationRecord: Equatable, Sendable {
         self.init(sps: sps, pps: pps)
     }
 
-    private static let profilesWithExtension: Set<UInt8> = [100, 110, 122, 144]
+    /// Profiles of the first edition carry no chroma format or bit depths.
+    private static let profilesWithoutExtension: Set<UInt8> = [66, 77, 88]
 
     public var bytes: [UInt8] {
         var w: [UInt8] = [1, avcProfileIndication, profileCompatibility, avcLevelIndication, 0xFC | lengthSizeMinusOne,
@@ -70,7 +71,7 @@ public struct AVCDecoderConfigurationRecord: Equatable, Sendable {
         for sps in sequenceParameterSets { w += Self.lengthPrefixed(sps) }
         w.append(UInt8(pictureParameterSets.count))  // bounded: at most 255 sets, by the initializer
         for pps in pictureParameterSets { w += Self.lengthPrefixed(pps) }
-        if Self.profilesWithExtension.contains(avcProfileIndication) {
+        if !Self.profilesWithoutExtension.contains(avcProfileIndication) {
             w += [0xFC | chromaFormat, 0xF8 | bitDepthLumaMinus8, 0xF8 | bitDepthChromaMinus8, 0]
         }
         return w
