@@ -72,10 +72,18 @@ final class CollectingSink: AccessUnitSink {
     var keyframes: [Bool] = []
     var timestamps: [UInt32] = []
     var pieceCounts: [Int] = []
+    var nalUnitOffsets: [[Int]] = []
     func write(_ accessUnit: AccessUnit) throws {
         pieceCounts.append(accessUnit.pieces.count)
         XCTAssertEqual(accessUnit.pieces.reduce(0) { $0 + $1.count }, accessUnit.byteCount)
-        accessUnits.append(accessUnit.pieces.flatMap { Array($0) })
+        let bytes = accessUnit.pieces.flatMap { Array($0) }
+        accessUnits.append(bytes)
+        nalUnitOffsets.append(Array(accessUnit.nalUnitOffsets))
+        if [.h264, .h265].contains(accessUnit.codec) {
+            // The fixtures' NAL units hold no start code of their own.
+            let startCodes = bytes.indices.filter { bytes[$0...].starts(with: [0, 0, 0, 1]) }
+            XCTAssertEqual(Array(accessUnit.nalUnitOffsets), startCodes)
+        }
         keyframes.append(accessUnit.isKeyframe)
         timestamps.append(accessUnit.timestamp)
     }

@@ -31,6 +31,7 @@ final class FrameGateTests: XCTestCase {
         let second = Fixture.slice(idr: true, bytes: 90, tag: 0x33, frameNum: 0)
         // Its own SPS, then the cached PPS put in after it, then the slice.
         XCTAssertEqual(feeder.sink.accessUnits[2], Fixture.annexB([Fixture.sps, Fixture.pps, second]))
+        XCTAssertEqual(feeder.sink.nalUnitOffsets[2], [0, 4 + Fixture.sps.count, 8 + Fixture.sps.count + Fixture.pps.count])
         XCTAssertEqual(feeder.sink.accessUnits.count, 4)
         XCTAssertEqual(feeder.sink.records.map(\.status), [.written, .written, .repaired, .written])
         XCTAssertEqual(feeder.sink.records[2].reason, .missingPackets)

@@ -109,7 +109,7 @@ final class ToyPayloadFormat: VideoPayloadFormat {
             try [raw].withUnsafeBufferPointer { pieces in
                 var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: frame.isKeyframe, arrival: arrival,
                                             codec: codec)
-                guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
+                guard try verdicts.write(&accessUnit) else { return }
                 verdicts.wrote(accessUnit.record, isKeyframe: frame.isKeyframe, referencesIntact: facts.referencesIntact)
                 if frame.isKeyframe { referencesIntact = true }
             }

@@ -98,7 +98,7 @@ final class FrameGate {
             if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
             if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
         }
-        return try verdicts.write(&accessUnit, pieces: au.pieces, inserting: inserted, at: at)
+        return try verdicts.write(&accessUnit, pieces: au.pieces, units: au.nalUnits, inserting: inserted, at: at)
     }
 
     /// The source restarted: output waits for a keyframe again, and nothing before refers on.

@@ -107,7 +107,7 @@ final class HEVCFrameGate {
                 }
             }
         }
-        return try verdicts.write(&accessUnit, pieces: au.pieces, inserting: inserted, at: at)
+        return try verdicts.write(&accessUnit, pieces: au.pieces, units: au.nalUnits, inserting: inserted, at: at)
     }
 
     func restart() {

@@ -25,6 +25,10 @@ public struct AccessUnit {
     public var discontinuities = 0
     /// The codec, which says how the bytes read (for H.264 and H.265: NAL units behind start codes).
     public var codec: VideoCodec
+    /// Where its NAL units lie, for H.264 and H.265 as the receiver hands them on: the offset of each
+    /// one's start code, in order, each running to the next (the last to the end), so that a sink
+    /// need not look for start codes. Empty for other codecs and for a unit made by hand.
+    public var nalUnitOffsets = UnsafeBufferPointer<Int>(start: nil, count: 0)
 
     public init(record: FrameRecord, pts: Int64, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>, isIDR: Bool,
                 frameRate: (numerator: Int, denominator: Int)? = nil, arrival: Int64 = 0, codec: VideoCodec) {

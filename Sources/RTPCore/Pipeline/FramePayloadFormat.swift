@@ -193,7 +193,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
         try bytes.withPieces(upTo: bytes.count) { pieces in
             var accessUnit = AccessUnit(record: record, pts: pts, pieces: pieces, isIDR: header != nil, arrival: arrival, codec: codec)
             accessUnit.pictureSize = header.flatMap { layerPictureSize ?? $0.pictureSize }
-            guard try verdicts.write(&accessUnit, pieces: pieces, inserting: [], at: 0) else { return }
+            guard try verdicts.write(&accessUnit) else { return }
             verdicts.wrote(accessUnit.record, isKeyframe: header != nil, referencesIntact: referencesIntact)
         }
     }

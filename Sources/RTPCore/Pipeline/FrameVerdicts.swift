@@ -152,14 +152,17 @@ final class FrameVerdicts {
         if try emit(record, nil) { tally.count(record) }
     }
 
-    /// Hands `accessUnit` on, with `inserted` (parameter sets it needs) put in front of its slices at
-    /// byte `at` of `pieces`; returns whether the output took it.
+    /// Hands `accessUnit` on; returns whether the output took it.
+    func write(_ accessUnit: inout AccessUnit) throws -> Bool { try emit(accessUnit.record, accessUnit) }
+
+    /// Hands on `accessUnit`, made of NAL units (`units`), with `inserted` (parameter sets it needs)
+    /// put in front of its slices at byte `at` of `pieces`; returns whether the output took it.
     func write(_ accessUnit: inout AccessUnit, pieces: UnsafeBufferPointer<UnsafeRawBufferPointer>,
-               inserting inserted: [[UInt8]], at: Int) throws -> Bool {
-        guard !inserted.isEmpty else { return try emit(accessUnit.record, accessUnit) }
-        return try splicer.withInserted(inserted, at: at, into: pieces) { pieces, added in
+               units: UnsafeBufferPointer<NALUnitRecord>, inserting inserted: [[UInt8]], at: Int) throws -> Bool {
+        try splicer.withInserted(inserted, at: at, into: pieces, units: units) { pieces, offsets, added in
             accessUnit.record.bytes += added
             accessUnit.pieces = pieces
+            accessUnit.nalUnitOffsets = offsets
             return try emit(accessUnit.record, accessUnit)
         }
     }
