@@ -53,6 +53,11 @@ enum Container: String, CaseIterable {
             ?? ["h264", "hevc", "aac", "mp1", "mp2", "mp3", "opus"].contains(codecName)
     }
 
+    /// Whether its H.264 samples are NAL units behind their lengths, the parameter sets in the
+    /// track's header (ISO/IEC 14496-15): handed over so, libavformat need not look for start codes
+    /// in every frame and copy it. MPEG-TS keeps start codes.
+    var keepsNALUnitLengths: Bool { self != .ts }
+
     /// The FourCC MP4 names the codec by, where it has a choice: 'hvc1' (parameter sets in the
     /// header), which browsers and Apple's players take, rather than 'hev1'.
     func tag(for codecName: String) -> String? { self == .mp4 && codecName == "hevc" ? "hvc1" : nil }

@@ -106,6 +106,9 @@ final class ContainerOutput {
     private var timeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var audioTimeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var timestamps = DecodeTimestamps(reorderDepth: 0)
+    /// The file's H.264 track as MP4 and Matroska keep it, from its first keyframe: its frames are
+    /// copied with NAL unit lengths in place of start codes (`Container.keepsNALUnitLengths`).
+    private var avcRecord: AVCDecoderConfigurationRecord?
     /// Video frames waiting for the header (`held`) or for their decode time (`waiting`), with
     /// times on the timeline and from the file's start; buffers to reuse.
     private var held: [(bytes: [UInt8], time: Int64, keyframe: Bool)] = []
@@ -244,6 +247,8 @@ final class ContainerOutput {
         guard let track else {
             track = keyframeTrack
             heldSince = arrival
+            avcRecord = container.keepsNALUnitLengths && keyframeTrack.codec == .h264
+                ? keyframeTrack.configuration.withUnsafeBytes { AVCDecoderConfigurationRecord(annexB: $0) } : nil
             videoCarried = try container.carries(keyframeTrack.codec.libavcodecName)
             if !videoCarried { warnNotCarried(keyframeTrack.codec.name) }
             return
@@ -264,7 +269,7 @@ final class ContainerOutput {
         if let track, videoCarried {
             let parameters = track.parameters
             var video = MediaMuxer.Track(video: track.codec.libavcodecName, width: track.width, height: track.height,
-                                         extradata: track.configuration, clockRate: 1_000_000_000)
+                                         extradata: avcRecord?.bytes ?? track.configuration, clockRate: 1_000_000_000)
             video.tag = container.tag(for: track.codec.libavcodecName)
             (video.profile, video.bitDepth, video.chromaFormat) = (parameters.profileIdc, parameters.bitDepthLuma,
                                                                    parameters.chromaFormatIdc)
@@ -299,9 +304,15 @@ final class ContainerOutput {
 
     private func copy(_ unit: AccessUnit) -> [UInt8] {
         var bytes = spare.popLast() ?? []
+        copy(unit, into: &bytes)
+        return bytes
+    }
+
+    /// The unit's bytes in the file's form.
+    private func copy(_ unit: AccessUnit, into bytes: inout [UInt8]) {
+        if avcRecord != nil { return unit.copyLengthPrefixed(into: &bytes) }
         bytes.removeAll(keepingCapacity: true)
         for piece in unit.pieces { bytes.append(contentsOf: piece) }
-        return bytes
     }
 
     /// A frame for its decode time: at once when no reordering is possible, else once the
@@ -309,7 +320,11 @@ final class ContainerOutput {
     private func put(_ unit: AccessUnit, pts: Int64) throws {
         guard waiting.isEmpty && track?.reorderDepth == 0 else { return try enqueue(copy(unit), pts: pts, keyframe: unit.isKeyframe) }
         timestamps.add(pts: pts)
-        try unit.withContiguousBytes(scratch: &scratch) { try emit($0, pts: pts, keyframe: unit.isKeyframe) }
+        guard avcRecord != nil else {
+            return try unit.withContiguousBytes(scratch: &scratch) { try emit($0, pts: pts, keyframe: unit.isKeyframe) }
+        }
+        unit.copyLengthPrefixed(into: &scratch)
+        try scratch.withUnsafeBytes { try emit($0, pts: pts, keyframe: unit.isKeyframe) }
     }
 
     private func enqueue(_ bytes: [UInt8], pts: Int64, keyframe: Bool) throws {

@@ -1,0 +1,44 @@
+/// An access unit of NAL units as MP4 and Matroska keep its samples (ISO/IEC 14496-15): each unit
+/// behind its length in four bytes rather than a start code, the parameter sets also kept apart in
+/// the track (`VideoTrack.decoderConfigurationRecord`).
+extension AccessUnit {
+    /// Its bytes in that form, into `out` (emptied first). Where the receiver said where its NAL
+    /// units lie (`nalUnitOffsets`), each 4-byte start code is overwritten with the unit's length;
+    /// a unit made by hand has its start codes looked for.
+    public func copyLengthPrefixed(into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        for piece in pieces { out.append(contentsOf: piece) }
+        guard Self.startCodes(at: nalUnitOffsets, in: out) else { return Self.lengthPrefixByScanning(&out) }
+        out.withUnsafeMutableBytes { bytes in
+            for (i, start) in nalUnitOffsets.enumerated() {
+                let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : bytes.count
+                bytes.storeBytes(of: UInt32(truncatingIfNeeded: end - start - 4).bigEndian, toByteOffset: start, as: UInt32.self)
+            }
+        }
+    }
+
+    /// Whether `offsets` begin at 0 and each names a 4-byte start code, in order, within `bytes`.
+    private static func startCodes(at offsets: UnsafeBufferPointer<Int>, in bytes: [UInt8]) -> Bool {
+        guard offsets.first == 0 else { return false }
+        var previous = -4
+        for offset in offsets {
+            guard offset >= previous + 4, offset + 4 <= bytes.count, bytes[offset] == 0, bytes[offset + 1] == 0,
+                  bytes[offset + 2] == 0, bytes[offset + 3] == 1 else { return false }
+            previous = offset
+        }
+        return true
+    }
+
+    /// The start codes of `bytes` (of 3 bytes or 4) looked for and each unit put behind its length.
+    private static func lengthPrefixByScanning(_ bytes: inout [UInt8]) {
+        var prefixed: [UInt8] = []
+        prefixed.reserveCapacity(bytes.count + 16)
+        bytes.withUnsafeBytes { annexB in
+            AnnexB.forEachNALUnit(annexB) { (nal: UnsafeRawBufferPointer) -> Void in
+                withUnsafeBytes(of: UInt32(truncatingIfNeeded: nal.count).bigEndian) { prefixed.append(contentsOf: $0) }
+                prefixed.append(contentsOf: nal)
+            }
+        }
+        bytes = prefixed
+    }
+}

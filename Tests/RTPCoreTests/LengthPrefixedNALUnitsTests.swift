@@ -1,0 +1,43 @@
+import XCTest
+@testable import RTPCore
+
+/// Access units as MP4 and Matroska keep their samples: every NAL unit behind its length, its bytes
+/// as they came (zero bytes at its end too), whether the receiver said where the units lie or they
+/// are looked for.
+final class LengthPrefixedNALUnitsTests: XCTestCase {
+    private let idr: [UInt8] = [0x65, 0x88, 0x84, 0x00, 0x00], nonIDR: [UInt8] = [0x41, 0x9A, 0x02]
+    private let expected: [UInt8] = [0, 0, 0, 5, 0x65, 0x88, 0x84, 0, 0, 0, 0, 0, 3, 0x41, 0x9A, 0x02]
+
+    private func converted(_ pieces: [[UInt8]], offsets: [Int]) -> [UInt8] {
+        var out: [UInt8] = [9, 9, 9]
+        let buffers = pieces.map { piece in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: piece.count, alignment: 1)
+            buffer.copyBytes(from: piece)
+            return UnsafeRawBufferPointer(buffer)
+        }
+        defer { buffers.forEach { $0.deallocate() } }
+        buffers.withUnsafeBufferPointer { views in
+            offsets.withUnsafeBufferPointer { offsets in
+                var unit = AccessUnit(timestamp: 0, pts: 0, pieces: views, isKeyframe: true)
+                unit.nalUnitOffsets = offsets
+                unit.copyLengthPrefixed(into: &out)
+            }
+        }
+        return out
+    }
+
+    func testTheOffsetsTheReceiverGaveAreUsedAcrossPieces() {
+        // Two units over three pieces, the first ending in two zero bytes.
+        let annexB = Fixture.annexB([idr, nonIDR])
+        XCTAssertEqual(converted([Array(annexB[0..<6]), Array(annexB[6..<11]), Array(annexB[11...])], offsets: [0, 9]), expected)
+    }
+
+    func testUnitsMadeByHandHaveTheirStartCodesLookedFor() {
+        // Three-byte and four-byte start codes alike.
+        XCTAssertEqual(converted([[0, 0, 1] + idr + [0, 0, 0, 1] + nonIDR], offsets: []), expected)
+    }
+
+    func testOffsetsThatNameNoStartCodeAreNotTrusted() {
+        XCTAssertEqual(converted([Fixture.annexB([idr, nonIDR])], offsets: [0, 7]), expected)
+    }
+}
