@@ -35,12 +35,14 @@ enum Container: String, CaseIterable {
     /// stops at any moment: MP4 fragmented (its header at the first fragment, then a moof and mdat
     /// at every keyframe and at least every `fragmentMilliseconds`), Matroska clusters of that
     /// length at most; MPEG-TS is readable anywhere as it is. Tracks are interleaved within as long.
+    /// Matroska's CRC-32 elements are left out: optional, checked by no player or demuxer, they took
+    /// half of the time a Matroska recording cost.
     func options(fragmentMilliseconds: Int) -> [(String, String)] {
         let interleave = ("max_interleave_delta", String(fragmentMilliseconds * 1000))
         switch self {
         case .mp4: return [("movflags", "+frag_keyframe+empty_moov+delay_moov+default_base_moof"),
                            ("frag_duration", String(fragmentMilliseconds * 1000)), interleave]
-        case .mkv: return [("cluster_time_limit", String(fragmentMilliseconds)), interleave]
+        case .mkv: return [("cluster_time_limit", String(fragmentMilliseconds)), ("write_crc32", "0"), interleave]
         case .ts: return [interleave]
         }
     }
