@@ -189,7 +189,9 @@ public final class FLVMuxer {
             }
         }
         let newRecord: VideoConfiguration? = !accessUnit.isKeyframe ? nil : hevc
-            ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).map { .hevc($0) }
+            ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).flatMap {
+                $0.bytes(arrayCompleteness: true).count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .hevc($0) : nil
+            }
             : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).flatMap {
                 $0.bytes.count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .avc($0) : nil
             }
@@ -250,7 +252,8 @@ public final class FLVMuxer {
         writeVideoHeader(into: &body, keyframe: true, packet: .sequenceHeader, compositionTime: 0)
         switch record {
         case .avc(let avc): body.append(avc.bytes)
-        case .hevc(let hevc): hevc.write(to: &body)
+        // array_completeness 1: 'hvc1', every set is here.
+        case .hevc(let hevc): body.append(hevc.bytes(arrayCompleteness: true))
         }
         return Tag(kind: .videoSequenceHeader, dts: dts, pts: 0, body: body.bytes, arrival: arrival)
     }
