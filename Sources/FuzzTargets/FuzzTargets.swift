@@ -10,14 +10,17 @@ import SystemIO
 // serves every target; RTPRECV_FUZZ_TARGET picks which one the input goes to.
 
 /// Discards access units, touching every byte so that a bad view would be caught, and reads each
-/// keyframe's track as a recording would (`VideoTrack`: parameter sets, sequence headers).
+/// keyframe's track and copies each unit as a recording would (`VideoTrack`: parameter sets,
+/// sequence headers; NAL units behind their lengths).
 final class NullSink: AccessUnitSink {
     var checksum: UInt8 = 0
+    private var sample: [UInt8] = []
     func write(_ accessUnit: AccessUnit) throws {
         for piece in accessUnit.pieces {
             for b in piece { checksum &+= b }
         }
         if let track = VideoTrack.of(accessUnit) { checksum &+= UInt8(truncatingIfNeeded: track.configuration.count &+ track.width) }
+        accessUnit.copyLengthPrefixed(into: &sample)
     }
 }
 
@@ -74,7 +77,7 @@ func fuzzDependencyDescriptor(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
-/// The HEVC bitstream readers, and the FLV sequence header record made from what parses.
+/// The HEVC bitstream readers, and the decoder configuration record made from what parses.
 func fuzzHEVCBits(_ bytes: UnsafeRawBufferPointer) {
     let sps = HEVCSequenceParameterSet(nal: bytes)
     _ = HEVCPictureParameterSetIds(nal: bytes)
@@ -83,8 +86,9 @@ func fuzzHEVCBits(_ bytes: UnsafeRawBufferPointer) {
     if bytes.count > 2 { _ = HEVCSliceSegmentHeaderPrefix(type: bytes[0] >> 1 & 0x3F, body: bytes.view(2..<bytes.count)) }
     if sps != nil {
         let nal = Array(bytes)
-        _ = HEVCDecoderConfigurationRecord(vps: [[0x40, 0x01, 0x0C]], sps: [nal], pps: [[0x44, 0x01, 0xC0]])
+        _ = HEVCDecoderConfigurationRecord(vps: [[0x40, 0x01, 0x0C]], sps: [nal], pps: [[0x44, 0x01, 0xC0]])?.bytes(arrayCompleteness: true)
     }
+    _ = HEVCDecoderConfigurationRecord(annexB: bytes)?.bytes(arrayCompleteness: false)
 }
 
 func fuzzSDP(_ bytes: UnsafeRawBufferPointer) {
@@ -96,6 +100,7 @@ func fuzzBitReader(_ bytes: UnsafeRawBufferPointer) {
     _ = PictureParameterSetIds(nal: bytes)
     _ = SliceHeaderPrefix(nal: bytes)
     _ = SEI.containsRecoveryPoint(nal: bytes)
+    _ = AVCDecoderConfigurationRecord(annexB: bytes)?.bytes
     // The same bytes as an SPS, a PPS and a slice that use them, split at two of its bytes' values.
     if bytes.count > 3 {
         let a = 1 + Int(bytes[0]) % (bytes.count - 1), b = a + (bytes.count - a) / 2
@@ -132,16 +137,22 @@ func withAccessUnit(_ bytes: UnsafeRawBufferPointer, timestamp: Int64, flags: UI
     }
 }
 
-/// Arbitrary access units into the FLV muxer: a flag byte (keyframe, loss), a timestamp step, a length.
+/// Arbitrary access units into the FLV muxer, and as MP4 samples with their track's record: a flag
+/// byte (keyframe, loss), a timestamp step, a length.
 func fuzzFLV(_ bytes: UnsafeRawBufferPointer) {
     let muxer = FLVMuxer()
     var cursor = ByteCursor(bytes)
     var timestamp: Int64 = 0
     var written = 0
+    var sample: [UInt8] = []
     while let flags = cursor.readUInt8(), let step = cursor.readUInt16(), let length = cursor.readUInt16(),
           let unit = cursor.readSlice(min(Int(length), cursor.readableBytes)) {
         timestamp += Int64(Int16(bitPattern: step))
-        withAccessUnit(unit, timestamp: timestamp, flags: flags) { au in try? muxer.write(au) { written += $0.count } }
+        withAccessUnit(unit, timestamp: timestamp, flags: flags) { au in
+            try? muxer.write(au) { written += $0.count }
+            _ = VideoTrack.of(au)
+            au.copyLengthPrefixed(into: &sample)
+        }
     }
     try? muxer.finish { written += $0.count }
     _ = muxer.metadataPatches()

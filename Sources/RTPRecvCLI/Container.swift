@@ -55,9 +55,9 @@ enum Container: String, CaseIterable {
             ?? ["h264", "hevc", "aac", "mp1", "mp2", "mp3", "opus"].contains(codecName)
     }
 
-    /// Whether its H.264 samples are NAL units behind their lengths, the parameter sets in the
-    /// track's header (ISO/IEC 14496-15): handed over so, libavformat need not look for start codes
-    /// in every frame and copy it. MPEG-TS keeps start codes.
+    /// Whether its H.264 and H.265 samples are NAL units behind their lengths, the parameter sets in
+    /// the track's header (ISO/IEC 14496-15): handed over so, libavformat need not look for start
+    /// codes in every frame and copy it. MPEG-TS keeps start codes.
     var keepsNALUnitLengths: Bool { self != .ts }
 
     /// The FourCC MP4 names the codec by, where it has a choice: 'hvc1' (parameter sets in the

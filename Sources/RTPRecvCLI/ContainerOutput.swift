@@ -106,9 +106,9 @@ final class ContainerOutput {
     private var timeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var audioTimeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var timestamps = DecodeTimestamps(reorderDepth: 0)
-    /// The file's H.264 track as MP4 and Matroska keep it, from its first keyframe: its frames are
-    /// copied with NAL unit lengths in place of start codes (`Container.keepsNALUnitLengths`).
-    private var avcRecord: AVCDecoderConfigurationRecord?
+    /// The file's frames are NAL units copied with their lengths in place of start codes, the
+    /// track's `decoderConfigurationRecord` its configuration (`Container.keepsNALUnitLengths`).
+    private var lengthPrefixed = false
     /// Video frames waiting for the header (`held`) or for their decode time (`waiting`), with
     /// times on the timeline and from the file's start; buffers to reuse.
     private var held: [(bytes: [UInt8], time: Int64, keyframe: Bool)] = []
@@ -247,8 +247,7 @@ final class ContainerOutput {
         guard let track else {
             track = keyframeTrack
             heldSince = arrival
-            avcRecord = container.keepsNALUnitLengths && keyframeTrack.codec == .h264
-                ? keyframeTrack.configuration.withUnsafeBytes { AVCDecoderConfigurationRecord(annexB: $0) } : nil
+            lengthPrefixed = container.keepsNALUnitLengths && keyframeTrack.decoderConfigurationRecord != nil
             videoCarried = try container.carries(keyframeTrack.codec.libavcodecName)
             if !videoCarried { warnNotCarried(keyframeTrack.codec.name) }
             return
@@ -269,7 +268,7 @@ final class ContainerOutput {
         if let track, videoCarried {
             let parameters = track.parameters
             var video = MediaMuxer.Track(video: track.codec.libavcodecName, width: track.width, height: track.height,
-                                         extradata: avcRecord?.bytes ?? track.configuration, clockRate: 1_000_000_000)
+                                         extradata: (lengthPrefixed ? track.decoderConfigurationRecord : nil) ?? track.configuration, clockRate: 1_000_000_000)
             video.tag = container.tag(for: track.codec.libavcodecName)
             (video.profile, video.bitDepth, video.chromaFormat) = (parameters.profileIdc, parameters.bitDepthLuma,
                                                                    parameters.chromaFormatIdc)
@@ -310,7 +309,7 @@ final class ContainerOutput {
 
     /// The unit's bytes in the file's form.
     private func copy(_ unit: AccessUnit, into bytes: inout [UInt8]) {
-        if avcRecord != nil { return unit.copyLengthPrefixed(into: &bytes) }
+        if lengthPrefixed { return unit.copyLengthPrefixed(into: &bytes) }
         bytes.removeAll(keepingCapacity: true)
         for piece in unit.pieces { bytes.append(contentsOf: piece) }
     }
@@ -320,7 +319,7 @@ final class ContainerOutput {
     private func put(_ unit: AccessUnit, pts: Int64) throws {
         guard waiting.isEmpty && track?.reorderDepth == 0 else { return try enqueue(copy(unit), pts: pts, keyframe: unit.isKeyframe) }
         timestamps.add(pts: pts)
-        guard avcRecord != nil else {
+        guard lengthPrefixed else {
             return try unit.withContiguousBytes(scratch: &scratch) { try emit($0, pts: pts, keyframe: unit.isKeyframe) }
         }
         unit.copyLengthPrefixed(into: &scratch)

@@ -1,5 +1,6 @@
 extension VideoTrack {
-    /// An H.264 keyframe's track: its SPS and PPS, and the first SPS's size and reorder depth.
+    /// An H.264 keyframe's track: its SPS and PPS (also as an `avcC`), and the first SPS's size and
+    /// reorder depth.
     static let h264: @Sendable (AccessUnit) -> VideoTrack? = { unit in
         var sps: SequenceParameterSet?
         let sets = parameterSets(of: unit, isSlice: { NALUnitType.isVCL(nalUnitType($0[0])) }) { nal in
@@ -12,7 +13,8 @@ extension VideoTrack {
             }
         }
         guard let sps else { return nil }
-        return VideoTrack(sps.parameters, configuration: sets, reorderDepth: sps.reorderDepth)
+        return VideoTrack(sps.parameters, configuration: sets, reorderDepth: sps.reorderDepth,
+                          decoderConfigurationRecord: sets.withUnsafeBytes { AVCDecoderConfigurationRecord(annexB: $0)?.bytes })
     }
 }
 

@@ -1,5 +1,6 @@
 extension VideoTrack {
-    /// An H.265 keyframe's track: its VPS, SPS and PPS, and the first SPS's size and reorder depth.
+    /// An H.265 keyframe's track: its VPS, SPS and PPS (also as an `hvcC`), and the first SPS's size
+    /// and reorder depth.
     static let h265: @Sendable (AccessUnit) -> VideoTrack? = { unit in
         var sps: HEVCSequenceParameterSet?
         let sets = parameterSets(of: unit, isSlice: { $0.count >= 2 && HEVCNALUnitType.isVCL(HEVCNALHeader($0).type) }) { nal in
@@ -9,6 +10,8 @@ extension VideoTrack {
         }
         guard let sps else { return nil }
         let depth = Int(sps.maxNumReorderPics)  // bounded: the SPS reader caps it at 16
-        return VideoTrack(sps.parameters, configuration: sets, reorderDepth: depth)
+        // array_completeness 1, as MP4's 'hvc1' wants it.
+        let record = sets.withUnsafeBytes { HEVCDecoderConfigurationRecord(annexB: $0)?.bytes(arrayCompleteness: true) }
+        return VideoTrack(sps.parameters, configuration: sets, reorderDepth: depth, decoderConfigurationRecord: record)
     }
 }

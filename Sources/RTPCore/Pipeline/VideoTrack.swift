@@ -9,15 +9,21 @@ public struct VideoTrack: Equatable, Sendable {
     public var configuration: [UInt8]
     /// How many frames may come before one that is shown earlier: the look-ahead decode times need.
     public var reorderDepth: Int
+    /// For codecs of NAL units, the parameter sets as ISO/IEC 14496-15 records them (`avcC`,
+    /// `hvcC`), for containers whose frames carry NAL unit lengths rather than start codes (MP4,
+    /// Matroska); nil for other codecs, or when the sets make no record.
+    public var decoderConfigurationRecord: [UInt8]?
 
     public var codec: VideoCodec { parameters.codec }
     public var width: Int { parameters.width }
     public var height: Int { parameters.height }
 
-    public init(_ parameters: VideoParameters, configuration: [UInt8] = [], reorderDepth: Int = 0) {
+    public init(_ parameters: VideoParameters, configuration: [UInt8] = [], reorderDepth: Int = 0,
+                decoderConfigurationRecord: [UInt8]? = nil) {
         self.parameters = parameters
         self.configuration = configuration
         self.reorderDepth = reorderDepth
+        self.decoderConfigurationRecord = decoderConfigurationRecord
     }
 
     /// The track of a keyframe, by its codec's registration; nil for a frame that is not one, or
