@@ -267,8 +267,9 @@ final class ContainerOutput {
                                    overwrite: { bytes, offset in try file.write(Array(bytes), at: offset) })
         if let track, videoCarried {
             let parameters = track.parameters
+            let extradata = (lengthPrefixed ? track.decoderConfigurationRecord : nil) ?? track.configuration
             var video = MediaMuxer.Track(video: track.codec.libavcodecName, width: track.width, height: track.height,
-                                         extradata: (lengthPrefixed ? track.decoderConfigurationRecord : nil) ?? track.configuration, clockRate: 1_000_000_000)
+                                         extradata: extradata, clockRate: 1_000_000_000)
             video.tag = container.tag(for: track.codec.libavcodecName)
             (video.profile, video.bitDepth, video.chromaFormat) = (parameters.profileIdc, parameters.bitDepthLuma,
                                                                    parameters.chromaFormatIdc)
