@@ -169,24 +169,22 @@ public final class FLVMuxer {
         var payload = freeBuffers.popLast() ?? []
         payload.removeAll(keepingCapacity: true)
         let hevc = accessUnit.codec == .h265
-        accessUnit.withContiguousBytes(scratch: &gathered) { bytes in
-            AnnexB.forEachNALUnit(bytes) { nal in
-                if hevc, nal.count >= 2 {
-                    let type = HEVCNALHeader(nal).type
-                    if let kind = HEVCParameterSetCache.Kind.of(type: type) { return parameterSets[kind.rawValue].append(Array(nal)) }
-                    if type == HEVCNALUnitType.accessUnitDelimiter { return }
-                } else if !hevc {
-                    switch nalUnitType(nal[0]) {
-                    case NALUnitType.sps: return parameterSets[1].append(Array(nal))
-                    case NALUnitType.pps: return parameterSets[2].append(Array(nal))
-                    case NALUnitType.accessUnitDelimiter: return
-                    default: break
-                    }
+        accessUnit.forEachNALUnit(scratch: &gathered) { nal in
+            if hevc, nal.count >= 2 {
+                let type = HEVCNALHeader(nal).type
+                if let kind = HEVCParameterSetCache.Kind.of(type: type) { return parameterSets[kind.rawValue].append(Array(nal)) }
+                if type == HEVCNALUnitType.accessUnitDelimiter { return }
+            } else if !hevc {
+                switch nalUnitType(nal[0]) {
+                case NALUnitType.sps: return parameterSets[1].append(Array(nal))
+                case NALUnitType.pps: return parameterSets[2].append(Array(nal))
+                case NALUnitType.accessUnitDelimiter: return
+                default: break
                 }
-                let n = UInt32(nal.count)
-                payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
-                payload.append(contentsOf: nal)
             }
+            let n = UInt32(nal.count)
+            payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+            payload.append(contentsOf: nal)
         }
         let newRecord: VideoConfiguration? = !accessUnit.isKeyframe ? nil : hevc
             ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).flatMap {

@@ -8,8 +8,11 @@ final class LengthPrefixedNALUnitsTests: XCTestCase {
     private let idr: [UInt8] = [0x65, 0x88, 0x84, 0x00, 0x00], nonIDR: [UInt8] = [0x41, 0x9A, 0x02]
     private let expected: [UInt8] = [0, 0, 0, 5, 0x65, 0x88, 0x84, 0, 0, 0, 0, 0, 3, 0x41, 0x9A, 0x02]
 
-    private func converted(_ pieces: [[UInt8]], offsets: [Int]) -> [UInt8] {
-        var out: [UInt8] = [9, 9, 9]
+    /// The unit of `pieces` and `offsets` as a sample, and its NAL units as walked.
+    private func converted(_ pieces: [[UInt8]], offsets: [Int]) -> [UInt8] { walked(pieces, offsets: offsets).sample }
+
+    private func walked(_ pieces: [[UInt8]], offsets: [Int]) -> (sample: [UInt8], units: [[UInt8]]) {
+        var out: [UInt8] = [9, 9, 9], units: [[UInt8]] = [], scratch: [UInt8] = []
         let buffers = pieces.map { piece in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: piece.count, alignment: 1)
             buffer.copyBytes(from: piece)
@@ -21,20 +24,24 @@ final class LengthPrefixedNALUnitsTests: XCTestCase {
                 var unit = AccessUnit(timestamp: 0, pts: 0, pieces: views, isKeyframe: true)
                 unit.nalUnitOffsets = offsets
                 unit.copyLengthPrefixed(into: &out)
+                unit.forEachNALUnit(scratch: &scratch) { units.append(Array($0)) }
             }
         }
-        return out
+        return (out, units)
     }
 
     func testTheOffsetsTheReceiverGaveAreUsedAcrossPieces() {
         // Two units over three pieces, the first ending in two zero bytes.
         let annexB = Fixture.annexB([idr, nonIDR])
-        XCTAssertEqual(converted([Array(annexB[0..<6]), Array(annexB[6..<11]), Array(annexB[11...])], offsets: [0, 9]), expected)
+        let pieces = [Array(annexB[0..<6]), Array(annexB[6..<11]), Array(annexB[11...])]
+        XCTAssertEqual(converted(pieces, offsets: [0, 9]), expected)
+        XCTAssertEqual(walked(pieces, offsets: [0, 9]).units, [idr, nonIDR])
     }
 
     func testUnitsMadeByHandHaveTheirStartCodesLookedFor() {
         // Three-byte and four-byte start codes alike.
         XCTAssertEqual(converted([[0, 0, 1] + idr + [0, 0, 0, 1] + nonIDR], offsets: []), expected)
+        XCTAssertEqual(walked([[0, 0, 1] + idr + [0, 0, 0, 1] + nonIDR], offsets: []).units, [idr, nonIDR])
     }
 
     func testOffsetsThatNameNoStartCodeAreNotTrusted() {

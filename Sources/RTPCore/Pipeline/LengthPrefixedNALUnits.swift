@@ -1,6 +1,7 @@
-/// An access unit of NAL units as MP4 and Matroska keep its samples (ISO/IEC 14496-15): each unit
-/// behind its length in four bytes rather than a start code, the parameter sets also kept apart in
-/// the track (`VideoTrack.decoderConfigurationRecord`).
+/// An access unit of NAL units walked by where the receiver said they lie, and copied as MP4 and
+/// Matroska keep their samples (ISO/IEC 14496-15): each unit behind its length in four bytes rather
+/// than a start code, the parameter sets also kept apart in the track
+/// (`VideoTrack.decoderConfigurationRecord`).
 extension AccessUnit {
     /// Its bytes in that form, into `out` (emptied first). Where the receiver said where its NAL
     /// units lie (`nalUnitOffsets`), each 4-byte start code is overwritten with the unit's length;
@@ -17,8 +18,22 @@ extension AccessUnit {
         }
     }
 
+    /// Calls `body` with each of its NAL units (without their start codes) in one piece, found by the
+    /// receiver's offsets or, in a unit made by hand, by its start codes; `scratch` gathers the
+    /// unit when it is in several pieces.
+    public func forEachNALUnit(scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) -> Void) {
+        withContiguousBytes(scratch: &scratch) { bytes in
+            guard Self.startCodes(at: nalUnitOffsets, in: bytes) else { return AnnexB.forEachNALUnit(bytes, body) }
+            for (i, start) in nalUnitOffsets.enumerated() {
+                let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : bytes.count
+                if end > start + 4 { body(bytes.view(start + 4..<end)) }
+            }
+        }
+    }
+
     /// Whether `offsets` begin at 0 and each names a 4-byte start code, in order, within `bytes`.
-    private static func startCodes(at offsets: UnsafeBufferPointer<Int>, in bytes: [UInt8]) -> Bool {
+    private static func startCodes<Bytes: RandomAccessCollection>(at offsets: UnsafeBufferPointer<Int>, in bytes: Bytes) -> Bool
+        where Bytes.Element == UInt8, Bytes.Index == Int {
         guard offsets.first == 0 else { return false }
         var previous = -4
         for offset in offsets {
