@@ -1,10 +1,10 @@
 import XCTest
 @testable import RTPCore
 
-/// Access units as MP4 and Matroska keep their samples: every NAL unit behind its length, its bytes
-/// as they came (zero bytes at its end too), whether the receiver said where the units lie or they
-/// are looked for.
-final class LengthPrefixedNALUnitsTests: XCTestCase {
+/// An access unit's NAL units, walked and copied as MP4 and Matroska keep their samples (every unit
+/// behind its length), their bytes as they came (zero bytes at a unit's end too), whether the
+/// receiver said where the units lie or they are looked for.
+final class AccessUnitNALUnitsTests: XCTestCase {
     private let idr: [UInt8] = [0x65, 0x88, 0x84, 0x00, 0x00], nonIDR: [UInt8] = [0x41, 0x9A, 0x02]
     private let expected: [UInt8] = [0, 0, 0, 5, 0x65, 0x88, 0x84, 0, 0, 0, 0, 0, 3, 0x41, 0x9A, 0x02]
 
