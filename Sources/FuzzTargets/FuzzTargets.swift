@@ -10,17 +10,18 @@ import SystemIO
 // serves every target; RTPRECV_FUZZ_TARGET picks which one the input goes to.
 
 /// Discards access units, touching every byte so that a bad view would be caught, and reads each
-/// keyframe's track and copies each unit as a recording would (`VideoTrack`: parameter sets,
-/// sequence headers; NAL units behind their lengths).
+/// keyframe's track and walks and copies each unit as FLV and a recording would (`VideoTrack`:
+/// parameter sets, sequence headers; NAL units by their offsets, and behind their lengths).
 final class NullSink: AccessUnitSink {
     var checksum: UInt8 = 0
-    private var sample: [UInt8] = []
+    private var sample: [UInt8] = [], scratch: [UInt8] = []
     func write(_ accessUnit: AccessUnit) throws {
         for piece in accessUnit.pieces {
             for b in piece { checksum &+= b }
         }
         if let track = VideoTrack.of(accessUnit) { checksum &+= UInt8(truncatingIfNeeded: track.configuration.count &+ track.width) }
         accessUnit.copyLengthPrefixed(into: &sample)
+        accessUnit.forEachNALUnit(scratch: &scratch) { checksum &+= $0[0] }
     }
 }
 
