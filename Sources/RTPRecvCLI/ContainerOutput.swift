@@ -220,10 +220,12 @@ final class ContainerOutput {
         try synchronizeIfDue(at: time &- origin)
     }
 
-    /// The next file, from the next keyframe on (a segment, or a file reopened after SIGHUP).
-    func startNextFile(_ next: OutputFile) throws {
+    /// The next file, from the next keyframe on (a segment, or a file reopened after SIGHUP). It is
+    /// made only once the last one's index line is written: a file older than the index's last line
+    /// is not one that a process that died left open (`SegmentIndex.listLeftOpen`).
+    func startNextFile(_ next: @autoclosure () throws -> OutputFile) throws {
         try finishFile()
-        file = next
+        file = try next()
         track = nil
     }
 
