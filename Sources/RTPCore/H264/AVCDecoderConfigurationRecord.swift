@@ -24,23 +24,13 @@ public struct AVCDecoderConfigurationRecord: Equatable, Sendable {
     /// Nil unless there is an SPS that parses and at least one PPS. Sets repeated under one id count
     /// once (the last), so that the counts fit their 5 and 8 bits.
     public init?(sps: [[UInt8]], pps: [[UInt8]]) {
-        var spsById: [UInt32: [UInt8]] = [:], ppsById: [UInt32: [UInt8]] = [:]
-        var spsOrder: [UInt32] = [], ppsOrder: [UInt32] = []
-        for nal in sps where nal.count <= 0xFFFF {
-            guard let id = nal.withUnsafeBytes({ SequenceParameterSet(nal: $0)?.seqParameterSetId }) else { continue }
-            if spsById.updateValue(nal, forKey: id) == nil { spsOrder.append(id) }
-        }
-        for nal in pps where nal.count <= 0xFFFF {
-            guard let id = nal.withUnsafeBytes({ PictureParameterSetIds(nal: $0)?.picParameterSetId }) else { continue }
-            if ppsById.updateValue(nal, forKey: id) == nil { ppsOrder.append(id) }
-        }
-        guard let first = spsOrder.first.flatMap({ spsById[$0] }), spsOrder.count <= 31, !ppsOrder.isEmpty, ppsOrder.count <= 255,
-              let parsed = first.withUnsafeBytes({ SequenceParameterSet(nal: $0) }) else { return nil }
+        sequenceParameterSets = latestParameterSets(sps) { SequenceParameterSet(nal: $0).map { Int(truncatingIfNeeded: $0.seqParameterSetId) } }
+        pictureParameterSets = latestParameterSets(pps) { PictureParameterSetIds(nal: $0).map { Int(truncatingIfNeeded: $0.picParameterSetId) } }
+        guard let first = sequenceParameterSets.first, sequenceParameterSets.count <= 31, !pictureParameterSets.isEmpty,
+              pictureParameterSets.count <= 255, let parsed = first.withUnsafeBytes({ SequenceParameterSet(nal: $0) }) else { return nil }
         avcProfileIndication = parsed.profileIdc
         profileCompatibility = parsed.constraintFlags
         avcLevelIndication = parsed.levelIdc
-        sequenceParameterSets = spsOrder.map { spsById[$0]! }
-        pictureParameterSets = ppsOrder.map { ppsById[$0]! }
         // The SPS parser bounds them: chroma format at most 3, bit depths at most 14.
         chromaFormat = UInt8(truncatingIfNeeded: parsed.chromaFormatIdc)
         bitDepthLumaMinus8 = UInt8(truncatingIfNeeded: parsed.bitDepthLumaMinus8)

@@ -25,14 +25,7 @@ public struct HEVCDecoderConfigurationRecord: Equatable, Sendable {
     /// Nil unless there is a VPS, an SPS that parses and a PPS. Sets repeated under one id count once
     /// (the last), so that every count fits.
     public init?(vps: [[UInt8]], sps: [[UInt8]], pps: [[UInt8]]) {
-        func byId(_ sets: [[UInt8]]) -> [[UInt8]] {
-            var latest: [Int: [UInt8]] = [:], order: [Int] = []
-            for nal in sets where nal.count <= 0xFFFF {
-                guard let (_, id) = nal.withUnsafeBytes(HEVCParameterSetCache.identify) else { continue }
-                if latest.updateValue(nal, forKey: id) == nil { order.append(id) }
-            }
-            return order.map { latest[$0]! }
-        }
+        func byId(_ sets: [[UInt8]]) -> [[UInt8]] { latestParameterSets(sets) { HEVCParameterSetCache.identify(nal: $0)?.1 } }
         videoParameterSets = byId(vps)
         sequenceParameterSets = byId(sps)
         pictureParameterSets = byId(pps)

@@ -11,9 +11,8 @@ extension AccessUnit {
         for piece in pieces { out.append(contentsOf: piece) }
         guard Self.startCodes(at: nalUnitOffsets, in: out) else { return Self.lengthPrefixByScanning(&out) }
         out.withUnsafeMutableBytes { bytes in
-            for (i, start) in nalUnitOffsets.enumerated() {
-                let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : bytes.count
-                bytes.storeBytes(of: UInt32(truncatingIfNeeded: end - start - 4).bigEndian, toByteOffset: start, as: UInt32.self)
+            forEachNALUnit(in: bytes.count) { unit in
+                bytes.storeBytes(of: UInt32(truncatingIfNeeded: unit.count - 4).bigEndian, toByteOffset: unit.lowerBound, as: UInt32.self)
             }
         }
     }
@@ -24,10 +23,17 @@ extension AccessUnit {
     public func forEachNALUnit(scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) -> Void) {
         withContiguousBytes(scratch: &scratch) { bytes in
             guard Self.startCodes(at: nalUnitOffsets, in: bytes) else { return AnnexB.forEachNALUnit(bytes, body) }
-            for (i, start) in nalUnitOffsets.enumerated() {
-                let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : bytes.count
-                if end > start + 4 { body(bytes.view(start + 4..<end)) }
+            forEachNALUnit(in: bytes.count) { unit in
+                if unit.count > 4 { body(bytes.view(unit.lowerBound + 4..<unit.upperBound)) }
             }
+        }
+    }
+
+    /// Where each NAL unit lies by `nalUnitOffsets`, its start code included, in a unit of `count`
+    /// bytes: each runs to the next, the last to the end.
+    private func forEachNALUnit(in count: Int, _ body: (Range<Int>) -> Void) {
+        for (i, start) in nalUnitOffsets.enumerated() {
+            body(start..<(i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : count))
         }
     }
 
