@@ -39,6 +39,22 @@ final class FrameGateTests: XCTestCase {
         XCTAssertEqual(feeder.stream.frames.repaired, 1)
     }
 
+    /// A keyframe whose SPS and PPS come only after its slice decodes alone (a decoder, a segment
+    /// file or a picture that starts there) only with the cached sets put in front of the slice.
+    func testAKeyframeWhoseSetsComeAfterItsSliceGetsThemInFront() throws {
+        var packets = stream()
+        packets[2...4] = [Fixture.rtp(seq: 3, ts: 9000, payload: Fixture.slice(idr: true, bytes: 90, tag: 0x33, frameNum: 0)),
+                          Fixture.rtp(seq: 4, ts: 9000, payload: Fixture.sps),
+                          Fixture.rtp(seq: 5, ts: 9000, marker: true, payload: Fixture.pps)]
+        let feeder = try run(packets)
+        let second = Fixture.slice(idr: true, bytes: 90, tag: 0x33, frameNum: 0)
+        XCTAssertEqual(feeder.sink.accessUnits[2], Fixture.annexB([Fixture.sps, Fixture.pps, second, Fixture.sps, Fixture.pps]))
+        XCTAssertEqual(feeder.sink.records.map(\.status), [.written, .written, .written, .written])
+        // In front of the slice they come in, the unit's own sets are left alone.
+        XCTAssertEqual(try run(stream()).sink.accessUnits[2],
+                       Fixture.annexB([Fixture.sps, Fixture.pps, second]))
+    }
+
     func testLossAfterTheFirstSliceIsNoRepair() throws {
         var packets = stream()
         let late = Fixture.slice(idr: true, firstMb: 60, bytes: 40, tag: 0x35, frameNum: 0)

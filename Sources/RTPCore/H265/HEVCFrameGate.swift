@@ -57,10 +57,14 @@ final class HEVCFrameGate {
                                     frameRate: sps?.frameRateFraction, arrival: arrival, codec: .h265)
         var inserted: [[UInt8]] = []
         if let chain {
+            // Sets that come only after the first slice segment do not serve it.
             let mustCarry = au.isKeyframe || record.status == .repaired
+            let early = au.nalUnits.beforeFirstSlice(isVCL: HEVCNALUnitType.isVCL)
             for kind in HEVCParameterSetCache.Kind.allCases {
                 let id = chain[kind]
-                guard !au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id)),
+                let carried = au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id))
+                    && early.contains { HEVCParameterSetCache.Kind.of(type: $0.type) == kind }
+                guard !carried,
                       mustCarry || written[kind.rawValue][id] != cache.generation(kind, id: id),
                       let bytes = cache.bytes(kind, id: id) else { continue }
                 inserted.append(bytes)
@@ -94,13 +98,13 @@ final class HEVCFrameGate {
     }
 
     /// Hands `accessUnit` on, with `inserted` put in front of its slices (after a leading AUD, and
-    /// after the sets it carries of kinds that precede the first inserted).
+    /// after the sets it carries before them of kinds that precede the first inserted).
     private func write(_ accessUnit: inout AccessUnit, _ au: HEVCAccessUnitAssembler.Assembled,
                        inserting inserted: [[UInt8]]) throws -> Bool {
         var at = 0
         if let first = inserted.first {
             let firstKind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(first[0], first[1]).type)!
-            for nal in au.nalUnits {
+            for nal in au.nalUnits.beforeFirstSlice(isVCL: HEVCNALUnitType.isVCL) {
                 if nal.type == HEVCNALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
                 if let kind = HEVCParameterSetCache.Kind.of(type: nal.type), kind.rawValue < firstKind.rawValue {
                     at = nal.offset + nal.length

@@ -10,6 +10,14 @@ public struct NALUnitRecord: Sendable {
     public var lastPacket: Int64
 }
 
+extension UnsafeBufferPointer where Element == NALUnitRecord {
+    /// The units before the first for which `isVCL` holds (the first slice): those a decoder that
+    /// starts at this access unit has read when it meets the slice, where its parameter sets must be.
+    func beforeFirstSlice(isVCL: (UInt8) -> Bool) -> Slice<Self> {
+        self[..<(firstIndex { isVCL($0.type) } ?? endIndex)]
+    }
+}
+
 /// A set of parameter set ids below 256, without allocation.
 public struct ParameterSetIdSet: Sendable {
     private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
