@@ -120,8 +120,11 @@ struct SVGChart {
 enum HTML {
     /// `text` safe in an element and in a quoted attribute, masked as every message is.
     static func escape(_ text: String) -> String {
+        let masked = Terminal.masked(text)
+        // Most of a report's text (a tooltip a frame) has nothing to escape: no walk by Character.
+        guard masked.utf8.contains(where: { "&<>\"'".utf8.contains($0) }) else { return masked }
         var out = ""
-        for c in Terminal.masked(text) {
+        for c in masked {
             switch c {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

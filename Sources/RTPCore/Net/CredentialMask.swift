@@ -13,7 +13,8 @@ public enum CredentialMask {
     public static func masked(_ text: String, secrets: [String] = []) -> String {
         var result = text
         for secret in secrets where secret.count >= 4 && result.contains(secret) { result = result.replacing(secret, with: mask) }
-        guard result.contains("@") || result.contains("?") else { return result }
+        // Most text has no URL: a scan of its bytes, not a search by Character.
+        guard result.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return result }
         var out = ""
         var word = ""
         for c in result {
