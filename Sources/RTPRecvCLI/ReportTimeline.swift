@@ -138,8 +138,7 @@ final class ReportTimeline {
         let track = self.track(accessUnit.record.ssrc, audio: false)
         let time = self.time(accessUnit.arrival)
         if let last = track.pictures.last, time - last.time < track.pictureSpacing { return }
-        var scratch: [UInt8] = []
-        pictures.submit(id: picturesTaken, codec: accessUnit.codec, keyframe: accessUnit.withContiguousBytes(scratch: &scratch) { Array($0) })
+        pictures.submit(id: picturesTaken, codec: accessUnit.codec, keyframe: accessUnit.copiedBytes())
         track.pictures.append(Picture(id: picturesTaken, time: time, record: accessUnit.record))
         picturesTaken += 1
         if track.pictures.count > limits.maxPictures { thin(track) }

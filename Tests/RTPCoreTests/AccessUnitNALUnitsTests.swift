@@ -11,8 +11,8 @@ final class AccessUnitNALUnitsTests: XCTestCase {
     /// The unit of `pieces` and `offsets` as a sample, and its NAL units as walked.
     private func converted(_ pieces: [[UInt8]], offsets: [Int]) -> [UInt8] { walked(pieces, offsets: offsets).sample }
 
-    private func walked(_ pieces: [[UInt8]], offsets: [Int]) -> (sample: [UInt8], units: [[UInt8]]) {
-        var out: [UInt8] = [9, 9, 9], units: [[UInt8]] = [], scratch: [UInt8] = []
+    private func walked(_ pieces: [[UInt8]], offsets: [Int]) -> (sample: [UInt8], units: [[UInt8]], copy: [UInt8]) {
+        var out: [UInt8] = [9, 9, 9], units: [[UInt8]] = [], scratch: [UInt8] = [], copy: [UInt8] = []
         let buffers = pieces.map { piece in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: piece.count, alignment: 1)
             buffer.copyBytes(from: piece)
@@ -25,9 +25,10 @@ final class AccessUnitNALUnitsTests: XCTestCase {
                 unit.nalUnitOffsets = offsets
                 unit.copyLengthPrefixed(into: &out)
                 unit.forEachNALUnit(scratch: &scratch) { units.append(Array($0)) }
+                copy = unit.copiedBytes()
             }
         }
-        return (out, units)
+        return (out, units, copy)
     }
 
     func testTheOffsetsTheReceiverGaveAreUsedAcrossPieces() {
@@ -36,6 +37,9 @@ final class AccessUnitNALUnitsTests: XCTestCase {
         let pieces = [Array(annexB[0..<6]), Array(annexB[6..<11]), Array(annexB[11...])]
         XCTAssertEqual(converted(pieces, offsets: [0, 9]), expected)
         XCTAssertEqual(walked(pieces, offsets: [0, 9]).units, [idr, nonIDR])
+        // Kept past the write (the report's pictures): one array, empty pieces and all.
+        XCTAssertEqual(walked(pieces + [[]], offsets: [0, 9]).copy, annexB)
+        XCTAssertEqual(walked([], offsets: []).copy, [])
     }
 
     func testUnitsMadeByHandHaveTheirStartCodesLookedFor() {

@@ -65,6 +65,19 @@ public struct AccessUnit {
         for piece in pieces { scratch.append(contentsOf: piece) }
         return try scratch.withUnsafeBytes(body)
     }
+
+    /// Its bytes in an array of their own, copied once, to keep past the `write` call.
+    public func copiedBytes() -> [UInt8] {
+        let count = pieces.reduce(0) { $0 + $1.count }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var at = 0
+            for piece in pieces where !piece.isEmpty {
+                UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[at...])).copyMemory(from: piece)
+                at += piece.count
+            }
+            initialized = count
+        }
+    }
 }
 
 /// Where access units go: a file, a decoder, a muxer, the frame ledger.
