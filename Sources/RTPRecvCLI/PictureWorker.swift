@@ -33,11 +33,12 @@ final class PictureWorker {
     func withdraw(id: Int) { queue.withdraw(id) }
 
     /// Waits for the pictures submitted and not withdrawn; those that would not decode are missing.
+    /// The caller helps with those still to come, on a core the run no longer needs (or alone, if no
+    /// thread could be made).
     func finish() -> [Int: [UInt8]] {
         queue.end()
-        thread?.join()
-        // No thread could be made: the work is done here.
         queue.work()
+        thread?.join()
         return queue.pictures
     }
 
@@ -55,8 +56,6 @@ final class PictureWorker {
         private var wanted: Set<Int> = []
         private var done: [Int: [UInt8]] = [:]
         private var ended = false
-        /// Used by one thread at a time: the worker's, or the run's once it has ended.
-        private var thumbnailers: [VideoCodec: Thumbnailer] = [:]
 
         init(width: Int) {
             self.width = width
@@ -87,8 +86,10 @@ final class PictureWorker {
 
         var pictures: [Int: [UInt8]] { lock.locked { done } }
 
-        /// Pictures the jobs until there are none and the queue has ended.
+        /// Pictures the jobs until there are none and the queue has ended; on several threads at
+        /// once, each with decoders of its own.
         func work() {
+            var thumbnailers: [VideoCodec: Thumbnailer] = [:]
             while let job: Job = lock.locked({
                 while jobs.isEmpty && !ended { lock.wait() }
                 return jobs.isEmpty ? nil : jobs.removeFirst()
