@@ -169,6 +169,11 @@ public struct Options {
         while reader.next() {
             if try take(&reader) { continue }
             if reader.argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(reader.name)'") }
+            // A capture's name alone, as ffprobe takes it: say how it is given here.
+            let lowercased = reader.argument.lowercased()
+            if pcap == nil, [".pcap", ".pcapng", ".cap"].contains(where: { lowercased.hasSuffix($0) }) {
+                throw UsageError(description: "unexpected argument '\(reader.argument)': to replay a capture, give --pcap \(reader.argument)")
+            }
             throw UsageError(description: "unexpected argument '\(reader.argument)'")
         }
         if mode == .help || mode == .version { return }

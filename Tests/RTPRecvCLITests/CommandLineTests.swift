@@ -31,6 +31,11 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(lines.last, "See 'rtprecv --help' for more information.")
             XCTAssertFalse(result.stderr.contains("hunter2"), result.stderr)
         }
+        // A capture's name alone, as ffprobe takes it: the error says how to give it.
+        let bare = try Harness.rtprecv(["--list", "cam.pcapng"])
+        XCTAssertEqual(bare.status, 64)
+        XCTAssertTrue(bare.stderr.hasPrefix("Error: unexpected argument 'cam.pcapng': to replay a capture, give --pcap cam.pcapng\n"),
+                      bare.stderr)
     }
 
     /// Numbers out of range are usage errors, never a trap in a conversion later (1e10 seconds once
