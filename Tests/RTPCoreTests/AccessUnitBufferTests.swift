@@ -11,7 +11,7 @@ final class AccessUnitBufferTests: XCTestCase {
                 let buffer = AccessUnitBuffer(capacity: 64)
                 var model: [UInt8] = []
                 for _ in 0..<Int.random(in: 1...12, using: &random) {
-                    switch Int.random(in: 0..<6, using: &random) {
+                    switch Int.random(in: 0..<7, using: &random) {
                     case 0:
                         let header = UInt8.random(in: 0...255, using: &random)
                         buffer.appendStartCode(header: header)
@@ -33,6 +33,18 @@ final class AccessUnitBufferTests: XCTestCase {
                         let bytes = source.view(start..<start + Int.random(in: 1...600, using: &random))
                         buffer.insert(bytes, at: at)
                         model.insert(contentsOf: bytes, at: at)
+                    case 5:
+                        // Room kept for a header whose size comes once what follows it did.
+                        let room = buffer.reserve(10)
+                        let start = Int.random(in: 0..<source.count - 2000, using: &random)
+                        let after = source.view(start..<start + Int.random(in: 0..<2000, using: &random))
+                        buffer.append(after, borrowing: Bool.random(using: &random))
+                        let header = (0..<Int.random(in: 0...10, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                        header.withUnsafeBytes { buffer.fill(room, with: $0) }
+                        // More than the room, or a second fill, changes nothing.
+                        [UInt8](repeating: 9, count: 11).withUnsafeBytes { buffer.fill(room, with: $0) }
+                        if !header.isEmpty { [UInt8(9)].withUnsafeBytes { buffer.fill(room, with: $0) } }
+                        model += header + after
                     default:
                         guard !model.isEmpty else { continue }
                         let a = Int.random(in: 0..<model.count, using: &random)

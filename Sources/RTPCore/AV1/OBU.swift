@@ -67,6 +67,9 @@ public enum LEB128 {
         return nil
     }
 
+    /// The most bytes a value takes.
+    public static let maxBytes = 8
+
     /// Appends `value` in the fewest bytes.
     public static func append(_ value: Int, to bytes: inout [UInt8]) {
         var v = value

@@ -4,9 +4,11 @@
 /// dropped, as the payload specification says. The last sequence header is kept and put in front of
 /// a keyframe that comes without one, as parameter sets are for H.264.
 struct AV1TemporalUnitAssembly: FrameAssembly {
-    /// An OBU whose fragments are still coming.
+    /// An OBU whose fragments are still coming, when they are joined in a buffer (`inPlace` nil).
     private var fragment: [UInt8] = []
     private var inFragment = false
+    /// An OBU whose fragments are referred to where they lie, behind room for its header and size.
+    private var inPlace: (room: AccessUnitBuffer.Reservation, header: OBUHeader, first: UInt8, extensionByte: UInt8, size: Int)?
     /// The last sequence header OBU (with its size field), as written and as read.
     private var sequenceHeader: [UInt8] = []
     private var lastSequenceHeader: AV1SequenceHeader?
@@ -32,10 +34,10 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
         (inFragment, unitHasSequenceHeader, unitSequenceHeader, firstFrameHeaderByte) = (false, false, nil, nil)
         (wellFormed, unitHeader) = (true, nil)
         fragment.removeAll(keepingCapacity: true)
+        inPlace = nil
     }
 
-    /// An OBU whole in one packet is referred to where it lies when `borrowing`; one in fragments
-    /// is joined in a buffer of its own, and copied.
+    /// OBUs are referred to where they lie when `borrowing`, whole or in fragments.
     mutating func append(_ data: UnsafeRawBufferPointer, of header: AV1AggregationHeader, to bytes: AccessUnitBuffer,
                          borrowing: Bool) -> FrameRecord.Reason? {
         var damage: FrameRecord.Reason?
@@ -49,15 +51,14 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
                     damage = .missingFragmentStart
                     return
                 }
-                fragment.append(contentsOf: element)
+                addFragment(element, to: bytes, borrowing: borrowing)
                 if continues { return }
-                if !fragment.withUnsafeBytes({ emit($0, to: bytes, borrowing: false) }) { damage = damage ?? .missingPackets }
+                if !endFragments(to: bytes) { damage = damage ?? .missingPackets }
             } else {
                 if inFragment { damage = .unfinishedFragment }
-                fragment.removeAll(keepingCapacity: true)
                 inFragment = continues
                 if continues {
-                    fragment.append(contentsOf: element)
+                    beginFragments(element, to: bytes, borrowing: borrowing)
                     return
                 }
                 if !emit(element, to: bytes, borrowing: borrowing) { damage = damage ?? .missingPackets }
@@ -65,6 +66,43 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
             inFragment = false
         }
         return read ? damage : damage ?? .aggregationOverrun
+    }
+
+    /// An OBU's first fragment. Its payload goes in place, behind room for its header and the size
+    /// known at its end; joined in `fragment` are those whose payload is read whole (a sequence
+    /// header), or left out (a temporal delimiter, a tile list), or with a size field of their own,
+    /// or whose header or payload's first byte is not all in this fragment.
+    private mutating func beginFragments(_ element: UnsafeRawBufferPointer, to bytes: AccessUnitBuffer, borrowing: Bool) {
+        fragment.removeAll(keepingCapacity: true)
+        inPlace = nil
+        guard let header = OBUHeader(element), !header.hasSizeField, element.count > header.size,
+              ![OBUHeader.sequenceHeader, OBUHeader.temporalDelimiter, OBUHeader.tileList].contains(header.type) else {
+            fragment.append(contentsOf: element)
+            return
+        }
+        let payload = element.view(header.size..<element.count)
+        inPlace = (bytes.reserve(2 + LEB128.maxBytes), header, element[0] | 0x02, header.hasExtension ? element[1] : 0, payload.count)
+        bytes.append(payload, borrowing: borrowing)
+        note(header, payload: payload)
+    }
+
+    private mutating func addFragment(_ element: UnsafeRawBufferPointer, to bytes: AccessUnitBuffer, borrowing: Bool) {
+        guard inPlace != nil else { return fragment.append(contentsOf: element) }
+        inPlace?.size += element.count
+        bytes.append(element, borrowing: borrowing)
+    }
+
+    /// The OBU's last fragment came: its header and size go in the room kept, or the fragments
+    /// joined are written.
+    private mutating func endFragments(to bytes: AccessUnitBuffer) -> Bool {
+        guard let obu = inPlace else { return fragment.withUnsafeBytes { emit($0, to: bytes, borrowing: false) } }
+        inPlace = nil
+        prefix.removeAll(keepingCapacity: true)
+        prefix.append(obu.first)
+        if obu.header.hasExtension { prefix.append(obu.extensionByte) }
+        LEB128.append(obu.size, to: &prefix)
+        prefix.withUnsafeBytes { bytes.fill(obu.room, with: $0) }
+        return true
     }
 
     mutating func end(_ bytes: AccessUnitBuffer) -> FrameRecord.Reason? {

@@ -83,6 +83,33 @@ final class AccessUnitBuffer {
         count += bytes.count
     }
 
+    /// A piece of owned bytes at the end, empty until `fill`: a header that depends on what follows
+    /// it (an AV1 OBU's size, known once its last fragment came).
+    struct Reservation {
+        fileprivate let piece: Int
+        let capacity: Int
+    }
+
+    /// Room for up to `capacity` bytes, left empty: what is appended next comes after it. Filled
+    /// before the pieces are edited (`remove`, `insert`), which may give its bytes to others.
+    func reserve(_ capacity: Int) -> Reservation {
+        if ownedCount + capacity > ownedCapacity { growOwned(to: ownedCount + capacity) }
+        // Of count 0 until filled, and ending before `ownedCount`: no append extends it.
+        appendPiece(Piece(borrowed: nil, start: ownedCount, count: 0))
+        ownedCount += capacity
+        return Reservation(piece: pieceCount - 1, capacity: capacity)
+    }
+
+    /// Puts `bytes` (at most the capacity) into the room `reservation` kept, once.
+    func fill(_ reservation: Reservation, with bytes: UnsafeRawBufferPointer) {
+        let i = reservation.piece
+        guard let base = bytes.baseAddress, bytes.count <= reservation.capacity, i < pieceCount,
+              pieces[i].borrowed == nil, pieces[i].count == 0 else { return }
+        (owned + pieces[i].start).copyMemory(from: base, byteCount: bytes.count)
+        pieces[i].count = bytes.count
+        count += bytes.count
+    }
+
     /// Room for `n` more owned bytes at the end of the last piece (or of a new one); returns where.
     @inline(__always)
     private func reserveOwned(_ n: Int) -> UnsafeMutableRawPointer {
