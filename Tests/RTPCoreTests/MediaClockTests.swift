@@ -148,4 +148,18 @@ final class MediaClockTests: XCTestCase {
         XCTAssertEqual(after - before, 20_000_000)
         XCTAssertEqual(clock.streams[1]?.timestampJumps, 1)
     }
+
+    /// With B-frames, timestamps go back and forth in decoding order (I P B B: +3, -2, +1 frames).
+    /// A jump before the second B of a pair puts it where it would have been, between the first B
+    /// and the P, not after the P; then the pattern goes on from there.
+    func testAJumpAmongBFramesKeepsTheirPlace() {
+        let clock = MediaClock(), frame: Int64 = 3000, jump: Int64 = 90000 * 3600
+        var times: [Int64] = []
+        for ticks: Int64 in [0, 3, 1, 2, 6, 4, 5, 9, 7] { times.append(clock.time(ssrc: 1, ticks: ticks * frame, clockRate: 90000, arrival: 0)) }
+        let second = clock.time(ssrc: 1, ticks: 8 * frame + jump, clockRate: 90000, arrival: 0)
+        XCTAssertEqual(second - times[8], 33_333_333, "one frame after the first B")
+        XCTAssertLessThan(second, times[7], "before the P")
+        XCTAssertEqual(clock.time(ssrc: 1, ticks: 12 * frame + jump, clockRate: 90000, arrival: 0) - times[7], 100_000_000, accuracy: 1)
+        XCTAssertEqual(clock.streams[1]?.timestampJumps, 1)
+    }
 }

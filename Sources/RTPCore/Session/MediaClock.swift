@@ -24,6 +24,11 @@ public final class MediaClock {
         var anchorTicks: Int64
         var anchorTime: Int64
         var lastTicks: Int64
+        /// The ticks last given, and the steps to them from the ticks before (newest first, the last
+        /// `stepCount`): in decoding order, what a jump's own step is predicted from.
+        var previousTicks: Int64
+        var steps = InlineArray<8, Int64>(repeating: 0)
+        var stepCount = 0
         /// Times were given out, which a report may then not take back.
         var timesGiven = false
         /// Session time minus NTP time for this stream: the session's, until its sender's clock stepped.
@@ -48,6 +53,27 @@ public final class MediaClock {
 
         /// `ticks` of this stream's clock in nanoseconds, saturating.
         func nanoseconds(_ ticks: Int64) -> Int64 { ClockTicks.nanoseconds(ticks, clockRate: clockRate) }
+
+        mutating func stepped(to ticks: Int64) {
+            for i in stride(from: steps.count - 1, to: 0, by: -1) { steps[i] = steps[i - 1] }
+            steps[0] = ticks.subtractingSaturated(previousTicks)
+            stepCount = min(stepCount + 1, steps.count)
+            previousTicks = ticks
+        }
+
+        /// The step the next ticks would take had the clock not jumped: the step one period back,
+        /// where the last steps repeat with a period of 1 to 4 (2 ms apart at most). A stream with
+        /// B-frames steps back and forth in decoding order (I P B B: +3, -2, +1, then again), so
+        /// a frame after a jump lands where it would have, not after the latest one.
+        func predictedStep() -> Int64? {
+            let tolerance = Int64(max(1, clockRate / 500))  // bounded: a clock rate, at most MediaDescription.Format.clockRates
+            for period in 1...steps.count / 2 where stepCount >= 2 * period {
+                if (0..<period).allSatisfy({ (steps[$0].subtractingSaturated(steps[$0 + period])).magnitude <= tolerance }) {
+                    return steps[period - 1]
+                }
+            }
+            return nil
+        }
     }
 
     /// What a sender report did.
@@ -96,7 +122,7 @@ public final class MediaClock {
             guard streams.count < MediaClock.maxStreams else { return arrival }
             let rate = min(max(1, clockRate), MediaDescription.Format.clockRates.upperBound)
             streams[ssrc] = Stream(clockRate: rate, anchorTicks: ticks, anchorTime: arrival.subtractingSaturated(shift),
-                                   lastTicks: ticks)
+                                   lastTicks: ticks, previousTicks: ticks)
             if let report = pending.removeValue(forKey: ssrc) {
                 senderReport(ssrc: ssrc, ntp: report.ntp, rtp: report.rtp, arrival: report.arrival)
             }
@@ -105,13 +131,19 @@ public final class MediaClock {
         }
         let step = stream.nanoseconds(ticks.subtractingSaturated(stream.lastTicks))
         if step.magnitude > maxTimestampJump.magnitude {
-            // Continue a frame's worth (20 ms) after the last time given out.
-            stream.anchorTime = stream.time(stream.lastTicks).addingSaturated(20_000_000)
+            // Continue where the steps before say, or else a frame's worth (20 ms) after the latest
+            // time given out.
+            if let predicted = stream.predictedStep() {
+                stream.anchorTime = stream.time(stream.previousTicks).addingSaturated(stream.nanoseconds(predicted))
+            } else {
+                stream.anchorTime = stream.time(stream.lastTicks).addingSaturated(20_000_000)
+            }
             stream.anchorTicks = ticks
-            stream.lastTicks = ticks
+            (stream.lastTicks, stream.previousTicks, stream.stepCount) = (ticks, ticks, 0)
             stream.timestampJumps += 1
         } else {
             stream.lastTicks = max(stream.lastTicks, ticks)
+            stream.stepped(to: ticks)
         }
         streams[ssrc] = stream
         return stream.time(ticks).addingSaturated(shift)
