@@ -194,24 +194,30 @@ final class ContainerTests: XCTestCase {
     }
 
     /// A sender whose clock jumps 20 s ahead at a keyframe (frame 60 of 120, as a restarted sender's
-    /// would): with segments, the one in progress ends there, said once, and each segment plays for
-    /// as long as it has frames (within one frame), together holding every frame.
+    /// would), and one whose clock jumps between two B-frames (frame 45, in decoding order): with
+    /// segments, the one in progress ends at the keyframe after the jump, said once, and each
+    /// segment plays for as long as it has frames (within one frame), together holding every frame.
     func testATimestampJumpEndsTheSegmentWithSaneDurations() throws {
-        var frames = try FrameCaptures.frames("ffmpeg-bframes.pcap")
-        for f in 60..<frames.count {
-            for p in frames[f].packets.indices {
-                var rtp = frames[f].packets[p].rtp
-                let timestamp = rtp[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } &+ 20 * 90000
-                rtp.replaceSubrange(4...7, with: (0..<4).map { UInt8(truncatingIfNeeded: timestamp >> (24 - 8 * $0)) })
-                frames[f].packets[p].rtp = rtp
+        for cut in [60, 45] {
+            var frames = try FrameCaptures.frames("ffmpeg-bframes.pcap")
+            for f in cut..<frames.count {
+                for p in frames[f].packets.indices {
+                    var rtp = frames[f].packets[p].rtp
+                    let timestamp = rtp[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } &+ 20 * 90000
+                    rtp.replaceSubrange(4...7, with: (0..<4).map { UInt8(truncatingIfNeeded: timestamp >> (24 - 8 * $0)) })
+                    frames[f].packets[p].rtp = rtp
+                }
             }
+            try checkSegments(of: try FrameCaptures.pcap(frames.flatMap(\.packets), name: "jump-\(cut)"), name: "jump-\(cut)")
         }
-        let pcap = try FrameCaptures.pcap(frames.flatMap(\.packets), name: "jump")
+    }
+
+    private func checkSegments(of pcap: URL, name: String) throws {
         // The packets go to port 5004 now: the SDP says so.
-        let sdp = Harness.temporaryFile("jump.sdp")
+        let sdp = Harness.temporaryFile(name + ".sdp")
         try String(contentsOf: capture("ffmpeg-bframes.sdp"), encoding: .utf8).replacingOccurrences(of: "m=video 5006", with: "m=video 5004")
             .write(to: sdp, atomically: true, encoding: .utf8)
-        let directory = try Harness.emptyDirectory("container-jump")
+        let directory = try Harness.emptyDirectory("container-" + name)
         let result = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, "--segment-seconds", "60",
                                           "--mp4", directory.path + "/part-{n}.mp4"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -223,10 +229,10 @@ final class ContainerTests: XCTestCase {
             all += decoded
             let duration = try XCTUnwrap(Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "format=duration",
                                                                                 "-of", "csv=p=0", part.path]).first ?? ""))
-            XCTAssertEqual(duration, Double(decoded.count) / 30, accuracy: 1.0 / 30 + 0.002, "part \(n): \(decoded.count) frames")
+            XCTAssertEqual(duration, Double(decoded.count) / 30, accuracy: 1.0 / 30 + 0.002, "\(name) part \(n): \(decoded.count) frames")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("part-2.mp4").path))
-        XCTAssertEqual(all, try Harness.frameMD5(capture("ffmpeg-bframes.h264")))
+        XCTAssertEqual(all, try Harness.frameMD5(capture("ffmpeg-bframes.h264")), name)
     }
 
     /// --faststart: the finished MP4 is written again with its index in front and no fragments
