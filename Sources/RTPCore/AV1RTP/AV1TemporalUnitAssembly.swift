@@ -8,7 +8,7 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
     private var fragment: [UInt8] = []
     private var inFragment = false
     /// An OBU whose fragments are referred to where they lie, behind room for its header and size.
-    private var inPlace: (room: AccessUnitBuffer.Reservation, header: OBUHeader, first: UInt8, extensionByte: UInt8, size: Int)?
+    private var inPlace: (room: AccessUnitBuffer.Reservation, first: UInt8, extensionByte: UInt8?, size: Int)?
     /// The last sequence header OBU (with its size field), as written and as read.
     private var sequenceHeader: [UInt8] = []
     private var lastSequenceHeader: AV1SequenceHeader?
@@ -81,7 +81,7 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
             return
         }
         let payload = element.view(header.size..<element.count)
-        inPlace = (bytes.reserve(2 + LEB128.maxBytes), header, element[0] | 0x02, header.hasExtension ? element[1] : 0, payload.count)
+        inPlace = (bytes.reserve(2 + LEB128.maxBytes), element[0] | 0x02, header.hasExtension ? element[1] : nil, payload.count)
         bytes.append(payload, borrowing: borrowing)
         note(header, payload: payload)
     }
@@ -99,7 +99,7 @@ struct AV1TemporalUnitAssembly: FrameAssembly {
         inPlace = nil
         prefix.removeAll(keepingCapacity: true)
         prefix.append(obu.first)
-        if obu.header.hasExtension { prefix.append(obu.extensionByte) }
+        if let extensionByte = obu.extensionByte { prefix.append(extensionByte) }
         LEB128.append(obu.size, to: &prefix)
         prefix.withUnsafeBytes { bytes.fill(obu.room, with: $0) }
         return true

@@ -57,8 +57,8 @@ final class FrameGate {
         let taken: Bool
         if let spsId, let ppsId = au.firstSlicePPSId {
             // A keyframe or a repaired unit must carry its parameter sets; any unit, those that
-            // changed since they were last written.
-            // Sets that come only after the first slice do not serve it.
+            // changed since they were last written. Sets that come only after the first slice do
+            // not serve it.
             let mustCarry = au.isKeyframe || record.status == .repaired
             let early = au.nalUnits.beforeFirstSlice(isVCL: NALUnitType.isVCL)
             let carriesSPS = au.spsIds & (1 << spsId) != 0 && early.contains { $0.type == NALUnitType.sps }

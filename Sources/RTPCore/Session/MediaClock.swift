@@ -54,6 +54,7 @@ public final class MediaClock {
         /// `ticks` of this stream's clock in nanoseconds, saturating.
         func nanoseconds(_ ticks: Int64) -> Int64 { ClockTicks.nanoseconds(ticks, clockRate: clockRate) }
 
+        /// `ticks` given out, within the limit: its step from the ticks before is kept.
         mutating func stepped(to ticks: Int64) {
             for i in stride(from: steps.count - 1, to: 0, by: -1) { steps[i] = steps[i - 1] }
             steps[0] = ticks.subtractingSaturated(previousTicks)
