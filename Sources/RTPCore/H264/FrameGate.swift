@@ -55,19 +55,20 @@ final class FrameGate {
                                     frameRate: au.firstSlicePPSId.flatMap { cache.frameRate(forPPS: $0) }, arrival: arrival,
                                     codec: .h264)
         let taken: Bool
+        let early = au.nalUnits.beforeFirstSlice(isVCL: NALUnitType.isVCL)
         if let spsId, let ppsId = au.firstSlicePPSId {
             // A keyframe or a repaired unit must carry its parameter sets; any unit, those that
             // changed since they were last written. Sets that come only after the first slice do
             // not serve it.
             let mustCarry = au.isKeyframe || record.status == .repaired
-            let early = au.nalUnits.beforeFirstSlice(isVCL: NALUnitType.isVCL)
             let carriesSPS = au.spsIds & (1 << spsId) != 0 && early.contains { $0.type == NALUnitType.sps }
             let carriesPPS = au.ppsIds.contains(ppsId) && early.contains { $0.type == NALUnitType.pps }
             let needSPS = !carriesSPS && (mustCarry || writtenSPS[Int(spsId)] != cache.spsGeneration(id: spsId))
             let needPPS = !carriesPPS && (mustCarry || writtenPPS[Int(ppsId)] != cache.ppsGeneration(id: ppsId))
-            taken = try write(&accessUnit, au, sps: needSPS ? cache.sps(id: spsId) : nil, pps: needPPS ? cache.pps(id: ppsId) : nil)
+            taken = try write(&accessUnit, au, before: early, sps: needSPS ? cache.sps(id: spsId) : nil,
+                              pps: needPPS ? cache.pps(id: ppsId) : nil)
         } else {
-            taken = try write(&accessUnit, au, sps: nil, pps: nil)
+            taken = try write(&accessUnit, au, before: early, sps: nil, pps: nil)
         }
         continuity.record(au, written: taken)
         guard taken else { return }
@@ -93,13 +94,13 @@ final class FrameGate {
     }
 
     /// Hands `accessUnit` on, with `sps` and `pps` put in front of its slices when given: after a
-    /// leading AUD, or after the access unit's own last SPS before them, so that the order of
-    /// §7.4.1.2.3 holds.
-    private func write(_ accessUnit: inout AccessUnit, _ au: AccessUnitAssembler.Assembled, sps: [UInt8]?,
-                       pps: [UInt8]?) throws -> Bool {
+    /// leading AUD, or after the access unit's own last SPS before them (of `early`, its units
+    /// before the first slice), so that the order of §7.4.1.2.3 holds.
+    private func write(_ accessUnit: inout AccessUnit, _ au: AccessUnitAssembler.Assembled,
+                       before early: Slice<UnsafeBufferPointer<NALUnitRecord>>, sps: [UInt8]?, pps: [UInt8]?) throws -> Bool {
         let inserted = [sps, pps].compactMap { $0 }
         var at = 0
-        for nal in au.nalUnits.beforeFirstSlice(isVCL: NALUnitType.isVCL) where !inserted.isEmpty {
+        for nal in early where !inserted.isEmpty {
             if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
             if nal.type == NALUnitType.sps { at = nal.offset + nal.length }
         }

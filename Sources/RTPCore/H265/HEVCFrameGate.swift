@@ -56,10 +56,10 @@ final class HEVCFrameGate {
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP,
                                     frameRate: sps?.frameRateFraction, arrival: arrival, codec: .h265)
         var inserted: [[UInt8]] = []
+        let early = au.nalUnits.beforeFirstSlice(isVCL: HEVCNALUnitType.isVCL)
         if let chain {
             // Sets that come only after the first slice segment do not serve it.
             let mustCarry = au.isKeyframe || record.status == .repaired
-            let early = au.nalUnits.beforeFirstSlice(isVCL: HEVCNALUnitType.isVCL)
             for kind in HEVCParameterSetCache.Kind.allCases {
                 let id = chain[kind]
                 let carried = au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id))
@@ -70,7 +70,7 @@ final class HEVCFrameGate {
                 inserted.append(bytes)
             }
         }
-        let taken = try write(&accessUnit, au, inserting: inserted)
+        let taken = try write(&accessUnit, au, before: early, inserting: inserted)
         continuity.record(au, isReference: isReference, written: taken)
         guard taken else { return }
         if au.isKeyframe {
@@ -98,13 +98,13 @@ final class HEVCFrameGate {
     }
 
     /// Hands `accessUnit` on, with `inserted` put in front of its slices (after a leading AUD, and
-    /// after the sets it carries before them of kinds that precede the first inserted).
+    /// after the sets it carries before them, of `early`, of kinds that precede the first inserted).
     private func write(_ accessUnit: inout AccessUnit, _ au: HEVCAccessUnitAssembler.Assembled,
-                       inserting inserted: [[UInt8]]) throws -> Bool {
+                       before early: Slice<UnsafeBufferPointer<NALUnitRecord>>, inserting inserted: [[UInt8]]) throws -> Bool {
         var at = 0
         if let first = inserted.first {
             let firstKind = HEVCParameterSetCache.Kind.of(type: HEVCNALHeader(first[0], first[1]).type)!
-            for nal in au.nalUnits.beforeFirstSlice(isVCL: HEVCNALUnitType.isVCL) {
+            for nal in early {
                 if nal.type == HEVCNALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }
                 if let kind = HEVCParameterSetCache.Kind.of(type: nal.type), kind.rawValue < firstKind.rawValue {
                     at = nal.offset + nal.length
