@@ -87,6 +87,10 @@ public final class MediaMuxer {
             throw FFmpegError("avio_alloc_context", rtprecv_averror(ENOMEM))
         }
         context.pointee.pb = pb
+        // MP4 and Matroska build each fragment or cluster in a buffer of their own and hand it over
+        // whole: going through AVIO's buffer too would copy every frame once more (a tenth of an
+        // MP4 recording's time). MPEG-TS hands over 188 bytes at a time, and needs that buffer.
+        if Self.handsOverWholeFragments.contains(format) { pb.pointee.direct = 1 }
         // What the muxer hands over goes to the file at once: a crash loses only what it still holds.
         context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS | AVFMT_FLAG_CUSTOM_IO
     }
@@ -103,6 +107,8 @@ public final class MediaMuxer {
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
         av_packet_free(&packet)
     }
+
+    private static let handsOverWholeFragments: Set<String> = ["mp4", "matroska", "webm"]
 
     /// Loads libavformat now, at start-up, rather than at the first frame: linking it and its
     /// dependencies takes tens of milliseconds, which a live stream should not wait for.
