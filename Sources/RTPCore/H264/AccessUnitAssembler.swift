@@ -52,6 +52,7 @@ public final class AccessUnitAssembler: NALAccessUnitAssembly {
 
     public let parameterSets = ParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
+    func deliver(_ unit: Assembled) throws { try onAccessUnit(unit) }
 
     let units: AccessUnitCollector
     private var nalRefIdc: UInt8?

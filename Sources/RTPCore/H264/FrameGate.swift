@@ -98,7 +98,10 @@ final class FrameGate {
     /// before the first slice), so that the order of §7.4.1.2.3 holds.
     private func write(_ accessUnit: inout AccessUnit, _ au: AccessUnitAssembler.Assembled,
                        before early: Slice<UnsafeBufferPointer<NALUnitRecord>>, sps: [UInt8]?, pps: [UInt8]?) throws -> Bool {
-        let inserted = [sps, pps].compactMap { $0 }
+        // Built only when something is put in: most units take nothing, and an array costs an allocation.
+        var inserted: [[UInt8]] = []
+        if let sps { inserted.append(sps) }
+        if let pps { inserted.append(pps) }
         var at = 0
         for nal in early where !inserted.isEmpty {
             if nal.type == NALUnitType.accessUnitDelimiter && nal.offset == 0 { at = nal.length }

@@ -53,6 +53,7 @@ public final class HEVCAccessUnitAssembler: NALAccessUnitAssembly {
 
     public let parameterSets = HEVCParameterSetCache()
     public var onAccessUnit: (Assembled) throws -> Void = { _ in }
+    func deliver(_ unit: Assembled) throws { try onAccessUnit(unit) }
     let units: AccessUnitCollector
     private var pictureType: UInt8?
     private var temporalId = 0

@@ -9,7 +9,9 @@ protocol NALAccessUnitAssembly: AnyObject {
     associatedtype Assembled: HandedOnAccessUnit
 
     var units: AccessUnitCollector { get }
-    var onAccessUnit: (Assembled) throws -> Void { get }
+    /// Hands a finished access unit on. A method, not the closure it calls: read through the
+    /// protocol, the closure would be wrapped in a thunk allocated every access unit.
+    func deliver(_ unit: Assembled) throws
     static func isVCL(_ header: Header) -> Bool
     /// Whether the access unit a loss ends is handed on as following a loss. H.265 says so: it has
     /// no frame_num to tell whether whole pictures went. H.264's damaged unit keeps what came before,
@@ -149,7 +151,9 @@ extension NALAccessUnitAssembly {
         // without slices was a picture whose slices were lost (such units carry their access unit's
         // timestamp, RFC 6184 §5.1, RFC 7798 §4.1): report it.
         guard units.hasVCL || units.damage != nil else { return }
-        let carried = try units.handOn(before: boundary, describe: describe, to: onAccessUnit)
+        // Closures written out, not the methods themselves: a method's reference is allocated.
+        let carried = try units.handOn(before: boundary, describe: { describe($0, byteCount: $1, packets: $2) },
+                                       to: { try deliver($0) })
         if carried { forgetPicture() } else { reset() }
     }
 
