@@ -54,6 +54,27 @@ public final class MediaClock {
         /// `ticks` of this stream's clock in nanoseconds, saturating.
         func nanoseconds(_ ticks: Int64) -> Int64 { ClockTicks.nanoseconds(ticks, clockRate: clockRate) }
 
+        /// The time of `ticks` given out, and the books kept for it. A step beyond `jumpLimit` (in
+        /// nanoseconds) is a jump: it continues where the steps before say, or else a frame's
+        /// worth (20 ms) after the latest time given out.
+        mutating func advance(to ticks: Int64, jumpLimit: Int64) -> Int64 {
+            let step = nanoseconds(ticks.subtractingSaturated(lastTicks))
+            if step.magnitude > jumpLimit.magnitude {
+                if let predicted = predictedStep() {
+                    anchorTime = time(previousTicks).addingSaturated(nanoseconds(predicted))
+                } else {
+                    anchorTime = time(lastTicks).addingSaturated(20_000_000)
+                }
+                anchorTicks = ticks
+                (lastTicks, previousTicks, stepCount) = (ticks, ticks, 0)
+                timestampJumps += 1
+            } else {
+                lastTicks = max(lastTicks, ticks)
+                stepped(to: ticks)
+            }
+            return time(ticks)
+        }
+
         /// `ticks` given out, within the limit: its step from the ticks before is kept.
         mutating func stepped(to ticks: Int64) {
             for i in stride(from: steps.count - 1, to: 0, by: -1) { steps[i] = steps[i - 1] }
@@ -119,39 +140,30 @@ public final class MediaClock {
 
     /// The session time of `ticks` (extended RTP time) of the stream `ssrc`.
     public func time(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64) -> Int64 {
-        guard var stream = streams[ssrc] else {
-            guard streams.count < MediaClock.maxStreams else { return arrival }
-            let rate = min(max(1, clockRate), MediaDescription.Format.clockRates.upperBound)
-            streams[ssrc] = Stream(clockRate: rate, anchorTicks: ticks, anchorTime: arrival.subtractingSaturated(shift),
-                                   lastTicks: ticks, previousTicks: ticks)
-            if let report = pending.removeValue(forKey: ssrc) {
-                senderReport(ssrc: ssrc, ntp: report.ntp, rtp: report.rtp, arrival: report.arrival)
-            }
-            streams[ssrc]!.timesGiven = true
-            return streams[ssrc]!.time(ticks).addingSaturated(shift)
-        }
-        let step = stream.nanoseconds(ticks.subtractingSaturated(stream.lastTicks))
-        if step.magnitude > maxTimestampJump.magnitude {
-            // Continue where the steps before say, or else a frame's worth (20 ms) after the latest
-            // time given out.
-            if let predicted = stream.predictedStep() {
-                stream.anchorTime = stream.time(stream.previousTicks).addingSaturated(stream.nanoseconds(predicted))
-            } else {
-                stream.anchorTime = stream.time(stream.lastTicks).addingSaturated(20_000_000)
-            }
-            stream.anchorTicks = ticks
-            (stream.lastTicks, stream.previousTicks, stream.stepCount) = (ticks, ticks, 0)
-            stream.timestampJumps += 1
-        } else {
-            stream.lastTicks = max(stream.lastTicks, ticks)
-            stream.stepped(to: ticks)
-        }
-        streams[ssrc] = stream
-        return stream.time(ticks).addingSaturated(shift)
+        place(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival).time
     }
 
-    /// The jumps of `ssrc`'s timestamps bridged so far.
-    public func timestampJumps(ssrc: UInt32) -> Int { streams[ssrc]?.timestampJumps ?? 0 }
+    /// `time`, and the timestamp jumps of the stream so far: a frame needs both, in one lookup.
+    public func place(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64) -> (time: Int64, timestampJumps: Int) {
+        guard let index = streams.index(forKey: ssrc) else {
+            return (firstTime(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival), 0)
+        }
+        let limit = maxTimestampJump
+        let time = streams.values[index].advance(to: ticks, jumpLimit: limit).addingSaturated(shift)
+        return (time, streams.values[index].timestampJumps)
+    }
+
+    private func firstTime(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64) -> Int64 {
+        guard streams.count < MediaClock.maxStreams else { return arrival }
+        let rate = min(max(1, clockRate), MediaDescription.Format.clockRates.upperBound)
+        streams[ssrc] = Stream(clockRate: rate, anchorTicks: ticks, anchorTime: arrival.subtractingSaturated(shift),
+                               lastTicks: ticks, previousTicks: ticks)
+        if let report = pending.removeValue(forKey: ssrc) {
+            senderReport(ssrc: ssrc, ntp: report.ntp, rtp: report.rtp, arrival: report.arrival)
+        }
+        streams[ssrc]!.timesGiven = true
+        return streams[ssrc]!.time(ticks).addingSaturated(shift)
+    }
 
     /// A sender report of `ssrc`: NTP time `ntp` is RTP time `rtp`.
     @discardableResult

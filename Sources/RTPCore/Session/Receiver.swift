@@ -408,9 +408,8 @@ public final class Receiver {
             if self.endsBeforeKeyframe && accessUnit?.isKeyframe == true { self.endedAtKeyframe = true }
             guard !self.isFull else { return false }
             if var accessUnit {
-                accessUnit.time = self.clock.time(ssrc: stream.ssrc, ticks: accessUnit.pts,
-                                                  clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
-                accessUnit.discontinuities = self.clock.timestampJumps(ssrc: stream.ssrc)
+                (accessUnit.time, accessUnit.discontinuities) = self.clock.place(
+                    ssrc: stream.ssrc, ticks: accessUnit.pts, clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
                 try self.sink.write(accessUnit)
                 self.framesWritten += 1
             }
