@@ -108,6 +108,10 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
         for key in order { runs[key]!.forEachStream(body) }
     }
 
+    func forEachReceiver(_ body: (Receiver) -> Void) {
+        for key in order { runs[key]!.forEachReceiver(body) }
+    }
+
     func writing(_ body: () throws -> Void) throws { try Run.writing(body) }
 
     func finish() throws {

@@ -1,8 +1,8 @@
 import RTPCore
 
 /// The Prometheus text exposition format (version 0.0.4): each metric family once, with HELP and
-/// TYPE, then a sample per label set. The stream counts come from `StreamStatistics.counters`,
-/// the table the statistics JSON reads too.
+/// TYPE, then a sample per label set. The stream counts come from `StreamStatistics.counters` and
+/// the session's from `Receiver.Counters.table`, the tables the statistics JSON reads too.
 struct PrometheusExposition {
     /// Families in the order first seen, each with its samples, which must stand together.
     private var families: [(name: String, type: String, help: String, samples: [String])] = []
@@ -56,6 +56,26 @@ struct PrometheusExposition {
         if let lastPacketAge {
             sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the stream's last packet", labels: labels,
                    value: lastPacketAge)
+        }
+    }
+
+    /// The session counts of every receiver of a run (`Receiver.Counters.table`), summed:
+    /// `rtprecv_session_<name>_total`, labelled by kind where counted by kind.
+    mutating func sessions(_ tables: [[Receiver.SessionCount]]) {
+        var totals: [String: Int] = [:], byKind: [String: [String: Int]] = [:]
+        for count in tables.joined() {
+            totals[count.name, default: 0] += count.value
+            for k in count.kinds ?? [] { byKind[count.name, default: [:]][k.kind, default: 0] += k.value }
+        }
+        for count in tables.first ?? [] {
+            let name = "rtprecv_session_\(count.name)_total"
+            guard count.kinds != nil else {
+                sample(name, type: "counter", help: count.help, value: Double(totals[count.name] ?? 0))
+                continue
+            }
+            for (kind, value) in (byKind[count.name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                sample(name, type: "counter", help: count.help, labels: "kind=\"\(kind)\"", value: Double(value))
+            }
         }
     }
 

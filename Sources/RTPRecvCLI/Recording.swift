@@ -34,6 +34,8 @@ protocol Recording: AnyObject {
     var bytesWritten: Int { get }
     /// Every stream followed: for the metrics.
     func forEachStream(_ body: (FollowedStream) -> Void)
+    /// Every receiver (one, or one a stream or session of a fan-out): for the metrics.
+    func forEachReceiver(_ body: (Receiver) -> Void)
 }
 
 extension Recording {

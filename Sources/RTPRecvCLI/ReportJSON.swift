@@ -5,20 +5,10 @@ import RTPCore
 extension Report {
     func json() -> String {
         var root = input.json
-        let c = receiver.counters
+        root += receiver.counters.table.map { count in
+            (count.name, count.kinds.map { .object($0.map { ($0.kind, .int($0.value)) }) } ?? .int(count.value))
+        }
         root += [
-            ("datagrams", .int(c.datagrams)),
-            ("invalid_rtp", Report.json(counts: c.invalidRTP)),
-            ("other_port", .int(c.otherPort)),
-            ("rtcp", .int(c.rtcp)),
-            ("rtcp_packets", .object(RTCPPacket.Kind.allCases.map { ($0.rawValue, .int(c.rtcpPackets[$0] ?? 0)) })),
-            ("streams_over_limit", .int(c.streamsOverLimit)),
-            ("ssrc_changes", .int(c.ssrcChanges)),
-            ("audio_ssrc_changes", .int(c.audioSSRCChanges)),
-            ("other_ssrc", .int(c.otherSSRC)),
-            ("other_payload_type", .int(c.otherPayloadType)),
-            ("retransmissions", .int(c.retransmissions)),
-            ("retransmissions_unmatched", .int(c.retransmissionsUnmatched)),
             ("bytes_written", .int(outputs.bytesWritten)),
             ("segments", .int(outputs.segmentCount)),
             ("reopens", .int(outputs.reopens)),

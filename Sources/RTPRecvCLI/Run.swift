@@ -264,4 +264,6 @@ extension Run: Recording {
             body(FollowedStream(statistics: audio.snapshot(), media: "audio", lastArrival: audio.lastArrival, written: nil, snapshot: nil))
         }
     }
+
+    func forEachReceiver(_ body: (Receiver) -> Void) { body(receiver) }
 }

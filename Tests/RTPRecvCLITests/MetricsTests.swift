@@ -58,6 +58,48 @@ final class MetricsTests: XCTestCase {
         XCTAssertTrue(exposition.contains("port=\"\(listener.port)\""), exposition)
     }
 
+    /// The session's counts (datagrams, invalid RTP by why, RTCP by kind, other SSRCs, ...) are in
+    /// /metrics as in the statistics: what a broken or hostile sender does shows while it happens.
+    func testTheSessionCountsAreInTheMetrics() throws {
+        let stats = Harness.temporaryFile("metrics-session.json")
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--stats-json", stats.path],
+                                              name: "metrics-session")
+        let script = """
+        import socket, struct
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        to = ("127.0.0.1", \(listener.port))
+        for _ in range(3): s.sendto(b"xx", to)
+        for _ in range(2): s.sendto(b"\\x40" + bytes(11), to)
+        s.sendto(struct.pack(">BBHI", 0x80, 201, 1, 7), to)
+        for n in range(4): s.sendto(struct.pack(">BBHII", 0x80, 96, n, n * 3000, 5) + bytes(20), to)
+        """
+        let sender = try Harness.run("python3", ["-c", script])
+        XCTAssertEqual(sender.status, 0, sender.stderr)
+        usleep(300_000)
+        let (status, exposition) = try get("/metrics")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        let file = Harness.temporaryFile("metrics-session.txt")
+        try exposition.write(to: file, atomically: true, encoding: .utf8)
+        let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
+        XCTAssertEqual(check.status, 0, "promtool: \(check.stderr)\(String(decoding: check.stdout, as: UTF8.self))")
+        let lines = Set(exposition.split(separator: "\n").map(String.init))
+        for expected in ["rtprecv_session_datagrams_total 10",
+                         "rtprecv_session_invalid_rtp_total{kind=\"shorter than the RTP header\"} 3",
+                         "rtprecv_session_invalid_rtp_total{kind=\"version is not 2\"} 2",
+                         "rtprecv_session_rtcp_total 1",
+                         "rtprecv_session_rtcp_packets_total{kind=\"receiver reports\"} 1"] {
+            XCTAssertTrue(lines.contains(expected), "\(expected) in:\n\(exposition)")
+        }
+        // Every other session count, as the statistics have it.
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        for name in ["other_port", "streams_over_limit", "ssrc_changes", "audio_ssrc_changes", "other_ssrc",
+                     "other_payload_type", "retransmissions", "retransmissions_unmatched"] {
+            let value = try XCTUnwrap(json[name] as? Int, name)
+            XCTAssertTrue(lines.contains("rtprecv_session_\(name)_total \(value)"), "\(name) \(value) in:\n\(exposition)")
+        }
+    }
+
     /// Many streams, one process: a label set a stream (its port among them), which promtool takes
     /// as distinct series, scraped while they come.
     func testEveryStreamOfAPortRangeHasItsLabelSet() throws {
