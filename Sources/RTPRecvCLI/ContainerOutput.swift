@@ -35,14 +35,27 @@ final class ContainerOutput {
         /// Files and fragments made durable (`--fsync`).
         var synchronizations = 0
 
-        /// Every count by its name, for the report and the JSON alike.
-        var fields: [(name: String, value: Int)] {
-            [("frames_written", framesWritten), ("keyframes_written", keyframesWritten), ("files", files),
-             ("dropped_before_keyframe", droppedBeforeKeyframe), ("frames_not_carried", framesNotCarried),
-             ("timestamp_jumps", timestampJumps), ("picture_size_changes", pictureSizeChanges),
-             ("audio_frames_written", audioFramesWritten), ("audio_frames_not_carried", audioFramesNotCarried),
-             ("frames_retimed", framesRetimed), ("fsyncs", synchronizations)]
+        /// Every count of the recording, declared once: the report, the JSON and the metrics read this.
+        var counts: [Count] {
+            [Count(name: "frames_written", help: "video frames written", value: framesWritten),
+             Count(name: "keyframes_written", help: "keyframes written", value: keyframesWritten),
+             Count(name: "files", help: "files begun", value: files),
+             Count(name: "dropped_before_keyframe", help: "frames before a file's first keyframe, not written",
+                   value: droppedBeforeKeyframe),
+             Count(name: "frames_not_carried", help: "video frames of a codec or track the file cannot carry",
+                   value: framesNotCarried),
+             Count(name: "timestamp_jumps", help: "timestamp jumps that ended a segment", value: timestampJumps),
+             Count(name: "picture_size_changes", help: "keyframes of a picture size other than the one the file declares",
+                   value: pictureSizeChanges),
+             Count(name: "audio_frames_written", help: "audio frames written", value: audioFramesWritten),
+             Count(name: "audio_frames_not_carried", help: "audio frames the file could not carry, or that came before it began",
+                   value: audioFramesNotCarried),
+             Count(name: "frames_retimed", help: "frames whose decode time repeated the one before, written a tick later",
+                   value: framesRetimed),
+             Count(name: "fsyncs", help: "files and fragments made durable (--fsync)", value: synchronizations)]
         }
+
+        var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     struct Configuration {

@@ -108,8 +108,8 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
         for key in order { runs[key]!.forEachStream(body) }
     }
 
-    func forEachReceiver(_ body: (Receiver) -> Void) {
-        for key in order { runs[key]!.forEachReceiver(body) }
+    func forEachRun(_ body: (Run) -> Void) {
+        for key in order { body(runs[key]!) }
     }
 
     func writing(_ body: () throws -> Void) throws { try Run.writing(body) }

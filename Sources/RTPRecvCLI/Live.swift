@@ -444,9 +444,9 @@ final class LiveReception {
     /// The run's samples for /metrics: its streams' and its own.
     func expose(into e: inout PrometheusExposition, now: Int64) {
         run.forEachStream { e.stream($0, lastPacketAge: Double(now - $0.lastArrival) / 1e9) }
-        var sessions: [[Receiver.SessionCount]] = []
-        run.forEachReceiver { sessions.append($0.counters.table) }
-        e.sessions(sessions)
+        var runs: [Run] = []
+        run.forEachRun { runs.append($0) }
+        e.counts(of: runs)
         e.sample("rtprecv_datagrams_total", type: "counter", help: "datagrams received, RTP and RTCP",
                  value: Double(run.datagrams))
         e.sample("rtprecv_kernel_drops_total", type: "counter", help: "datagrams the kernel dropped (receive buffers full)",

@@ -1,8 +1,9 @@
 import RTPCore
+import SRTP
 
 /// The Prometheus text exposition format (version 0.0.4): each metric family once, with HELP and
-/// TYPE, then a sample per label set. The stream counts come from `StreamStatistics.counters` and
-/// the session's from `Receiver.Counters.table`, the tables the statistics JSON reads too.
+/// TYPE, then a sample per label set. The counts come from the tables the statistics JSON reads
+/// too: `StreamStatistics.counters`, `Receiver.Counters.table`, SRTP's and the recordings' `counts`.
 struct PrometheusExposition {
     /// Families in the order first seen, each with its samples, which must stand together.
     private var families: [(name: String, type: String, help: String, samples: [String])] = []
@@ -59,22 +60,41 @@ struct PrometheusExposition {
         }
     }
 
-    /// The session counts of every receiver of a run (`Receiver.Counters.table`), summed:
-    /// `rtprecv_session_<name>_total`, labelled by kind where counted by kind.
-    mutating func sessions(_ tables: [[Receiver.SessionCount]]) {
+    /// The counts of runs (one, or a fan-out's) summed over them: their sessions'
+    /// (`rtprecv_session_*`), SRTP's by SSRC (`rtprecv_srtp_*`) and each container's (`rtprecv_mp4_*`).
+    mutating func counts(of runs: [Run]) {
+        sum("rtprecv_session_", runs.map { $0.receiver.counters.table })
+        // The runs of one session share its decryptor: each counted once.
+        var decryptors: [ObjectIdentifier: SRTPDecryptor] = [:]
+        for run in runs { if let s = run.security { decryptors[ObjectIdentifier(s)] = s } }
+        var srtp: [UInt32: [[Count]]] = [:]
+        for (ssrc, counters) in decryptors.values.flatMap(\.counters) { srtp[ssrc, default: []].append(counters.counts) }
+        for (ssrc, tables) in srtp.sorted(by: { $0.key < $1.key }) {
+            sum("rtprecv_srtp_", tables, labels: "ssrc=\"\(hex(ssrc))\"")
+        }
+        for container in Container.allCases {
+            let recordings = runs.flatMap { $0.sink.containers.filter { $0.container == container } }
+            sum("rtprecv_\(container.rawValue)_", recordings.map(\.statistics.counts))
+        }
+    }
+
+    /// `tables` (each the same counts) summed: `<prefix><name>_total`, labelled by kind where
+    /// counted by kind.
+    private mutating func sum(_ prefix: String, _ tables: [[Count]], labels: String = "") {
         var totals: [String: Int] = [:], byKind: [String: [String: Int]] = [:]
         for count in tables.joined() {
             totals[count.name, default: 0] += count.value
             for k in count.kinds ?? [] { byKind[count.name, default: [:]][k.kind, default: 0] += k.value }
         }
         for count in tables.first ?? [] {
-            let name = "rtprecv_session_\(count.name)_total"
+            let name = prefix + count.name + "_total"
             guard count.kinds != nil else {
-                sample(name, type: "counter", help: count.help, value: Double(totals[count.name] ?? 0))
+                sample(name, type: "counter", help: count.help, labels: labels, value: Double(totals[count.name] ?? 0))
                 continue
             }
             for (kind, value) in (byKind[count.name] ?? [:]).sorted(by: { $0.key < $1.key }) {
-                sample(name, type: "counter", help: count.help, labels: "kind=\"\(kind)\"", value: Double(value))
+                sample(name, type: "counter", help: count.help, labels: (labels.isEmpty ? "" : labels + ",") + "kind=\"\(kind)\"",
+                       value: Double(value))
             }
         }
     }

@@ -34,8 +34,8 @@ protocol Recording: AnyObject {
     var bytesWritten: Int { get }
     /// Every stream followed: for the metrics.
     func forEachStream(_ body: (FollowedStream) -> Void)
-    /// Every receiver (one, or one a stream or session of a fan-out): for the metrics.
-    func forEachReceiver(_ body: (Receiver) -> Void)
+    /// Every run (one, or one a stream or session of a fan-out): for the metrics.
+    func forEachRun(_ body: (Run) -> Void)
 }
 
 extension Recording {

@@ -265,5 +265,5 @@ extension Run: Recording {
         }
     }
 
-    func forEachReceiver(_ body: (Receiver) -> Void) { body(receiver) }
+    func forEachRun(_ body: (Run) -> Void) { body(self) }
 }

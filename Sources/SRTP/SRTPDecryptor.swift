@@ -16,6 +16,19 @@ public enum SRTPFailure: String, CaseIterable, Sendable {
     case noKey = "no_key"
     /// Too short for SRTP, or refused by libsrtp for its form.
     case malformed
+
+    /// What it counts, for the metrics.
+    public var help: String {
+        switch self {
+        case .authentication: "SRTP packets dropped: the authentication tag did not verify (a wrong key or suite, or damage)"
+        case .replay: "SRTP packets dropped live: their index was seen already (replayed or repeated)"
+        case .old: "SRTP packets dropped live: older than the replay window"
+        case .duplicate: "SRTP packets dropped from a capture: seen twice"
+        case .late: "SRTP packets dropped from a capture: older than the replay window"
+        case .noKey: "SRTP packets dropped: their MKI names no key given, or no key was given"
+        case .malformed: "SRTP packets dropped: too short, or refused by libsrtp for their form"
+        }
+    }
 }
 
 /// The security layer (RFC 3711): SRTP and SRTCP datagrams authenticated and decrypted into a buffer
@@ -31,11 +44,14 @@ public final class SRTPDecryptor {
         public var failures: [SRTPFailure: Int] = [:]
         public var failed: Int { failures.values.reduce(0, +) }
 
-        /// Every count by its name, for the report and the JSON alike.
-        public var fields: [(name: String, value: Int)] {
-            [("decrypted", decrypted), ("decrypted_rtcp", decryptedControl)]
-                + SRTPFailure.allCases.map { ($0.rawValue, failures[$0] ?? 0) }
+        /// Every count of the SSRC, declared once: the report, the JSON and the metrics read this.
+        public var counts: [Count] {
+            [Count(name: "decrypted", help: "SRTP packets decrypted", value: decrypted),
+             Count(name: "decrypted_rtcp", help: "SRTCP packets decrypted", value: decryptedControl)]
+                + SRTPFailure.allCases.map { Count(name: $0.rawValue, help: $0.help, value: failures[$0] ?? 0) }
         }
+
+        public var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     public private(set) var counters: [UInt32: Counters] = [:]

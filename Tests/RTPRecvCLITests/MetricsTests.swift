@@ -21,8 +21,9 @@ final class MetricsTests: XCTestCase {
 
     func testMetricsPassPromtoolAndAgreeWithTheSummary() throws {
         let stats = Harness.temporaryFile("metrics.json")
-        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--timeout", "1", "--stats-json", stats.path],
-                                              name: "metrics")
+        let mp4 = Harness.temporaryFile("metrics.mp4")
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--timeout", "1", "--stats-json", stats.path,
+                                               "--mp4", mp4.path], name: "metrics")
         XCTAssertEqual(try get("/healthz").status, 503, "nothing received yet")
         let sender = try Harness.run("gst-launch-1.0", ["-q", "videotestsrc", "is-live=true", "num-buffers=45", "!",
                                                         "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency",
@@ -55,6 +56,12 @@ final class MetricsTests: XCTestCase {
         }
         XCTAssertGreaterThan(stream["frames_written"] as? Int ?? 0, 40)
         XCTAssertEqual(value(exposition, "rtprecv_stream_bytes_written_total"), json["bytes_written"] as? Int)
+        // The recording's counts, as ffprobe finds the file.
+        let recorded = try Harness.run("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries",
+                                                   "stream=nb_read_packets", "-of", "csv=p=0", mp4.path])
+        let packets = Int(String(decoding: recorded.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertTrue(exposition.contains("\nrtprecv_mp4_frames_written_total \(packets ?? -1)\n"), exposition)
+        XCTAssertEqual((json["mp4"] as? [String: Any])?["frames_written"] as? Int, packets)
         XCTAssertTrue(exposition.contains("port=\"\(listener.port)\""), exposition)
     }
 
@@ -98,6 +105,32 @@ final class MetricsTests: XCTestCase {
             let value = try XCTUnwrap(json[name] as? Int, name)
             XCTAssertTrue(lines.contains("rtprecv_session_\(name)_total \(value)"), "\(name) \(value) in:\n\(exposition)")
         }
+    }
+
+    /// SRTP's counts by SSRC: packets that do not authenticate (a wrong key, or an attacker's) show
+    /// in /metrics while they come.
+    func testSRTPCountsAreInTheMetricsBySSRC() throws {
+        let stats = Harness.temporaryFile("metrics-srtp.json")
+        let key = Data((0..<30).map { UInt8($0) }).base64EncodedString()
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--stats-json", stats.path,
+                                               "--srtp-key", "AES_CM_128_HMAC_SHA1_80:\(key)"], name: "metrics-srtp")
+        let script = """
+        import socket, struct
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for n in range(5): s.sendto(struct.pack(">BBHII", 0x80, 96, n, n * 3000, 0x99) + bytes(40), ("127.0.0.1", \(listener.port)))
+        """
+        let sender = try Harness.run("python3", ["-c", script])
+        XCTAssertEqual(sender.status, 0, sender.stderr)
+        usleep(300_000)
+        let (status, exposition) = try get("/metrics")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        XCTAssertTrue(exposition.contains("\nrtprecv_srtp_auth_total{ssrc=\"0x00000099\"} 5\n"), exposition)
+        XCTAssertTrue(exposition.contains("\nrtprecv_srtp_decrypted_total{ssrc=\"0x00000099\"} 0\n"), exposition)
+        XCTAssertFalse(exposition.contains(key), "the key shows in the metrics")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let ssrcs = (json["srtp"] as? [String: Any])?["ssrcs"] as? [[String: Any]]
+        XCTAssertEqual(ssrcs?.first?["auth"] as? Int, 5)
     }
 
     /// Many streams, one process: a label set a stream (its port among them), which promtool takes

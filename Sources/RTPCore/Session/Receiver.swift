@@ -62,41 +62,23 @@ public final class Receiver {
         /// Datagrams that parsed as RTP, on the session's ports.
         public var rtpPackets: Int { datagrams - otherPort - rtcp - invalidRTP.values.reduce(0, +) }
 
-        /// Every count of the session, declared once, in the statistics JSON's order: the JSON and
-        /// the metrics read this.
-        public var table: [SessionCount] {
-            [SessionCount(name: "datagrams", help: "datagrams received, RTP and RTCP", value: datagrams),
-             SessionCount(name: "invalid_rtp", help: "datagrams that did not parse as RTP, by why",
-                          kinds: invalidRTP.map { ($0.key.rawValue, $0.value) }.sorted { $0.kind < $1.kind }),
-             SessionCount(name: "other_port", help: "datagrams to a port outside the session", value: otherPort),
-             SessionCount(name: "rtcp", help: "RTCP datagrams (RFC 5761 demultiplexing)", value: rtcp),
-             SessionCount(name: "rtcp_packets", help: "RTCP packets in them, by kind",
-                          kinds: RTCPPacket.Kind.allCases.map { ($0.rawValue, rtcpPackets[$0] ?? 0) }),
-             SessionCount(name: "streams_over_limit", help: "packets of streams beyond --max-streams", value: streamsOverLimit),
-             SessionCount(name: "ssrc_changes", help: "times another SSRC took over the video stream", value: ssrcChanges),
-             SessionCount(name: "audio_ssrc_changes", help: "audio SSRCs that took over from a silent one", value: audioSSRCChanges),
-             SessionCount(name: "other_ssrc", help: "RTP packets of SSRCs other than --ssrc", value: otherSSRC),
-             SessionCount(name: "other_payload_type", help: "RTP packets of payload types not taken", value: otherPayloadType),
-             SessionCount(name: "retransmissions", help: "RTX packets (RFC 4588) unwrapped into their stream", value: retransmissions),
-             SessionCount(name: "retransmissions_unmatched", help: "RTX packets of no stream followed",
-                          value: retransmissionsUnmatched)]
-        }
-    }
-
-    /// A count of the session, by the name the JSON and the metrics give it, with what it counts;
-    /// one counted by kind has each kind's count too (a JSON object, a metric labelled by kind).
-    public struct SessionCount: Sendable {
-        public var name: String
-        public var help: String
-        public var value: Int
-        public var kinds: [(kind: String, value: Int)]?
-
-        init(name: String, help: String, value: Int) {
-            (self.name, self.help, self.value) = (name, help, value)
-        }
-
-        init(name: String, help: String, kinds: [(kind: String, value: Int)]) {
-            (self.name, self.help, self.value, self.kinds) = (name, help, kinds.reduce(0) { $0 + $1.value }, kinds)
+        /// Every count of the session, in the statistics JSON's order.
+        public var table: [Count] {
+            [Count(name: "datagrams", help: "datagrams received, RTP and RTCP", value: datagrams),
+             Count(name: "invalid_rtp", help: "datagrams that did not parse as RTP, by why",
+                   kinds: invalidRTP.map { ($0.key.rawValue, $0.value) }.sorted { $0.kind < $1.kind }),
+             Count(name: "other_port", help: "datagrams to a port outside the session", value: otherPort),
+             Count(name: "rtcp", help: "RTCP datagrams (RFC 5761 demultiplexing)", value: rtcp),
+             Count(name: "rtcp_packets", help: "RTCP packets in them, by kind",
+                   kinds: RTCPPacket.Kind.allCases.map { ($0.rawValue, rtcpPackets[$0] ?? 0) }),
+             Count(name: "streams_over_limit", help: "packets of streams beyond --max-streams", value: streamsOverLimit),
+             Count(name: "ssrc_changes", help: "times another SSRC took over the video stream", value: ssrcChanges),
+             Count(name: "audio_ssrc_changes", help: "audio SSRCs that took over from a silent one", value: audioSSRCChanges),
+             Count(name: "other_ssrc", help: "RTP packets of SSRCs other than --ssrc", value: otherSSRC),
+             Count(name: "other_payload_type", help: "RTP packets of payload types not taken", value: otherPayloadType),
+             Count(name: "retransmissions", help: "RTX packets (RFC 4588) unwrapped into their stream", value: retransmissions),
+             Count(name: "retransmissions_unmatched", help: "RTX packets of no stream followed",
+                   value: retransmissionsUnmatched)]
         }
     }
 

@@ -106,51 +106,44 @@ public struct StreamStatistics: Sendable {
 
     public var jitterMilliseconds: Double { jitter * 1000 / Double(clockRate) }
 
-    /// A count, by the name the JSON and the metrics give it, with what it counts.
-    public struct Counter: Sendable {
-        public var name: String
-        public var help: String
-        public var value: Int
-    }
-
     /// Every count of the stream, declared once: the statistics JSON and the metrics read this.
-    public var counters: [Counter] {
-        [Counter(name: "packets", help: "RTP packets received", value: packets),
-         Counter(name: "payload_bytes", help: "RTP payload bytes received", value: bytes),
-         Counter(name: "lost", help: "packets lost (RFC 3550 A.3, late arrivals taken back)", value: lost),
-         Counter(name: "duplicates", help: "packets received twice", value: duplicates),
-         Counter(name: "padding_only", help: "packets that carried only padding (bandwidth probes)", value: paddingOnly),
-         Counter(name: "other_payload_type", help: "packets of another payload type on the stream's SSRC",
+    public var counters: [Count] {
+        [Count(name: "packets", help: "RTP packets received", value: packets),
+         Count(name: "payload_bytes", help: "RTP payload bytes received", value: bytes),
+         Count(name: "lost", help: "packets lost (RFC 3550 A.3, late arrivals taken back)", value: lost),
+         Count(name: "duplicates", help: "packets received twice", value: duplicates),
+         Count(name: "padding_only", help: "packets that carried only padding (bandwidth probes)", value: paddingOnly),
+         Count(name: "other_payload_type", help: "packets of another payload type on the stream's SSRC",
                  value: otherPayloadType),
-         Counter(name: "reordered", help: "packets that came after a later one", value: reordered),
-         Counter(name: "late", help: "packets that came after their gap was given up on", value: late),
-         Counter(name: "restarts", help: "times the source restarted its sequence", value: restarts),
-         Counter(name: "packets_too_large", help: "packets over --max-packet-bytes", value: tooLarge),
-         Counter(name: "frames_written", help: "frames written", value: frames.written),
-         Counter(name: "keyframes_written", help: "keyframes written", value: frames.keyframesWritten),
-         Counter(name: "frames_repaired", help: "frames written with cached parameter sets", value: frames.repaired),
-         Counter(name: "frames_written_after_lost_reference", help: "frames written though a reference was lost",
+         Count(name: "reordered", help: "packets that came after a later one", value: reordered),
+         Count(name: "late", help: "packets that came after their gap was given up on", value: late),
+         Count(name: "restarts", help: "times the source restarted its sequence", value: restarts),
+         Count(name: "packets_too_large", help: "packets over --max-packet-bytes", value: tooLarge),
+         Count(name: "frames_written", help: "frames written", value: frames.written),
+         Count(name: "keyframes_written", help: "keyframes written", value: frames.keyframesWritten),
+         Count(name: "frames_repaired", help: "frames written with cached parameter sets", value: frames.repaired),
+         Count(name: "frames_written_after_lost_reference", help: "frames written though a reference was lost",
                  value: frames.writtenWithDamagedReferences),
-         Counter(name: "frames_before_first_keyframe", help: "frames before the first keyframe, never written",
+         Count(name: "frames_before_first_keyframe", help: "frames before the first keyframe, never written",
                  value: frames.beforeFirstKeyframe),
-         Counter(name: "frames_retimed", help: "frames given a time of their own", value: retimedFrames),
-         Counter(name: "aggregation_units_overrun", help: "aggregation units that ran past their packet", value: aggregationUnitsOverrun),
-         Counter(name: "mtap_packets_with_prefix_in_size", help: "MTAP packets whose sizes count DOND and the TS offset",
+         Count(name: "frames_retimed", help: "frames given a time of their own", value: retimedFrames),
+         Count(name: "aggregation_units_overrun", help: "aggregation units that ran past their packet", value: aggregationUnitsOverrun),
+         Count(name: "mtap_packets_with_prefix_in_size", help: "MTAP packets whose sizes count DOND and the TS offset",
                  value: mtapPacketsWithPrefixInSize),
-         Counter(name: "fragmented_units_dropped", help: "fragmented NAL units dropped", value: fragmentedUnitsDropped),
-         Counter(name: "stray_fragments", help: "fragments whose start never came", value: strayFragments),
-         Counter(name: "repeated_parameter_sets_removed", help: "SPS/PPS repeated within a picture, dropped",
+         Count(name: "fragmented_units_dropped", help: "fragmented NAL units dropped", value: fragmentedUnitsDropped),
+         Count(name: "stray_fragments", help: "fragments whose start never came", value: strayFragments),
+         Count(name: "repeated_parameter_sets_removed", help: "SPS/PPS repeated within a picture, dropped",
                  value: repeatedParameterSetsRemoved),
-         Counter(name: "decoding_order_gaps", help: "gaps in the decoding order number", value: decodingOrderGaps),
-         Counter(name: "late_interleaved_units", help: "interleaved units that came too late", value: lateInterleavedUnits),
-         Counter(name: "not_allowed_in_interleaved_mode", help: "packets of a type the interleaved mode forbids",
+         Count(name: "decoding_order_gaps", help: "gaps in the decoding order number", value: decodingOrderGaps),
+         Count(name: "late_interleaved_units", help: "interleaved units that came too late", value: lateInterleavedUnits),
+         Count(name: "not_allowed_in_interleaved_mode", help: "packets of a type the interleaved mode forbids",
                  value: notAllowedInInterleavedMode),
-         Counter(name: "paci_packets", help: "H.265 PACI packets unwrapped", value: paciPackets),
-         Counter(name: "reserved_nal_units_skipped", help: "H.265 NAL units of reserved types, skipped",
+         Count(name: "paci_packets", help: "H.265 PACI packets unwrapped", value: paciPackets),
+         Count(name: "reserved_nal_units_skipped", help: "H.265 NAL units of reserved types, skipped",
                  value: reservedUnitsSkipped),
-         Counter(name: "upper_spatial_layer_packets", help: "VP9 packets of spatial layers above --spatial-layer, left out",
+         Count(name: "upper_spatial_layer_packets", help: "VP9 packets of spatial layers above --spatial-layer, left out",
                  value: upperSpatialLayerPackets),
-         Counter(name: "sender_reports", help: "RTCP sender reports received", value: senderReports)]
+         Count(name: "sender_reports", help: "RTCP sender reports received", value: senderReports)]
     }
 
     public var invalidPackets: Int { invalidPayload.values.reduce(0, +) }
