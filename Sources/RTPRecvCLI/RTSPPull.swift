@@ -93,18 +93,35 @@ final class RTSPPull {
         throw RunError(description: "\(url): no transport worked")
     }
 
+    /// OPTIONS, DESCRIBE, a SETUP for each media line taken, and PLAY.
     private init(url requested: RTSPURL, transport initial: Transport, options: Options) throws {
         transport = initial
         verbose = options.verbose
         stopRequest = options.supervised?.stop
-        self.url = requested
+        url = requested
+        client = RTSPClient(authorization: RTSPAuthorization(user: requested.user, password: requested.password,
+                                                             seed: UInt64(bitPattern: Terminal.wallclockNanoseconds())))
+        let described = try describe(requested)
+        // The base for a=control: Content-Base, else Content-Location, else the request URL.
+        let base = (described.header("Content-Base") ?? described.header("Content-Location")).map { url.resolving($0) } ?? url
+        if let header = described.header("Content-Base"), !header.contains("://") { note("Content-Base without a scheme") }
+        var sdp = try sessionDescription(described)
+        for (n, index) in try mediaToSetUp(sdp, options: options).enumerated() {
+            try setUp(&sdp, line: index, number: n, base: base, options: options)
+        }
+        self.sdp = sdp
+        let reply = try request("PLAY", base, headers: [("Range", "npt=0.000-")])
+        if reply.header("RTP-Info") == nil { note("no RTP-Info in PLAY's reply") }
+        nextKeepAlive = Terminal.monotonicNanoseconds() + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
+        if transport == .udp && options.rtspTransport == .auto { try awaitUDP(options) }
+    }
+
+    /// OPTIONS and DESCRIBE, following redirects (at most 5, never from rtsps to rtsp): DESCRIBE's
+    /// reply, `url` set to where it came from.
+    private func describe(_ requested: RTSPURL) throws -> RTSPMessage {
         var url = requested
         var redirects = 0
-        client = RTSPClient(authorization: RTSPAuthorization(user: url.user, password: url.password,
-                                                             seed: UInt64(bitPattern: Terminal.wallclockNanoseconds())))
-        // OPTIONS and DESCRIBE, following redirects: at most 5, never from rtsps to rtsp.
-        var description: RTSPMessage?
-        while description == nil {
+        while true {
             connection = try RTSPPull.connect(url)
             var reply = try exchange("OPTIONS", url)
             if case .message = reply {
@@ -119,118 +136,133 @@ final class RTSPPull {
                 }
                 url = RTSPPull.carryingCredentials(from: url, to: to)
             case .message(let message):
-                description = message
+                self.url = url
+                if redirects > 0 { note("redirected to \(url)") }
+                return message
             }
         }
-        let described = description!
-        self.url = url
-        if redirects > 0 { note("redirected to \(url)") }
+    }
 
-        // The base for a=control: Content-Base, else Content-Location, else the request URL.
-        let base = (described.header("Content-Base") ?? described.header("Content-Location")).map { url.resolving($0) } ?? url
-        if let header = described.header("Content-Base"), !header.contains("://") { note("Content-Base without a scheme") }
-        var sdp: SessionDescription
+    /// DESCRIBE's SDP; what it gets wrong (a junk sprop item, say) is said once, as a quirk.
+    private func sessionDescription(_ described: RTSPMessage) throws -> SessionDescription {
+        let sdp: SessionDescription
         do {
             sdp = try SessionDescription(parsing: String(decoding: described.body, as: UTF8.self))
         } catch {
             throw RunError(description: "\(url): DESCRIBE gave no usable SDP: \(error)")
         }
-        // What the description gets wrong (a junk sprop item, say) is said once, as a quirk.
         notes += sdp.warnings
+        return sdp
+    }
+
+    /// The media lines to set up, or why there is none.
+    private func mediaToSetUp(_ sdp: SessionDescription, options: Options) throws -> [Int] {
         let taken = RTSPPull.mediaToTake(sdp, options: options)
-        guard !taken.isEmpty else {
-            let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
-            let codecs = VideoCodec.listed()
-            throw RunError(description: "\(url): the session has no \(codecs) video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
-        }
+        guard taken.isEmpty else { return taken }
+        let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
+        throw RunError(description: "\(url): the session has no \(VideoCodec.listed()) video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
+    }
 
-        // SETUP each line.
-        for (n, index) in taken.enumerated() {
-            let line = sdp.media[index]
-            let control = line.control.map { base.resolving($0) } ?? base
-            if line.control?.lowercased().hasPrefix("rtsp://") == true { note("absolute a=control") }
-            var (asked, pair) = try RTSPPull.transportToAsk(for: line, index: n, transport: transport, options: options)
-            let reply: RTSPMessage
+    /// SETUP of media line `index` of `sdp` (the `number`th set up), whose port becomes where its
+    /// packets arrive. UDP refused at the first (461) becomes TCP in the same session, as FFmpeg
+    /// does; a fresh session over TCP only if that fails too.
+    private func setUp(_ sdp: inout SessionDescription, line index: Int, number n: Int, base: RTSPURL, options: Options) throws {
+        let line = sdp.media[index]
+        let control = line.control.map { base.resolving($0) } ?? base
+        if line.control?.lowercased().hasPrefix("rtsp://") == true { note("absolute a=control") }
+        var (asked, pair) = try RTSPPull.transportToAsk(for: line, index: n, transport: transport, options: options)
+        let reply: RTSPMessage
+        do {
+            reply = try request("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
+        } catch let refused as Fallback where n == 0 && options.rtspTransport == .auto {
+            transport = .tcp
+            (asked, pair) = try RTSPPull.transportToAsk(for: line, index: n, transport: transport, options: options)
             do {
-                reply = try request("SETUP", control, headers: [("Transport", asked.header)], fallbackOn461: transport == .udp)
-            } catch let refused as Fallback where n == 0 && options.rtspTransport == .auto {
-                // As FFmpeg does: TCP in the same session; a fresh one only if this SETUP fails too.
-                transport = .tcp
-                (asked, pair) = try RTSPPull.transportToAsk(for: line, index: n, transport: transport, options: options)
-                do {
-                    reply = try request("SETUP", control, headers: [("Transport", asked.header)])
-                } catch {
-                    throw Fallback(reason: "\(refused.reason), and SETUP over TCP in the same session failed (\(error))")
-                }
-                note("TCP after UDP in the same session: \(refused.reason)")
+                reply = try request("SETUP", control, headers: [("Transport", asked.header)])
+            } catch {
+                throw Fallback(reason: "\(refused.reason), and SETUP over TCP in the same session failed (\(error))")
             }
-            let header = reply.header("Transport") ?? ""
-            let given: RTSPTransport
-            do {
-                guard let parsed = try RTSPTransport(parsing: header) else {
-                    throw RunError(description: "\(control): SETUP's reply has no RTP Transport header ('\(header)')")
-                }
-                given = parsed
-            } catch let invalid as RTSPTransport.Invalid {
-                throw RunError(description: "\(control): SETUP's reply: \(invalid)")
-            }
-            if transport == .multicast {
-                guard given.multicast, let group = given.destination, let ports = given.ports ?? given.clientPorts else {
-                    throw RunError(description: "\(control): the server answered a multicast SETUP with '\(header)', not a group and ports")
-                }
-                guard let pairOfPorts = given.multicastPorts else {
-                    throw RunError(description: "\(control): SETUP's reply: Transport port \(ports.lowerBound) leaves no port for RTCP")
-                }
-                pair = try RTSPPull.bindPair(options: options, group: group, ports: pairOfPorts)
-            }
-            if transport == .udp && (given.isTCP || given.multicast) {
-                try? teardown()
-                throw Fallback(reason: "the server answered a UDP SETUP with \(given.spec)\(given.multicast ? " multicast" : "")")
-            }
-            let isVideo = line.media == "video"
-            if transport == .tcp {
-                let channels = given.interleaved ?? asked.interleaved!
-                if given.interleaved != asked.interleaved { note("server chose interleaved channels \(channels)") }
-                // A stand-in port per line, so that the session tells its media lines apart as by port.
-                let port = UInt16(40000 + 2 * n)
-                channelPorts[channels.lowerBound] = port
-                channelPorts[channels.upperBound] = port + 1
-                sdp.media[index].port = port
-                if isVideo && videoRTCPChannel == nil { videoRTCPChannel = channels.upperBound }
-                rtcpDestination = rtcpDestination ?? connection.peer
-                setUp.append("\(line.media) over TCP channels \(channels.lowerBound)-\(channels.upperBound)")
-            } else {
-                sockets += pair
-                roles += isVideo ? ["video RTP", "video RTCP"] : ["audio RTP", "audio RTCP"]
-                sdp.media[index].port = pair[0].localEndpoint.port
-                sdp.media[index].rtcpPort = pair[1].localEndpoint.port
-                sdp.media[index].rtcpMux = false
-                setUp.append("\(line.media) over UDP\(transport == .multicast ? " multicast" : "") "
-                             + "ports \(pair[0].localEndpoint.port) and \(pair[1].localEndpoint.port)")
-                if isVideo, rtcpDestination == nil, let server = given.serverPorts {
-                    rtcpDestination = Endpoint(address: connection.peer.address, port: server.upperBound)
-                }
-            }
-            if let ssrc = given.ssrc, isVideo { setupVideoSSRC = ssrc }
+            note("TCP after UDP in the same session: \(refused.reason)")
         }
-        self.sdp = sdp
+        let header = reply.header("Transport") ?? ""
+        let given = try RTSPPull.transportGiven(header, control: control)
+        if transport == .multicast { pair = try RTSPPull.joinMulticast(given, header: header, control: control, options: options) }
+        if transport == .udp && (given.isTCP || given.multicast) {
+            try? teardown()
+            throw Fallback(reason: "the server answered a UDP SETUP with \(given.spec)\(given.multicast ? " multicast" : "")")
+        }
+        if transport == .tcp {
+            place(&sdp, line: index, number: n, channels: given.interleaved ?? asked.interleaved!, asked: asked.interleaved)
+        } else {
+            place(&sdp, line: index, sockets: pair, serverPorts: given.serverPorts)
+        }
+        if let ssrc = given.ssrc, line.media == "video" { setupVideoSSRC = ssrc }
+    }
 
-        let reply = try request("PLAY", base, headers: [("Range", "npt=0.000-")])
-        if reply.header("RTP-Info") == nil { note("no RTP-Info in PLAY's reply") }
-        nextKeepAlive = Terminal.monotonicNanoseconds() + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
+    /// The Transport `header` of SETUP's reply.
+    private static func transportGiven(_ header: String, control: RTSPURL) throws -> RTSPTransport {
+        do {
+            guard let parsed = try RTSPTransport(parsing: header) else {
+                throw RunError(description: "\(control): SETUP's reply has no RTP Transport header ('\(header)')")
+            }
+            return parsed
+        } catch let invalid as RTSPTransport.Invalid {
+            throw RunError(description: "\(control): SETUP's reply: \(invalid)")
+        }
+    }
 
-        // UDP that never comes (a firewall, a NAT): a fresh session over TCP.
-        if transport == .udp && options.rtspTransport == .auto, let first = sockets.first {
-            var poll = SocketPoll([first.descriptor])
-            var arrived = false
-            let deadline = Terminal.monotonicNanoseconds() + 2_000_000_000
-            while !arrived && Terminal.monotonicNanoseconds() < deadline && options.stopReason == nil {
-                try poll.wait(milliseconds: 50) { _ in arrived = true }
-            }
-            if !arrived && options.stopReason == nil {
-                try? teardown()
-                throw Fallback(reason: "no RTP over UDP within 2 s of PLAY")
-            }
+    /// The sockets of the multicast group and ports a SETUP's reply names.
+    private static func joinMulticast(_ given: RTSPTransport, header: String, control: RTSPURL, options: Options) throws -> [UDPReceiver] {
+        guard given.multicast, let group = given.destination, let ports = given.ports ?? given.clientPorts else {
+            throw RunError(description: "\(control): the server answered a multicast SETUP with '\(header)', not a group and ports")
+        }
+        guard let pairOfPorts = given.multicastPorts else {
+            throw RunError(description: "\(control): SETUP's reply: Transport port \(ports.lowerBound) leaves no port for RTCP")
+        }
+        return try RTSPPull.bindPair(options: options, group: group, ports: pairOfPorts)
+    }
+
+    /// TCP: media line `index` comes on interleaved `channels`, given a stand-in port of its own so
+    /// that the session tells its media lines apart as by port.
+    private func place(_ sdp: inout SessionDescription, line index: Int, number n: Int, channels: ClosedRange<UInt8>,
+                       asked: ClosedRange<UInt8>?) {
+        if channels != asked { note("server chose interleaved channels \(channels)") }
+        let port = UInt16(40000 + 2 * n)
+        channelPorts[channels.lowerBound] = port
+        channelPorts[channels.upperBound] = port + 1
+        sdp.media[index].port = port
+        if sdp.media[index].media == "video" && videoRTCPChannel == nil { videoRTCPChannel = channels.upperBound }
+        rtcpDestination = rtcpDestination ?? connection.peer
+        setUp.append("\(sdp.media[index].media) over TCP channels \(channels.lowerBound)-\(channels.upperBound)")
+    }
+
+    /// UDP (or multicast): media line `index` comes to the pair of `sockets`.
+    private func place(_ sdp: inout SessionDescription, line index: Int, sockets pair: [UDPReceiver], serverPorts: ClosedRange<UInt16>?) {
+        let media = sdp.media[index].media
+        sockets += pair
+        roles += media == "video" ? ["video RTP", "video RTCP"] : ["audio RTP", "audio RTCP"]
+        sdp.media[index].port = pair[0].localEndpoint.port
+        sdp.media[index].rtcpPort = pair[1].localEndpoint.port
+        sdp.media[index].rtcpMux = false
+        setUp.append("\(media) over UDP\(transport == .multicast ? " multicast" : "") "
+                     + "ports \(pair[0].localEndpoint.port) and \(pair[1].localEndpoint.port)")
+        if media == "video", rtcpDestination == nil, let server = serverPorts {
+            rtcpDestination = Endpoint(address: connection.peer.address, port: server.upperBound)
+        }
+    }
+
+    /// UDP that never comes (a firewall, a NAT): a fresh session over TCP.
+    private func awaitUDP(_ options: Options) throws {
+        guard let first = sockets.first else { return }
+        var poll = SocketPoll([first.descriptor])
+        var arrived = false
+        let deadline = Terminal.monotonicNanoseconds() + 2_000_000_000
+        while !arrived && Terminal.monotonicNanoseconds() < deadline && options.stopReason == nil {
+            try poll.wait(milliseconds: 50) { _ in arrived = true }
+        }
+        if !arrived && options.stopReason == nil {
+            try? teardown()
+            throw Fallback(reason: "no RTP over UDP within 2 s of PLAY")
         }
     }
 
