@@ -51,16 +51,7 @@ final class Outputs: AccessUnitSink {
         let segments = options.segmentSeconds.map { Segments(seconds: $0, wallclock: options.segmentWallclock, live: options.isLive) }
         self.segments = segments
         let started = Terminal.wallclockNanoseconds()
-        if let index = options.segmentIndex, segments != nil {
-            // Taken from a member whose claim expired: its files may share this index and names.
-            let gone = options.supervised?.expiredWriter
-            let leftOpen = try SegmentIndex.listLeftOpen(index: index, templates: SegmentIndex.templates(options),
-                                                         synchronizes: options.fsync != .none, quiet: options.quiet,
-                                                         idleSince: gone.map { started &- $0.idle } ?? .max)
-            // A fleet member restarted: the segments its killed process left get their events now.
-            for entry in leftOpen { options.supervised?.announce?("segment", entry.fields) }
-            if let gone, gone.index != index { Self.listLeftOpen(by: gone, options) }
-        }
+        if segments != nil { try Self.listLeftOpen(options, now: started) }
         let patterns = [options.out, options.flv].compactMap { $0 } + Container.allCases.compactMap { options[keyPath: $0.path] }
         let firstFree = segments == nil ? 0 : Retention.firstFreeNumber(patterns)
         firstSegment = firstFree
@@ -74,12 +65,7 @@ final class Outputs: AccessUnitSink {
         elementary = try options.out.map { try ElementaryStreamOutput(file: open(first($0)), quiet: options.quiet) }
         segmentCount = segments == nil ? 0 : 1
         decoding = options.decode ? try DecodingOutput(options: options) : nil
-        var muxing = FLVMuxer.Configuration()
-        muxing.keepAfterLoss = options.flvKeepAfterLoss
-        muxing.hevcLegacy = options.flvHEVCLegacy
-        muxing.expectsVideo = sdp.map { $0.video != nil } ?? true
-        muxing.expectsAudio = !options.noAudio && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
-        muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
+        let muxing = Self.flvConfiguration(options, sdp: sdp)
         flv = try options.flv.map {
             try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet, codec: sdp?.codec ?? options.codec)
         }
@@ -97,16 +83,7 @@ final class Outputs: AccessUnitSink {
         retention = Retention(options)
         templates = (options.out.map(OutputTemplate.init), options.flv.map(OutputTemplate.init),
                      Container.allCases.compactMap { options[keyPath: $0.path].map(OutputTemplate.init) })
-        // The same tags, from a muxer of its own, so that the file keeps every frame the server may not.
-        let quiet = options.quiet
-        let say: @Sendable (String) -> Void = { text in if !quiet { Terminal.printError(text) } }
-        rtmp = try options.rtmp.map { url in
-            let realtime = !options.isLive && (options.realtime ?? true)
-            return try RTMPPublisher(configuration: .init(url: url, queueMilliseconds: options.rtmpQueueMilliseconds,
-                                                          reconnect: options.reconnect, realtime: realtime,
-                                                          blocksWhenFull: !options.isLive, measuresLatency: options.isLive),
-                                     muxer: FLVMuxer(configuration: muxing), say: say)
-        }
+        rtmp = try options.rtmp.map { try Self.publisher($0, options, muxing: muxing) }
         ledger = try options.framesJSON.map { try FrameLedger(file: open($0), flushEachLine: options.isLive) }
         self.timeline = timeline ?? options.report.map { _ in ReportTimeline() }
         snapshot = options.servesLivePage ? KeyframeSnapshot() : nil
@@ -116,6 +93,44 @@ final class Outputs: AccessUnitSink {
         self.quiet = options.quiet
         codecPending = files.contains { $0.path.contains(OutputTemplate.codecField) }
         try enforceRetention()
+    }
+
+    /// The segments of the index that an earlier process left open (it died), listed and
+    /// announced now, so that each file has its one line and its one event.
+    private static func listLeftOpen(_ options: Options, now started: Int64) throws {
+        guard let index = options.segmentIndex else { return }
+        // Taken from a member whose claim expired: its files may share this index and names.
+        let gone = options.supervised?.expiredWriter
+        let leftOpen = try SegmentIndex.listLeftOpen(index: index, templates: SegmentIndex.templates(options),
+                                                     synchronizes: options.fsync != .none, quiet: options.quiet,
+                                                     idleSince: gone.map { started &- $0.idle } ?? .max)
+        // A fleet member restarted: the segments its killed process left get their events now.
+        for entry in leftOpen { options.supervised?.announce?("segment", entry.fields) }
+        if let gone, gone.index != index { listLeftOpen(by: gone, options) }
+    }
+
+    /// The FLV muxer's settings, for --flv and --rtmp alike; the session's media lines tell it
+    /// which tracks to wait for.
+    private static func flvConfiguration(_ options: Options, sdp: SessionDescription?) -> FLVMuxer.Configuration {
+        var muxing = FLVMuxer.Configuration()
+        muxing.keepAfterLoss = options.flvKeepAfterLoss
+        muxing.hevcLegacy = options.flvHEVCLegacy
+        muxing.expectsVideo = sdp.map { $0.video != nil } ?? true
+        muxing.expectsAudio = !options.noAudio && (sdp.map { $0.media.contains { $0.media == "audio" } } ?? true)
+        muxing.maxInterleaveWaitMilliseconds = Int64(options.interleaveMilliseconds)
+        return muxing
+    }
+
+    /// --rtmp: the same tags as --flv's, from a muxer of its own, so that the file keeps every
+    /// frame the server may not.
+    private static func publisher(_ url: String, _ options: Options, muxing: FLVMuxer.Configuration) throws -> RTMPPublisher {
+        let quiet = options.quiet
+        let say: @Sendable (String) -> Void = { text in if !quiet { Terminal.printError(text) } }
+        let realtime = !options.isLive && (options.realtime ?? true)
+        return try RTMPPublisher(configuration: .init(url: url, queueMilliseconds: options.rtmpQueueMilliseconds,
+                                                      reconnect: options.reconnect, realtime: realtime,
+                                                      blocksWhenFull: !options.isLive, measuresLatency: options.isLive),
+                                 muxer: FLVMuxer(configuration: muxing), say: say)
     }
 
     /// A fleet member took this source after `gone`'s claim expired: the segments it left open

@@ -108,6 +108,15 @@ struct Replay {
         // The file may shrink once the walk is past: what was read of it since then reads as zeros.
         if damage == nil { damage = capture.truncationFoundAfterTheWalk()?.damage }
         if StopSignal.received != 0 && !options.quiet { Terminal.printError("stopped by \(StopSignal.name)\n") }
+        try run.report(reportInput(capture, datagramsRead: datagramsRead, datagramsOfTheServer: datagramsOfTheServer,
+                                   skipped: skipped, tcp: tcp, damage: damage))
+        if let failure = run.failure { throw RunError(description: failure) }
+        return run.exitStatus(where: "in \(capture.path) (\(datagramsRead) datagrams)", quiet: options.quiet)
+    }
+
+    /// What the replay read, for the report: the summary's lines and the statistics' fields.
+    private func reportInput(_ capture: CaptureFile, datagramsRead: Int, datagramsOfTheServer: Int, skipped: [FrameSkip: Int],
+                             tcp: InterleavedCapture, damage: String?) -> Report.Input {
         let skippedTotal = skipped.values.reduce(0, +)
         // A TCP segment is one record, whatever it carried.
         let records = datagramsRead - tcp.frames + skippedTotal + tcp.statistics.segments
@@ -124,14 +133,12 @@ struct Replay {
         if skippedTotal > 0 {
             summary += "\n  skipped    \(skippedTotal) frames: " + Report.describe(skipped)
         }
-        try run.report(Report.Input(
+        return Report.Input(
             summary: summary, warning: damage.map { "\(capture.path): \($0); kept everything before it" },
             json: [("capture", .string(capture.path)), ("records", .int(records)),
                    ("skipped_frames", Report.json(counts: skipped)),
                    ("tcp", .object([("packets", .int(tcp.frames)), ("skipped_bytes", .int(tcp.skippedBytes))]
                                    + Report.json(tcp.statistics.fields))),
-                   ("truncated", damage.map(JSON.string) ?? .null)]))
-        if let failure = run.failure { throw RunError(description: failure) }
-        return run.exitStatus(where: "in \(capture.path) (\(datagramsRead) datagrams)", quiet: options.quiet)
+                   ("truncated", damage.map(JSON.string) ?? .null)])
     }
 }
