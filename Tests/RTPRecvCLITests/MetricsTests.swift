@@ -65,27 +65,31 @@ final class MetricsTests: XCTestCase {
         XCTAssertTrue(exposition.contains("port=\"\(listener.port)\""), exposition)
     }
 
+    /// `listener`'s /metrics once the Python `script` sent its datagrams (`s.sendto(…, to)`), the
+    /// run then stopped.
+    private func metrics(of listener: LiveTests.Listener, after script: String) throws -> String {
+        let prelude = "import socket, struct\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\nto = ('127.0.0.1', \(listener.port))\n"
+        let sender = try Harness.run("python3", ["-c", prelude + script])
+        XCTAssertEqual(sender.status, 0, sender.stderr)
+        usleep(300_000)
+        let (status, exposition) = try get("/metrics")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        return exposition
+    }
+
     /// The session's counts (datagrams, invalid RTP by why, RTCP by kind, other SSRCs, ...) are in
     /// /metrics as in the statistics: what a broken or hostile sender does shows while it happens.
     func testTheSessionCountsAreInTheMetrics() throws {
         let stats = Harness.temporaryFile("metrics-session.json")
         let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--stats-json", stats.path],
                                               name: "metrics-session")
-        let script = """
-        import socket, struct
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        to = ("127.0.0.1", \(listener.port))
+        let exposition = try metrics(of: listener, after: """
         for _ in range(3): s.sendto(b"xx", to)
         for _ in range(2): s.sendto(b"\\x40" + bytes(11), to)
         s.sendto(struct.pack(">BBHI", 0x80, 201, 1, 7), to)
         for n in range(4): s.sendto(struct.pack(">BBHII", 0x80, 96, n, n * 3000, 5) + bytes(20), to)
-        """
-        let sender = try Harness.run("python3", ["-c", script])
-        XCTAssertEqual(sender.status, 0, sender.stderr)
-        usleep(300_000)
-        let (status, exposition) = try get("/metrics")
-        XCTAssertEqual(status, 200)
-        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        """)
         let file = Harness.temporaryFile("metrics-session.txt")
         try exposition.write(to: file, atomically: true, encoding: .utf8)
         let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
@@ -114,17 +118,9 @@ final class MetricsTests: XCTestCase {
         let key = Data((0..<30).map { UInt8($0) }).base64EncodedString()
         let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--stats-json", stats.path,
                                                "--srtp-key", "AES_CM_128_HMAC_SHA1_80:\(key)"], name: "metrics-srtp")
-        let script = """
-        import socket, struct
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        for n in range(5): s.sendto(struct.pack(">BBHII", 0x80, 96, n, n * 3000, 0x99) + bytes(40), ("127.0.0.1", \(listener.port)))
-        """
-        let sender = try Harness.run("python3", ["-c", script])
-        XCTAssertEqual(sender.status, 0, sender.stderr)
-        usleep(300_000)
-        let (status, exposition) = try get("/metrics")
-        XCTAssertEqual(status, 200)
-        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        let exposition = try metrics(of: listener, after: """
+        for n in range(5): s.sendto(struct.pack(">BBHII", 0x80, 96, n, n * 3000, 0x99) + bytes(40), to)
+        """)
         XCTAssertTrue(exposition.contains("\nrtprecv_srtp_auth_total{ssrc=\"0x00000099\"} 5\n"), exposition)
         XCTAssertTrue(exposition.contains("\nrtprecv_srtp_decrypted_total{ssrc=\"0x00000099\"} 0\n"), exposition)
         XCTAssertFalse(exposition.contains(key), "the key shows in the metrics")
