@@ -148,8 +148,7 @@ public final class MediaClock {
         guard let index = streams.index(forKey: ssrc) else {
             return (firstTime(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival), 0)
         }
-        let limit = maxTimestampJump
-        let time = streams.values[index].advance(to: ticks, jumpLimit: limit).addingSaturated(shift)
+        let time = streams.values[index].advance(to: ticks, jumpLimit: maxTimestampJump).addingSaturated(shift)
         return (time, streams.values[index].timestampJumps)
     }
 
