@@ -55,13 +55,22 @@ public final class RTMPPublisher: @unchecked Sendable {
         public var queuePeakBytes = 0
         public var latency = LatencyHistogram()
 
-        /// Every count by its name, for the report and the JSON alike.
-        public var fields: [(name: String, value: Int)] {
-            [("bytes_sent", bytesSent), ("frames_sent", framesSent), ("keyframes_sent", keyframesSent),
-             ("audio_frames_sent", audioFramesSent), ("frames_dropped", framesDropped),
-             ("audio_frames_dropped", audioFramesDropped), ("frames_skipped_for_reconnect", framesSkippedForReconnect),
-             ("reconnects", reconnects), ("queue_peak_ms", queuePeakMilliseconds), ("queue_peak_bytes", queuePeakBytes)]
+        /// Every count of the publishing, declared once: the report, the JSON and the metrics read this.
+        public var counts: [Count] {
+            [Count(name: "bytes_sent", help: "bytes sent to the RTMP server", value: bytesSent),
+             Count(name: "frames_sent", help: "video frames sent", value: framesSent),
+             Count(name: "keyframes_sent", help: "keyframes sent", value: keyframesSent),
+             Count(name: "audio_frames_sent", help: "audio frames sent", value: audioFramesSent),
+             Count(name: "frames_dropped", help: "video frames dropped: the send queue was full", value: framesDropped),
+             Count(name: "audio_frames_dropped", help: "audio frames dropped: the send queue was full", value: audioFramesDropped),
+             Count(name: "frames_skipped_for_reconnect", help: "frames skipped after a reconnect, waiting for a keyframe",
+                   value: framesSkippedForReconnect),
+             Count(name: "reconnects", help: "connections to the RTMP server made again", value: reconnects),
+             Count(name: "queue_peak_ms", help: "the most media the send queue held", value: queuePeakMilliseconds, gauge: true),
+             Count(name: "queue_peak_bytes", help: "the most bytes the send queue held", value: queuePeakBytes, gauge: true)]
         }
+
+        public var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     private enum Kind: Equatable {

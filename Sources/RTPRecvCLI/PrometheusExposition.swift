@@ -61,7 +61,8 @@ struct PrometheusExposition {
     }
 
     /// The counts of runs (one, or a fan-out's) summed over them: their sessions'
-    /// (`rtprecv_session_*`), SRTP's by SSRC (`rtprecv_srtp_*`) and each container's (`rtprecv_mp4_*`).
+    /// (`rtprecv_session_*`), SRTP's by SSRC (`rtprecv_srtp_*`), each container's (`rtprecv_mp4_*`),
+    /// the RTCP sent (`rtprecv_rtcp_*`) and RTMP's (`rtprecv_rtmp_*`).
     mutating func counts(of runs: [Run]) {
         sum("rtprecv_session_", runs.map { $0.receiver.counters.table })
         // The runs of one session share its decryptor: each counted once.
@@ -76,20 +77,28 @@ struct PrometheusExposition {
             let recordings = runs.flatMap { $0.sink.containers.filter { $0.container == container } }
             sum("rtprecv_\(container.rawValue)_", recordings.map(\.statistics.counts))
         }
+        sum("rtprecv_rtcp_", runs.compactMap { $0.feedback?.reporter.statistics.counts })
+        sum("rtprecv_rtmp_", runs.compactMap { $0.sink.rtmp?.statistics.counts })
     }
 
     /// `tables` (each the same counts) summed: `<prefix><name>_total`, labelled by kind where
-    /// counted by kind.
+    /// counted by kind; a gauge is `<prefix><name>`, the highest of the tables'.
     private mutating func sum(_ prefix: String, _ tables: [[Count]], labels: String = "") {
         var totals: [String: Int] = [:], byKind: [String: [String: Int]] = [:]
         for count in tables.joined() {
-            totals[count.name, default: 0] += count.value
+            totals[count.name] = count.isGauge ? max(totals[count.name] ?? 0, count.value) : (totals[count.name] ?? 0) + count.value
             for k in count.kinds ?? [] { byKind[count.name, default: [:]][k.kind, default: 0] += k.value }
         }
         for count in tables.first ?? [] {
-            let name = prefix + count.name + "_total"
+            let (base, scale) = Self.baseUnit(count.name)
+            let total = Double(totals[count.name] ?? 0) * scale
+            if count.isGauge {
+                sample(prefix + base, type: "gauge", help: count.help, labels: labels, value: total)
+                continue
+            }
+            let name = prefix + base + "_total"
             guard count.kinds != nil else {
-                sample(name, type: "counter", help: count.help, labels: labels, value: Double(totals[count.name] ?? 0))
+                sample(name, type: "counter", help: count.help, labels: labels, value: total)
                 continue
             }
             for (kind, value) in (byKind[count.name] ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -97,6 +106,15 @@ struct PrometheusExposition {
                        value: Double(value))
             }
         }
+    }
+
+    /// The name in Prometheus's base unit, and the factor to it: seconds for a count the JSON keeps
+    /// in ms or µs (`rtt_us`).
+    private static func baseUnit(_ name: String) -> (name: String, scale: Double) {
+        for (suffix, scale) in [("_ms", 1e-3), ("_us", 1e-6)] where name.hasSuffix(suffix) {
+            return (String(name.dropLast(suffix.count)) + "_seconds", scale)
+        }
+        return (name, 1)
     }
 
     /// A sample without labels beyond `labels` (empty for the process's own counts).

@@ -62,6 +62,13 @@ final class MetricsTests: XCTestCase {
         let packets = Int(String(decoding: recorded.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         XCTAssertTrue(exposition.contains("\nrtprecv_mp4_frames_written_total \(packets ?? -1)\n"), exposition)
         XCTAssertEqual((json["mp4"] as? [String: Any])?["frames_written"] as? Int, packets)
+        // The receiver reports sent back: some by the scrape, the rest (and the BYE) by the end.
+        let reports = exposition.split(separator: "\n").first { $0.hasPrefix("rtprecv_rtcp_receiver_reports_total ") }
+            .flatMap { Int($0.split(separator: " ")[1]) }
+        let sent = (json["rtcp_sent"] as? [String: Any])?["receiver_reports"] as? Int
+        XCTAssertGreaterThan(reports ?? 0, 0, exposition)
+        XCTAssertLessThanOrEqual(reports ?? .max, sent ?? 0)
+        XCTAssertTrue(exposition.contains("# TYPE rtprecv_rtcp_rtt_seconds gauge\nrtprecv_rtcp_rtt_seconds "), exposition)
         XCTAssertTrue(exposition.contains("port=\"\(listener.port)\""), exposition)
     }
 

@@ -1,14 +1,16 @@
 /// A count, by the name the statistics JSON and the metrics give it, with what it counts: the row
 /// of a table both read, so that each is declared once. One counted by kind has each kind's count
-/// too (a JSON object; a metric labelled by kind), and their sum as its value.
+/// too (a JSON object; a metric labelled by kind), and their sum as its value. A gauge is a level
+/// (the last round trip, a peak), not a count that only grows.
 public struct Count: Sendable {
     public var name: String
     public var help: String
     public var value: Int
     public var kinds: [(kind: String, value: Int)]?
+    public var isGauge = false
 
-    public init(name: String, help: String, value: Int) {
-        (self.name, self.help, self.value) = (name, help, value)
+    public init(name: String, help: String, value: Int, gauge: Bool = false) {
+        (self.name, self.help, self.value, isGauge) = (name, help, value, gauge)
     }
 
     public init(name: String, help: String, kinds: [(kind: String, value: Int)]) {

@@ -37,14 +37,25 @@ public final class RTCPReporter {
         public var roundTripSamples = 0
         public var roundTripMicroseconds = 0
 
-        /// Every count by its name, for the report and the JSON alike.
-        public var fields: [(name: String, value: Int)] {
-            [("receiver_reports", receiverReports), ("pli_sent", pictureLossIndications), ("fir_sent", fullIntraRequests),
-             ("nack_sent", nacks), ("packets_requested", packetsRequested),
-             ("bye_sent", goodbyes), ("keyframe_requests_answered", keyframeRequestsAnswered),
-             ("last_keyframe_answer_ms", lastAnswerMilliseconds), ("longest_keyframe_answer_ms", longestAnswerMilliseconds),
-             ("rtt_samples", roundTripSamples), ("rtt_us", roundTripMicroseconds)]
+        /// Every count of what was sent, declared once: the report, the JSON and the metrics read this.
+        public var counts: [Count] {
+            [Count(name: "receiver_reports", help: "RTCP receiver reports sent", value: receiverReports),
+             Count(name: "pli_sent", help: "picture loss indications sent (RFC 4585)", value: pictureLossIndications),
+             Count(name: "fir_sent", help: "full intra requests sent (RFC 5104)", value: fullIntraRequests),
+             Count(name: "nack_sent", help: "generic NACKs sent (RFC 4585)", value: nacks),
+             Count(name: "packets_requested", help: "packets the NACKs asked for again", value: packetsRequested),
+             Count(name: "bye_sent", help: "RTCP BYE sent", value: goodbyes),
+             Count(name: "keyframe_requests_answered", help: "keyframe requests a keyframe followed", value: keyframeRequestsAnswered),
+             Count(name: "last_keyframe_answer_ms", help: "from the last answered keyframe request to its keyframe",
+                   value: lastAnswerMilliseconds, gauge: true),
+             Count(name: "longest_keyframe_answer_ms", help: "the longest wait for a requested keyframe",
+                   value: longestAnswerMilliseconds, gauge: true),
+             Count(name: "rtt_samples", help: "round trips measured from the sender's DLRR echoes (RFC 3611)",
+                   value: roundTripSamples),
+             Count(name: "rtt_us", help: "the last round trip measured", value: roundTripMicroseconds, gauge: true)]
         }
+
+        public var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     public let configuration: Configuration
