@@ -69,8 +69,6 @@ public final class RTMPPublisher: @unchecked Sendable {
              Count(name: "queue_peak_ms", help: "the most media the send queue held", value: queuePeakMilliseconds, gauge: true),
              Count(name: "queue_peak_bytes", help: "the most bytes the send queue held", value: queuePeakBytes, gauge: true)]
         }
-
-        public var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     private enum Kind: Equatable {

@@ -54,8 +54,6 @@ final class ContainerOutput {
                    value: framesRetimed),
              Count(name: "fsyncs", help: "files and fragments made durable (--fsync)", value: synchronizations)]
         }
-
-        var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     struct Configuration {

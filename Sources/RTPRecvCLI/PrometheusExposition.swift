@@ -3,7 +3,7 @@ import SRTP
 
 /// The Prometheus text exposition format (version 0.0.4): each metric family once, with HELP and
 /// TYPE, then a sample per label set. The counts come from the tables the statistics JSON reads
-/// too: `StreamStatistics.counters`, `Receiver.Counters.table`, SRTP's and the recordings' `counts`.
+/// too: `StreamStatistics.counters`, and the `counts` of the session, SRTP, the recordings, RTCP and RTMP.
 struct PrometheusExposition {
     /// Families in the order first seen, each with its samples, which must stand together.
     private var families: [(name: String, type: String, help: String, samples: [String])] = []
@@ -37,9 +37,7 @@ struct PrometheusExposition {
         let s = followed.statistics
         let labels = "ssrc=\"\(hex(s.ssrc))\",pt=\"\(s.payloadType)\",media=\"\(followed.media)\""
             + (s.destination.map { ",port=\"\($0.port)\"" } ?? "")
-        for counter in s.counters {
-            sample("rtprecv_\(counter.name)_total", type: "counter", help: counter.help, labels: labels, value: Double(counter.value))
-        }
+        sum("rtprecv_", [s.counters], labels: labels)
         for reason in FrameRecord.Reason.allCases {
             sample("rtprecv_frames_dropped_total", type: "counter", help: "frames dropped, by reason",
                    labels: labels + ",reason=\"\(reason.code)\"", value: Double(s.frames.dropped(reason)))
@@ -64,7 +62,7 @@ struct PrometheusExposition {
     /// (`rtprecv_session_*`), SRTP's by SSRC (`rtprecv_srtp_*`), each container's (`rtprecv_mp4_*`),
     /// the RTCP sent (`rtprecv_rtcp_*`) and RTMP's (`rtprecv_rtmp_*`).
     mutating func counts(of runs: [Run]) {
-        sum("rtprecv_session_", runs.map { $0.receiver.counters.table })
+        sum("rtprecv_session_", runs.map { $0.receiver.counters.counts })
         // The runs of one session share its decryptor: each counted once.
         var decryptors: [ObjectIdentifier: SRTPDecryptor] = [:]
         for run in runs { if let s = run.security { decryptors[ObjectIdentifier(s)] = s } }

@@ -5,7 +5,7 @@ import RTPCore
 extension Report {
     func json() -> String {
         var root = input.json
-        root += receiver.counters.table.map { count in
+        root += receiver.counters.counts.map { count in
             (count.name, count.kinds.map { .object($0.map { ($0.kind, .int($0.value)) }) } ?? .int(count.value))
         }
         root += [
@@ -14,7 +14,7 @@ extension Report {
             ("reopens", .int(outputs.reopens)),
         ]
         root += [latencyJSON(), flvJSON(), rtcpJSON(), rtmpJSON(), decodeJSON()].compactMap { $0 }
-        root += outputs.containers.map { ($0.container.rawValue, .object(Report.json($0.statistics.fields))) }
+        root += outputs.containers.map { ($0.container.rawValue, .object(Report.json($0.statistics.counts.fields))) }
         if let r = outputs.retention {
             root.append(("retention", .object([("files_deleted", .int(r.filesDeleted)), ("bytes_deleted", .int(Int(r.bytesDeleted)))])))
         }
@@ -59,7 +59,7 @@ extension Report {
     /// RTCP sent back to the senders.
     private func rtcpJSON() -> (String, JSON)? {
         guard let feedback else { return nil }
-        return ("rtcp_sent", .object(Report.json(feedback.reporter.statistics.fields)
+        return ("rtcp_sent", .object(Report.json(feedback.reporter.statistics.counts.fields)
                                             + [("send_failures", .int(feedback.sendFailures)),
                                                ("destination", feedback.lastDestination.map { .string($0.description) } ?? .null)]))
     }
@@ -68,7 +68,7 @@ extension Report {
     private func rtmpJSON() -> (String, JSON)? {
         guard let rtmp = outputs.rtmp else { return nil }
         let r = rtmp.statistics
-        var fields: [(String, JSON)] = [("url", .string(rtmp.displayURL))] + Report.json(r.fields)
+        var fields: [(String, JSON)] = [("url", .string(rtmp.displayURL))] + Report.json(r.counts.fields)
         if r.latency.count > 0 {
             fields.append(("latency_us", Self.json(latency: r.latency)))
         }
@@ -116,7 +116,7 @@ extension Report {
             ("keys", .int(security.keys.count)),
             ("ssrcs", .array(security.counters.sorted { $0.key < $1.key }.map { ssrc, c in
                 .object([("ssrc", .int(Int(ssrc))), ("key", security.key(of: ssrc).map { .string($0.description) } ?? .null)]
-                        + Report.json(c.fields))
+                        + Report.json(c.counts.fields))
             })),
         ]))
     }
@@ -141,7 +141,7 @@ extension Report {
             ("sr_correction_ms", synchronization(s).map { .int(Int($0.correction)) } ?? .null),
             ("sr_rejected", .int(receiver.clock.streams[s.ssrc]?.rejectedReports ?? 0)),
             ("sr_clock_steps", .int(receiver.clock.streams[s.ssrc]?.clockSteps ?? 0)),
-        ] + s.counters.map { ($0.name, .int($0.value)) }
+        ] + Report.json(s.counters.fields)
         if let audio = s.audio {
             fields.append(("codec", .string(audio.track.codec.name)))
             fields.append(("sample_rate", .int(audio.track.sampleRate)))

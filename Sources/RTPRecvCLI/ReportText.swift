@@ -150,7 +150,7 @@ extension Report {
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
         if let security {
             for (ssrc, c) in security.counters.sorted(by: { $0.key < $1.key }) {
-                let counts = Report.counts(c.fields)
+                let counts = Report.counts(c.counts.fields)
                 let key = security.key(of: ssrc).map { ", \($0.suite.rawValue) from \($0.origin)" } ?? ""
                 lines.append("srtp       \(hex(ssrc)): " + counts.joined(separator: ", ") + key)
             }
@@ -227,14 +227,14 @@ extension Report {
         outputs.containers.map { c in
             let name = c.container.rawValue
             return name + String(repeating: " ", count: max(1, 11 - name.count))
-                + Report.counts(c.statistics.fields, keeping: ["frames_written"]).joined(separator: ", ")
+                + Report.counts(c.statistics.counts.fields, keeping: ["frames_written"]).joined(separator: ", ")
         } + [outputs.retention.map { "retention  \($0.filesDeleted) recordings deleted (\($0.bytesDeleted) bytes)" }]
     }
 
     /// RTCP sent back to the senders.
     private func rtcpLine() -> String? {
         guard let feedback else { return nil }
-        let counts = Report.counts(feedback.reporter.statistics.fields)
+        let counts = Report.counts(feedback.reporter.statistics.counts.fields)
         var line = "rtcp sent  " + (counts.isEmpty ? "nothing (no sender heard from)" : counts.joined(separator: ", "))
         if let to = feedback.lastDestination { line += " to \(to)" }
         if feedback.sendFailures > 0 { line += "; \(feedback.sendFailures) could not be sent" }
@@ -245,7 +245,7 @@ extension Report {
     private func rtmpLine() -> String? {
         guard let rtmp = outputs.rtmp else { return nil }
         let r = rtmp.statistics
-        let counts = Report.counts(r.fields, keeping: ["frames_sent"])
+        let counts = Report.counts(r.counts.fields, keeping: ["frames_sent"])
         var line = "rtmp       \(rtmp.displayURL): " + counts.joined(separator: ", ")
         if r.latency.count > 0 {
             line += "; last packet to sent: p50 \(r.latency.percentile(0.5)) µs, p99 \(r.latency.percentile(0.99)) µs"

@@ -50,8 +50,6 @@ public final class SRTPDecryptor {
              Count(name: "decrypted_rtcp", help: "SRTCP packets decrypted", value: decryptedControl)]
                 + SRTPFailure.allCases.map { Count(name: $0.rawValue, help: $0.help, value: failures[$0] ?? 0) }
         }
-
-        public var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     public private(set) var counters: [UInt32: Counters] = [:]

@@ -17,3 +17,8 @@ public struct Count: Sendable {
         (self.name, self.help, self.value, self.kinds) = (name, help, kinds.reduce(0) { $0 + $1.value }, kinds)
     }
 }
+
+extension Array where Element == Count {
+    /// Each count by its name and value: what the report's lines and the JSON's fields read.
+    public var fields: [(name: String, value: Int)] { map { ($0.name, $0.value) } }
+}

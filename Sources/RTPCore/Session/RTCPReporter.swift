@@ -54,8 +54,6 @@ public final class RTCPReporter {
                    value: roundTripSamples),
              Count(name: "rtt_us", help: "the last round trip measured", value: roundTripMicroseconds, gauge: true)]
         }
-
-        public var fields: [(name: String, value: Int)] { counts.map { ($0.name, $0.value) } }
     }
 
     public let configuration: Configuration

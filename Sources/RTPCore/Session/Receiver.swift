@@ -63,7 +63,7 @@ public final class Receiver {
         public var rtpPackets: Int { datagrams - otherPort - rtcp - invalidRTP.values.reduce(0, +) }
 
         /// Every count of the session, in the statistics JSON's order.
-        public var table: [Count] {
+        public var counts: [Count] {
             [Count(name: "datagrams", help: "datagrams received, RTP and RTCP", value: datagrams),
              Count(name: "invalid_rtp", help: "datagrams that did not parse as RTP, by why",
                    kinds: invalidRTP.map { ($0.key.rawValue, $0.value) }.sorted { $0.kind < $1.kind }),
