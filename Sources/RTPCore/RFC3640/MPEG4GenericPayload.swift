@@ -60,92 +60,113 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
         if fragment.isOpen && (lostBefore > 0 || timestamp != fragment.timestamp) {
             try fragment.drop(into: output, reason: lostBefore > 0 ? .missingPackets : .unfinishedFragment, missing: lostBefore)
         }
+        guard let dataStart = readSections(payload, timestamp: timestamp, into: output) else { return }
+        let data = payload.view(dataStart..<payload.count)
+        if fragment.isOpen {
+            try continueFragment(data, marker: marker, sequenceNumber: sequenceNumber, into: output)
+            return
+        }
+        guard try emitUnits(data, marker: marker, sequenceNumber: sequenceNumber, into: output) else { return }
+        if interleaved {
+            let packetSpan = Int((headers[headers.count - 1].timestamp.subtractingSaturated(headers[0].timestamp) / max(1, frameDuration)).addingSaturated(1))
+            span = min(max(span, packetSpan), MPEG4GenericPayload.maxWaitingAUs)
+        }
+        try releaseWaiting(into: output, all: false)
+    }
+
+    /// Reads the AU header section into `headers`, and skips the auxiliary section; returns where
+    /// the access unit data begins, or nil (said to `output`) when the sections do not fit.
+    private mutating func readSections(_ payload: UnsafeRawBufferPointer, timestamp: Int64, into output: AudioUnitOutput) -> Int? {
         headers.removeAll(keepingCapacity: true)
-        var dataStart = 0
-        let p = parameters
-        if p.hasAUHeaders {
-            guard payload.count >= 2 else {
-                output.invalid(.shortHeader)
-                return
-            }
-            let headersBits = Int(payload[0]) << 8 | Int(payload[1])
-            let headersEnd = 2 + (headersBits + 7) / 8
-            guard headersEnd <= payload.count else {
-                output.invalid(.auHeadersOverrun)
-                return
-            }
-            var bits = BitReader(payload.view(2..<headersEnd))
-            var time = timestamp
-            while bits.position < headersBits {
-                let first = headers.isEmpty
-                guard headers.count < MPEG4GenericPayload.maxAUsPerPacket,
-                      let size = bits.read(p.sizeLength),
-                      let index = bits.read(first ? p.indexLength : p.indexDeltaLength) else {
-                    output.invalid(.auHeadersOverrun)
-                    return
-                }
-                if !first {
-                    // index < 2^32 and duration ≤ 2^24 (MPEG4GenericParameters): the product fits; the sum saturates.
-                    time = time.addingSaturated((Int64(index) + 1) * frameDuration)
-                    if index > 0 { interleaved = true }
-                }
-                var auTime = time
-                if p.ctsDeltaLength > 0, let flag = bits.readFlag(), flag {
-                    guard let delta = bits.read(p.ctsDeltaLength) else { output.invalid(.auHeadersOverrun); return }
-                    if !first { auTime = timestamp + signExtended(delta, bits: p.ctsDeltaLength) }
-                }
-                if p.dtsDeltaLength > 0, let flag = bits.readFlag(), flag {
-                    guard bits.skip(p.dtsDeltaLength) else { output.invalid(.auHeadersOverrun); return }
-                }
-                if p.randomAccessIndication { _ = bits.skip(1) }
-                if p.streamStateIndication > 0 { _ = bits.skip(p.streamStateIndication) }
-                guard bits.position <= headersBits else {
-                    output.invalid(.auHeadersOverrun)
-                    return
-                }
-                headers.append(AUHeader(size: Int(size), timestamp: auTime))
-            }
-            dataStart = headersEnd
-            if p.auxiliaryDataSizeLength > 0 {
-                var aux = BitReader(payload.view(dataStart..<payload.count))
-                guard let auxBits = aux.read(p.auxiliaryDataSizeLength) else {
-                    output.invalid(.auHeadersOverrun)
-                    return
-                }
-                dataStart += (p.auxiliaryDataSizeLength + Int(auxBits) + 7) / 8
-                guard dataStart <= payload.count else {
-                    output.invalid(.auHeadersOverrun)
-                    return
-                }
-            }
-        } else {
+        guard parameters.hasAUHeaders else {
             // No AU headers: the payload is one AU (§3.2.1, a constant-size stream needs constantSize).
             headers.append(AUHeader(size: payload.count, timestamp: timestamp))
+            return 0
+        }
+        guard payload.count >= 2 else {
+            output.invalid(.shortHeader)
+            return nil
+        }
+        let headersBits = Int(payload[0]) << 8 | Int(payload[1])
+        var dataStart = 2 + (headersBits + 7) / 8
+        guard dataStart <= payload.count, readAUHeaders(payload.view(2..<dataStart), bits: headersBits, timestamp: timestamp) else {
+            output.invalid(.auHeadersOverrun)
+            return nil
+        }
+        if parameters.auxiliaryDataSizeLength > 0 {
+            var aux = BitReader(payload.view(dataStart..<payload.count))
+            guard let auxBits = aux.read(parameters.auxiliaryDataSizeLength) else {
+                output.invalid(.auHeadersOverrun)
+                return nil
+            }
+            dataStart += (parameters.auxiliaryDataSizeLength + Int(auxBits) + 7) / 8
+            guard dataStart <= payload.count else {
+                output.invalid(.auHeadersOverrun)
+                return nil
+            }
         }
         guard !headers.isEmpty else {
             output.invalid(.shortHeader)
-            return
+            return nil
         }
-        let data = payload.view(dataStart..<payload.count)
+        return dataStart
+    }
 
-        if fragment.isOpen {
-            // A continuation: one header with the whole AU's size.
-            guard headers.count == 1, headers[0].size == fragmentSize else {
-                output.invalid(.fragmentMismatch)
-                try fragment.drop(into: output, reason: .unfinishedFragment, missing: 0)
-                return
+    /// The AU headers of `section`, `bits` long, each with its AU's time; false when one runs past
+    /// the section or there are too many.
+    private mutating func readAUHeaders(_ section: UnsafeRawBufferPointer, bits headersBits: Int, timestamp: Int64) -> Bool {
+        let p = parameters
+        var bits = BitReader(section)
+        var time = timestamp
+        while bits.position < headersBits {
+            let first = headers.isEmpty
+            guard headers.count < MPEG4GenericPayload.maxAUsPerPacket,
+                  let size = bits.read(p.sizeLength),
+                  let index = bits.read(first ? p.indexLength : p.indexDeltaLength) else { return false }
+            if !first {
+                // index < 2^32 and duration ≤ 2^24 (MPEG4GenericParameters): the product fits; the sum saturates.
+                time = time.addingSaturated((Int64(index) + 1) * frameDuration)
+                if index > 0 { interleaved = true }
             }
-            fragment.append(UnsafeRawBufferPointer(rebasing: data.prefix(fragmentSize - fragment.bytes.count)), packet: sequenceNumber)
-            if fragment.bytes.count == fragmentSize {
-                let (time, first, last) = (fragment.timestamp, fragment.firstPacket, fragment.lastPacket)
-                var whole = fragment
-                try whole.finish { try emit($0, timestamp: time, first: first, last: last, into: output) }
-                fragment = whole
-            } else if marker {
-                try fragment.drop(into: output, reason: .unfinishedFragment, missing: 0)
+            var auTime = time
+            if p.ctsDeltaLength > 0, let flag = bits.readFlag(), flag {
+                guard let delta = bits.read(p.ctsDeltaLength) else { return false }
+                if !first { auTime = timestamp + signExtended(delta, bits: p.ctsDeltaLength) }
             }
+            if p.dtsDeltaLength > 0, let flag = bits.readFlag(), flag {
+                guard bits.skip(p.dtsDeltaLength) else { return false }
+            }
+            if p.randomAccessIndication { _ = bits.skip(1) }
+            if p.streamStateIndication > 0 { _ = bits.skip(p.streamStateIndication) }
+            guard bits.position <= headersBits else { return false }
+            headers.append(AUHeader(size: Int(size), timestamp: auTime))
+        }
+        return true
+    }
+
+    /// A continuation of the open fragment: one header with the whole AU's size.
+    private mutating func continueFragment(_ data: UnsafeRawBufferPointer, marker: Bool, sequenceNumber: Int64,
+                                           into output: AudioUnitOutput) throws {
+        guard headers.count == 1, headers[0].size == fragmentSize else {
+            output.invalid(.fragmentMismatch)
+            try fragment.drop(into: output, reason: .unfinishedFragment, missing: 0)
             return
         }
+        fragment.append(UnsafeRawBufferPointer(rebasing: data.prefix(fragmentSize - fragment.bytes.count)), packet: sequenceNumber)
+        if fragment.bytes.count == fragmentSize {
+            let (time, first, last) = (fragment.timestamp, fragment.firstPacket, fragment.lastPacket)
+            var whole = fragment
+            try whole.finish { try emit($0, timestamp: time, first: first, last: last, into: output) }
+            fragment = whole
+        } else if marker {
+            try fragment.drop(into: output, reason: .unfinishedFragment, missing: 0)
+        }
+    }
+
+    /// The AUs `headers` describe, each as it is whole in `data`, or the first fragment of one
+    /// larger than the packet; false (said to `output`) when an AU runs past the data.
+    private mutating func emitUnits(_ data: UnsafeRawBufferPointer, marker: Bool, sequenceNumber: Int64,
+                                    into output: AudioUnitOutput) throws -> Bool {
         var offset = 0
         for (i, header) in headers.enumerated() {
             let rest = data.count - offset
@@ -157,17 +178,13 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
             }
             guard i == 0, headers.count == 1, !marker, header.size <= maxFrameBytes else {
                 output.invalid(header.size > maxFrameBytes ? .oversize : .accessUnitOverrun)
-                return
+                return false
             }
             // The first fragment of an AU larger than the packet.
             fragment.start(data, timestamp: header.timestamp, packet: sequenceNumber)
             fragmentSize = header.size
         }
-        if interleaved {
-            let packetSpan = Int((headers[headers.count - 1].timestamp.subtractingSaturated(headers[0].timestamp) / max(1, frameDuration)).addingSaturated(1))
-            span = min(max(span, packetSpan), MPEG4GenericPayload.maxWaitingAUs)
-        }
-        try releaseWaiting(into: output, all: false)
+        return true
     }
 
     public mutating func flush(into output: AudioUnitOutput) throws {
