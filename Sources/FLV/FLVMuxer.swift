@@ -60,6 +60,26 @@ public final class FLVMuxer {
         /// Of every file, when segments cut the output.
         public var durationMilliseconds: Int64 = 0
         public var audioSoundFormat: FLVSoundFormat?
+
+        /// Every count of the file, declared once: the report, the JSON and the metrics read this.
+        public var counts: [Count] {
+            [Count(name: "frames_written", help: "video frames written", value: framesWritten),
+             Count(name: "keyframes_written", help: "keyframes written", value: keyframesWritten),
+             Count(name: "sequence_headers", help: "video sequence headers written", value: sequenceHeaders),
+             Count(name: "dropped_after_loss", help: "frames dropped after a loss until a keyframe", value: droppedAfterLoss),
+             Count(name: "dropped_before_keyframe", help: "frames dropped before the first keyframe", value: droppedBeforeKeyframe),
+             Count(name: "dropped_too_large", help: "frames too large for a tag (16 MiB) dropped", value: droppedTooLarge),
+             Count(name: "dropped_other_codec", help: "frames of a codec FLV cannot carry (none of its own, or other than the file's first) dropped",
+                   value: droppedOtherCodec),
+             Count(name: "timestamp_jumps", help: "timestamp jumps bridged", value: timestampJumps),
+             Count(name: "bytes", help: "bytes written", value: bytesWritten),
+             Count(name: "audio_frames_written", help: "audio frames written", value: audioFramesWritten),
+             Count(name: "audio_frames_not_carried", help: "audio frames of a codec FLV cannot carry, left out", value: audioFramesNotCarried),
+             Count(name: "audio_sequence_headers", help: "audio sequence headers written", value: audioSequenceHeaders),
+             Count(name: "tags_retimed", help: "tags later than --interleave-ms, written at the last time", value: tagsRetimed),
+             Count(name: "frames_made_later", help: "frames written 1 ms after the one before, whose time they shared", value: framesMadeLater),
+             Count(name: "duration_ms", help: "media written, of every file", value: Int(clamping: durationMilliseconds))]
+        }
     }
 
     /// A metadata value to rewrite once the file is complete, at a byte offset from its start.

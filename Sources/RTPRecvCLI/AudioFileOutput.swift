@@ -19,6 +19,14 @@ final class AudioFileOutput {
     /// Silences sent as comfort noise, kept as G.711 silence.
     private(set) var silencesKept = 0
 
+    /// Every count of the file, declared once: the report, the JSON and the metrics read this.
+    var counts: [Count] {
+        [Count(name: "frames_written", help: "audio frames written", value: framesWritten),
+         Count(name: "bytes", help: "bytes written", value: bytesWritten),
+         Count(name: "frames_skipped", help: "audio frames the file cannot hold, skipped", value: framesSkipped),
+         Count(name: "silences_kept", help: "comfort-noise silences kept as silence", value: silencesKept)]
+    }
+
     init(file: OutputFile, quiet: Bool) {
         self.file = file
         self.quiet = quiet

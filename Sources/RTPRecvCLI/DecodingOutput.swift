@@ -90,6 +90,16 @@ public final class DecodingOutput {
 
     var decodeErrors: Int { earlierDecodeErrors + (decoder?.decodeErrors ?? 0) }
 
+    /// Every count of the decoding, declared once: the report, the JSON and the metrics read this.
+    var counts: [Count] {
+        [Count(name: "frames_decoded", help: "pictures the decoder gave", value: framesDecoded),
+         Count(name: "frames_written", help: "pictures written to --yuv, --y4m or --frame-md5", value: framesWritten),
+         Count(name: "decode_errors", help: "access units the decoder refused", value: decodeErrors),
+         Count(name: "damaged_frames_written", help: "pictures that may refer to a lost one, written", value: corruptFramesWritten),
+         Count(name: "damaged_frames_skipped", help: "pictures that may refer to a lost one, skipped (--skip-corrupt)",
+               value: corruptFramesSkipped)]
+    }
+
     var files: [OutputFile] { [yuv, md5, y4m?.file].compactMap { $0 } }
 
     private func take(_ frame: DecodedFrame) throws {

@@ -3,7 +3,7 @@ import SRTP
 
 /// The Prometheus text exposition format (version 0.0.4): each metric family once, with HELP and
 /// TYPE, then a sample per label set. The counts come from the tables the statistics JSON reads
-/// too: `StreamStatistics.counters`, and the `counts` of the session, SRTP, the recordings, RTCP and RTMP.
+/// too: `StreamStatistics.counters`, and the `counts` of the session, SRTP, every output, RTCP and RTMP.
 struct PrometheusExposition {
     /// Families in the order first seen, each with its samples, which must stand together.
     private var families: [(name: String, type: String, help: String, samples: [String])] = []
@@ -60,7 +60,8 @@ struct PrometheusExposition {
 
     /// The counts of runs (one, or a fan-out's) summed over them: their sessions'
     /// (`rtprecv_session_*`), SRTP's by SSRC (`rtprecv_srtp_*`), each container's (`rtprecv_mp4_*`),
-    /// the RTCP sent (`rtprecv_rtcp_*`) and RTMP's (`rtprecv_rtmp_*`).
+    /// FLV's, the decoder's, the audio files' (`rtprecv_flv_*`, `rtprecv_decode_*`, `rtprecv_audio_file_*`,
+    /// `rtprecv_wav_*`), the RTCP sent (`rtprecv_rtcp_*`) and RTMP's (`rtprecv_rtmp_*`).
     mutating func counts(of runs: [Run]) {
         sum("rtprecv_session_", runs.map { $0.receiver.counters.counts })
         // The runs of one session share its decryptor: each counted once.
@@ -75,6 +76,10 @@ struct PrometheusExposition {
             let recordings = runs.flatMap { $0.sink.containers.filter { $0.container == container } }
             sum("rtprecv_\(container.rawValue)_", recordings.map(\.statistics.counts))
         }
+        sum("rtprecv_flv_", runs.compactMap { $0.sink.flv?.muxer.statistics.counts })
+        sum("rtprecv_decode_", runs.compactMap { $0.sink.decoding?.counts })
+        sum("rtprecv_audio_file_", runs.compactMap { $0.sink.audio?.counts })
+        sum("rtprecv_wav_", runs.compactMap { $0.sink.wav?.counts })
         sum("rtprecv_rtcp_", runs.compactMap { $0.feedback?.reporter.statistics.counts })
         sum("rtprecv_rtmp_", runs.compactMap { $0.sink.rtmp?.statistics.counts })
     }

@@ -43,17 +43,7 @@ extension Report {
     /// `--flv`.
     private func flvJSON() -> (String, JSON)? {
         guard let f = outputs.flv?.muxer.statistics else { return nil }
-        return ("flv", .object([
-            ("frames_written", .int(f.framesWritten)), ("keyframes_written", .int(f.keyframesWritten)),
-            ("sequence_headers", .int(f.sequenceHeaders)), ("dropped_after_loss", .int(f.droppedAfterLoss)),
-            ("dropped_before_keyframe", .int(f.droppedBeforeKeyframe)), ("dropped_too_large", .int(f.droppedTooLarge)),
-            ("dropped_other_codec", .int(f.droppedOtherCodec)),
-            ("timestamp_jumps", .int(f.timestampJumps)), ("bytes", .int(f.bytesWritten)),
-            ("audio_frames_written", .int(f.audioFramesWritten)), ("audio_frames_not_carried", .int(f.audioFramesNotCarried)),
-            ("audio_sequence_headers", .int(f.audioSequenceHeaders)), ("tags_retimed", .int(f.tagsRetimed)),
-            ("frames_made_later", .int(f.framesMadeLater)),
-            ("duration_ms", .int(Int(f.durationMilliseconds))),
-        ]))
+        return ("flv", .object(Report.json(f.counts.fields)))
     }
 
     /// RTCP sent back to the senders.
@@ -78,12 +68,7 @@ extension Report {
     /// `--decode` and what it feeds.
     private func decodeJSON() -> (String, JSON)? {
         guard let d = outputs.decoding else { return nil }
-        return ("decode", .object([
-            ("frames_decoded", .int(d.framesDecoded)),
-            ("frames_written", .int(d.framesWritten)),
-            ("decode_errors", .int(d.decodeErrors)),
-            ("damaged_frames_written", .int(d.corruptFramesWritten)),
-            ("damaged_frames_skipped", .int(d.corruptFramesSkipped)),
+        return ("decode", .object(Report.json(d.counts.fields) + [
             ("pixel_format", d.nativeFormat.map { .string($0.description) } ?? .null),
             ("sizes", .array(d.sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height)),
                                                     ("first_frame", .int($0.firstFrame))]) })),
@@ -92,21 +77,12 @@ extension Report {
 
     /// `--wav`.
     private func wavJSON() -> (String, JSON)? {
-        guard let w = outputs.wav else { return nil }
-        return ("wav", .object([("frames_decoded", .int(w.framesDecoded)), ("samples", .int(w.samplesWritten)),
-                                ("decode_errors", .int(w.decodeErrors)), ("gaps_filled_with_silence", .int(w.gapsFilled)),
-                                ("silence_ms", .int(Int(w.silenceMilliseconds))), ("gaps_left", .int(w.gapsLeft)),
-                                ("comfort_noise_filled", .int(w.comfortNoiseFilled)),
-                                ("comfort_noise_ms", .int(Int(w.comfortNoiseMilliseconds))),
-                                ("frames_skipped", .int(w.framesSkipped))]))
+        outputs.wav.map { ("wav", .object(Report.json($0.counts.fields))) }
     }
 
     /// `--audio`.
     private func audioFileJSON() -> (String, JSON)? {
-        guard let a = outputs.audio else { return nil }
-        return ("audio_file", .object([("frames_written", .int(a.framesWritten)), ("bytes", .int(a.bytesWritten)),
-                                       ("frames_skipped", .int(a.framesSkipped)),
-                                       ("silences_kept", .int(a.silencesKept))]))
+        outputs.audio.map { ("audio_file", .object(Report.json($0.counts.fields))) }
     }
 
     /// SRTP: the keys, and each SSRC's counts.

@@ -173,25 +173,14 @@ extension Report {
 
     /// `--wav`: frames decoded, and how losses and silences were filled.
     private func wavLine() -> String? {
-        guard let w = outputs.wav else { return nil }
-        var line = "wav        \(w.framesDecoded) frames decoded to \(w.samplesWritten) samples, \(w.decodeErrors) decode errors"
-        if w.gapsFilled > 0 { line += ", \(w.gapsFilled) lost stretches filled with silence (\(w.silenceMilliseconds) ms)" }
-        if w.comfortNoiseFilled > 0 {
-            line += ", \(w.comfortNoiseFilled) silences filled with comfort noise (\(w.comfortNoiseMilliseconds) ms)"
-        }
-        if w.gapsLeft > 0 { line += ", \(w.gapsLeft) losses left as gaps" }
-        if w.framesSkipped > 0 { line += ", \(w.framesSkipped) frames skipped" }
-        return line
+        outputs.wav.map { "wav        " + Report.counts($0.counts.fields, keeping: ["frames_decoded"]).joined(separator: ", ") }
     }
 
     /// `--audio`: frames written, and those the file cannot hold.
     private func audioFileLine() -> String? {
         guard let a = outputs.audio else { return nil }
-        var line = "audio file \(a.framesWritten) frames (\(a.bytesWritten) bytes)"
-        if let track = a.track { line += " of \(track.description)" }
-        if a.framesSkipped > 0 { line += ", \(a.framesSkipped) frames it cannot hold skipped" }
-        if a.silencesKept > 0 { line += ", \(a.silencesKept) comfort-noise silences kept as silence" }
-        return line
+        return "audio file " + (a.track.map { "\($0.description): " } ?? "")
+            + Report.counts(a.counts.fields, keeping: ["frames_written"]).joined(separator: ", ")
     }
 
     /// Live: from the last packet of a frame to its write.
@@ -204,22 +193,7 @@ extension Report {
 
     /// `--flv`: frames and sequence headers written, and what was left out.
     private func flvLine() -> String? {
-        guard let f = outputs.flv?.muxer.statistics else { return nil }
-        var line = "flv        \(f.framesWritten) frames (\(f.keyframesWritten) keyframes), \(f.sequenceHeaders) sequence headers"
-        if f.droppedAfterLoss > 0 { line += ", \(f.droppedAfterLoss) dropped after a loss until a keyframe" }
-        if f.droppedBeforeKeyframe > 0 { line += ", \(f.droppedBeforeKeyframe) dropped before the first keyframe" }
-        if f.droppedTooLarge > 0 { line += ", \(f.droppedTooLarge) too large for a tag (16 MiB) dropped" }
-        if f.droppedOtherCodec > 0 {
-            line += ", \(f.droppedOtherCodec) of a codec FLV cannot carry (none of its own, or other than the file's first) dropped"
-        }
-        if f.timestampJumps > 0 { line += ", \(f.timestampJumps) timestamp jumps bridged" }
-        if f.audioFramesWritten + f.audioFramesNotCarried > 0 {
-            line += "; \(f.audioFramesWritten) audio frames"
-            if f.audioFramesNotCarried > 0 { line += ", \(f.audioFramesNotCarried) audio frames FLV cannot carry left out" }
-        }
-        if f.tagsRetimed > 0 { line += "; \(f.tagsRetimed) tags later than --interleave-ms written at the last time" }
-        if f.framesMadeLater > 0 { line += "; \(f.framesMadeLater) frames 1 ms after the one before, whose time they shared" }
-        return line
+        outputs.flv.map { "flv        " + Report.counts($0.muxer.statistics.counts.fields, keeping: ["frames_written"]).joined(separator: ", ") }
     }
 
     /// `--mp4`, `--mkv`, `--ts`, and the retention of their segments.
@@ -256,13 +230,8 @@ extension Report {
     /// `--decode` and what it feeds: frames decoded, written and damaged, and size changes.
     private func decodingLines() -> [String] {
         guard let d = outputs.decoding else { return [] }
-        var lines: [String] = []
-        var line = "decoded    \(d.framesDecoded) frames"
-        if let format = d.nativeFormat { line += " (\(format))" }
-        line += ", \(d.framesWritten) written, \(d.decodeErrors) decode errors"
-        if d.corruptFramesWritten > 0 { line += ", \(d.corruptFramesWritten) possibly damaged written" }
-        if d.corruptFramesSkipped > 0 { line += ", \(d.corruptFramesSkipped) damaged skipped (--skip-corrupt)" }
-        lines.append(line)
+        var lines = ["decode     " + Report.counts(d.counts.fields, keeping: ["frames_decoded"]).joined(separator: ", ")
+                     + (d.nativeFormat.map { " (\($0))" } ?? "")]
         if d.sizes.count > 1 {
             lines.append("  size changes: " + d.sizes.map { "\($0.width)x\($0.height) from frame \($0.firstFrame)" }.joined(separator: ", ")
                          + "; raw YUV frames keep their own size, Y4M frames the first size")

@@ -34,6 +34,19 @@ final class WAVOutput {
 
     var decodeErrors: Int { decoder?.decodeErrors ?? 0 }
 
+    /// Every count of the file, declared once: the report, the JSON and the metrics read this.
+    var counts: [Count] {
+        [Count(name: "frames_decoded", help: "audio frames decoded", value: framesDecoded),
+         Count(name: "samples", help: "samples written", value: samplesWritten),
+         Count(name: "decode_errors", help: "audio frames the decoder refused", value: decodeErrors),
+         Count(name: "gaps_filled_with_silence", help: "lost stretches filled with silence", value: gapsFilled),
+         Count(name: "silence_ms", help: "silence written for lost stretches", value: Int(clamping: silenceMilliseconds)),
+         Count(name: "gaps_left", help: "losses left as gaps", value: gapsLeft),
+         Count(name: "comfort_noise_filled", help: "silences filled with comfort noise", value: comfortNoiseFilled),
+         Count(name: "comfort_noise_ms", help: "comfort noise written", value: Int(clamping: comfortNoiseMilliseconds)),
+         Count(name: "frames_skipped", help: "audio frames of a second codec, or of one that would not open, skipped", value: framesSkipped)]
+    }
+
     func write(_ frame: AudioFrame) throws {
         if track == nil {
             track = frame.track

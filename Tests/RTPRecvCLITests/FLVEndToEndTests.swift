@@ -78,7 +78,7 @@ final class FLVEndToEndTests: XCTestCase {
                                      "--decode"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("flv        150 frames"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("decoded    150 frames"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("decode     150 frames decoded"), r.stderr)
         XCTAssertEqual(try Harness.frameMD5(flv), try Harness.frameMD5(h264))
     }
 
@@ -86,7 +86,7 @@ final class FLVEndToEndTests: XCTestCase {
         let flv = Harness.temporaryFile("loss.flv")
         let r = try Harness.rtprecv(["--pcap", capture("gst-loss2.pcap").path, "--flv", flv.path])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("dropped after a loss until a keyframe"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(" dropped after loss"), r.stderr)
         XCTAssertEqual(try Harness.decodeErrors(flv), "")
         let source = try Harness.frameMD5(capture("gst-stapa-fua.h264"))
         for hash in try Harness.frameMD5(flv) { XCTAssertTrue(source.contains(hash)) }
@@ -125,7 +125,7 @@ final class FLVEndToEndTests: XCTestCase {
         let r = try Harness.rtprecv(["--pcap", pcap.path, "--flv", flv.path, "--out", h264.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stderr.components(separatedBy: "larger than an FLV tag holds").count - 1, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("1 too large for a tag (16 MiB) dropped"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("1 dropped too large"), r.stderr)
         // The Annex-B output keeps it, and decodes whole.
         XCTAssertEqual(try Harness.frameMD5(h264), try Harness.frameMD5(capture("gst-stapa-fua.h264")))
         // The FLV has every frame from the next keyframe on, and ffprobe reads it to its end.

@@ -136,6 +136,51 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(ssrcs?.first?["auth"] as? Int, 5)
     }
 
+    /// Every output's counts (FLV, the decoder, the audio file, the WAV) are in /metrics under the
+    /// names the statistics give them, no higher than the run's last counts, and those that grew
+    /// with the stream not zero.
+    func testEveryOutputsCountsAreInTheMetrics() throws {
+        let stats = Harness.temporaryFile("metrics-outputs.json")
+        let listener = try LiveTests.Listener(["--port", "0", "--metrics", "\(metricsPort)", "--stats-json", stats.path,
+                                               "--flv", Harness.temporaryFile("metrics.flv").path, "--decode",
+                                               "--frame-md5", Harness.temporaryFile("metrics.md5").path,
+                                               "--audio", Harness.temporaryFile("metrics-audio.wav").path,
+                                               "--wav", Harness.temporaryFile("metrics.wav").path], name: "metrics-outputs")
+        let to = ["udpsink", "host=127.0.0.1", "port=\(listener.port)"]
+        let sender = try Harness.run("gst-launch-1.0", ["-q", "videotestsrc", "is-live=true", "num-buffers=45", "!",
+                                                        "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency",
+                                                        "key-int-max=15", "!", "rtph264pay", "pt=96", "config-interval=-1", "!"] + to
+                                                 + ["audiotestsrc", "is-live=true", "num-buffers=75", "samplesperbuffer=160", "!",
+                                                    "audio/x-raw,rate=8000,channels=1", "!", "mulawenc", "!", "rtppcmupay", "!"] + to)
+        XCTAssertEqual(sender.status, 0, sender.stderr)
+        usleep(300_000)
+        let (status, exposition) = try get("/metrics")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(listener.stop(), 0, listener.stderr)
+        let file = Harness.temporaryFile("metrics-outputs.txt")
+        try exposition.write(to: file, atomically: true, encoding: .utf8)
+        let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
+        XCTAssertEqual(check.status, 0, "promtool: \(check.stderr)\(String(decoding: check.stdout, as: UTF8.self))")
+        var scraped: [String: Double] = [:]
+        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Double(parts[1]) { scraped[String(parts[0])] = value }
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let grew = ["flv": "frames_written", "decode": "frames_decoded", "audio_file": "frames_written", "wav": "samples"]
+        for (table, growing) in grew {
+            let counts = try XCTUnwrap(json[table] as? [String: Any], table)
+            for (name, value) in counts {
+                guard let value = value as? Int else { continue }
+                let seconds = name.hasSuffix("_ms")
+                let metric = "rtprecv_\(table)_" + (seconds ? name.dropLast(3) + "_seconds" : name) + "_total"
+                let got = try XCTUnwrap(scraped[metric], "\(metric) in:\n\(exposition)")
+                XCTAssertLessThanOrEqual(got, Double(value) / (seconds ? 1000 : 1) + 1e-9, metric)
+                if name == growing { XCTAssertGreaterThan(got, 0, metric) }
+            }
+        }
+    }
+
     /// Many streams, one process: a label set a stream (its port among them), which promtool takes
     /// as distinct series, scraped while they come.
     func testEveryStreamOfAPortRangeHasItsLabelSet() throws {
