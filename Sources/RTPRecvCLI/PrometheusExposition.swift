@@ -38,6 +38,8 @@ struct PrometheusExposition {
         let labels = "ssrc=\"\(hex(s.ssrc))\",pt=\"\(s.payloadType)\",media=\"\(followed.media)\""
             + (s.destination.map { ",port=\"\($0.port)\"" } ?? "")
         sum("rtprecv_", [s.counters], labels: labels)
+        sum("rtprecv_retransmissions_", [s.retransmissions.counts], labels: labels)
+        if let audio = s.audio { sum("rtprecv_audio_", [audio.counts], labels: labels) }
         for reason in FrameRecord.Reason.allCases {
             sample("rtprecv_frames_dropped_total", type: "counter", help: "frames dropped, by reason",
                    labels: labels + ",reason=\"\(reason.code)\"", value: Double(s.frames.dropped(reason)))

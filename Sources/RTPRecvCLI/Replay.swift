@@ -123,7 +123,7 @@ struct Replay {
         var summary = "\(capture.path): \(records) records, \(datagramsRead - tcp.frames) UDP datagrams"
         if tcp.frames > 0 || tcp.statistics.gaps > 0 {
             summary += "\n  tcp        \(tcp.frames) packets in \(options.tcpFraming == .rtsp ? "RTSP interleaved" : "RFC 4571") framing; "
-                + Report.counts(tcp.statistics.fields).joined(separator: ", ")
+                + Report.counts(tcp.statistics.counts.fields).joined(separator: ", ")
             if tcp.skippedBytes > 0 { summary += ", \(tcp.skippedBytes) bytes skipped to resynchronize" }
         }
         if datagramsOfTheServer > 0 {
@@ -138,7 +138,7 @@ struct Replay {
             json: [("capture", .string(capture.path)), ("records", .int(records)),
                    ("skipped_frames", Report.json(counts: skipped)),
                    ("tcp", .object([("packets", .int(tcp.frames)), ("skipped_bytes", .int(tcp.skippedBytes))]
-                                   + Report.json(tcp.statistics.fields))),
+                                   + Report.json(tcp.statistics.counts.fields))),
                    ("truncated", damage.map(JSON.string) ?? .null)])
     }
 }

@@ -110,7 +110,7 @@ extension Report {
             ("interleaving_depth", s.interleavingDepth.map { .object([("declared", .int($0.declared)), ("needed", .int($0.needed))]) } ?? .null),
             ("notices", .array(s.notices.map { .string($0.description) })),
             ("dropped_rtp_timestamps", .array(s.droppedTimestamps.map { .int(Int($0)) })),
-            ("retransmissions", .object(Report.json(s.retransmissions.fields))),
+            ("retransmissions", .object(Report.json(s.retransmissions.counts.fields))),
             ("cname", s.cname.map(JSON.string) ?? .null),
             ("bye", .bool(s.goodbye)),
             ("sr_synchronized_after_s", synchronization(s).map { .double($0.after) } ?? .null),
@@ -122,11 +122,7 @@ extension Report {
             fields.append(("codec", .string(audio.track.codec.name)))
             fields.append(("sample_rate", .int(audio.track.sampleRate)))
             fields.append(("channels", .int(audio.track.channels)))
-            fields.append(("gaps", .int(audio.gaps)))
-            fields.append(("gap_ms", .int(Int(audio.gapMilliseconds))))
-            fields.append(("timestamp_jumps", .int(audio.timestampJumps)))
-            fields.append(("comfort_noise_spans", .int(audio.comfortNoiseSpans)))
-            fields.append(("comfort_noise_ms", .int(Int(audio.comfortNoiseMilliseconds))))
+            fields += Report.json(audio.counts.fields)
             fields.append(("telephone_events", .array(audio.telephoneEvents.map { .string($0.name) })))
             fields.append(("invalid_audio", Report.json(counts: audio.invalid)))
         }

@@ -55,7 +55,7 @@ extension Report {
             lines.append(line)
         }
         if s.restarts > 0 { lines.append("  restarts   \(s.restarts) (sequence number jumps)") }
-        let retransmissions = Report.counts(s.retransmissions.fields)
+        let retransmissions = Report.counts(s.retransmissions.counts.fields)
         if !retransmissions.isEmpty { lines.append("  rtx        " + retransmissions.joined(separator: ", ")) }
         if s.senderReports > 0 || s.cname != nil || s.goodbye {
             var parts: [String] = []

@@ -179,6 +179,13 @@ final class MetricsTests: XCTestCase {
                 if name == growing { XCTAssertGreaterThan(got, 0, metric) }
             }
         }
+        // The audio stream's own counts and every stream's retransmissions, by the stream's labels.
+        let audio = try XCTUnwrap((json["audio_streams"] as? [[String: Any]])?.first)
+        let audioLabels = "{ssrc=\"" + String(format: "0x%08x", audio["ssrc"] as? Int ?? 0) + "\",pt=\"0\",media=\"audio\",port=\"\(listener.port)\"}"
+        for name in ["gaps", "timestamp_jumps", "comfort_noise_spans"] {
+            XCTAssertEqual(scraped["rtprecv_audio_\(name)_total" + audioLabels], Double(audio[name] as? Int ?? -1), "\(name) in:\n\(exposition)")
+        }
+        XCTAssertNotNil(scraped["rtprecv_retransmissions_requested_total" + audioLabels], exposition)
     }
 
     /// Many streams, one process: a label set a stream (its port among them), which promtool takes

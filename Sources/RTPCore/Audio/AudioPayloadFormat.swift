@@ -206,4 +206,13 @@ public struct AudioStreamStatistics: Sendable {
     public var telephoneEventCount = 0
 
     public init(track: AudioTrack) { self.track = track }
+
+    /// Every count of the audio stream, declared once: the JSON and the metrics read this.
+    public var counts: [Count] {
+        [Count(name: "gaps", help: "holes in the audio where whole frames were lost", value: gaps),
+         Count(name: "gap_ms", help: "audio lost in the holes", value: Int(clamping: gapMilliseconds)),
+         Count(name: "timestamp_jumps", help: "jumps of the audio's RTP timestamps", value: timestampJumps),
+         Count(name: "comfort_noise_spans", help: "silences sent as comfort noise (RFC 3389)", value: comfortNoiseSpans),
+         Count(name: "comfort_noise_ms", help: "audio sent as comfort noise", value: Int(clamping: comfortNoiseMilliseconds))]
+    }
 }

@@ -15,9 +15,13 @@ public struct TCPReassembly: Sendable {
         public var gaps = 0
         public var gapBytes = 0
 
-        public var fields: [(name: String, value: Int)] {
-            [("segments", segments), ("retransmitted_bytes", retransmittedBytes), ("out_of_order", outOfOrder),
-             ("gaps", gaps), ("gap_bytes", gapBytes)]
+        /// Every count of the reassembly, declared once: the report and the JSON read this.
+        public var counts: [Count] {
+            [Count(name: "segments", help: "TCP segments with data", value: segments),
+             Count(name: "retransmitted_bytes", help: "bytes that came again (retransmissions, overlaps)", value: retransmittedBytes),
+             Count(name: "out_of_order", help: "segments that came before one that precedes them", value: outOfOrder),
+             Count(name: "gaps", help: "gaps given up on", value: gaps),
+             Count(name: "gap_bytes", help: "bytes the gaps given up on held", value: gapBytes)]
         }
     }
 

@@ -78,9 +78,13 @@ public struct StreamStatistics: Sendable {
         /// Frames with a recovered packet in them.
         public var framesRepaired = 0
 
-        public var fields: [(name: String, value: Int)] {
-            [("requested", requested), ("recovered", recovered), ("duplicate", duplicate), ("late", late),
-             ("frames_repaired", framesRepaired)]
+        /// Every count of the retransmissions, declared once: the report, the JSON and the metrics read this.
+        public var counts: [Count] {
+            [Count(name: "requested", help: "packets asked for again (NACK)", value: requested),
+             Count(name: "recovered", help: "retransmissions that filled a gap before it was declared lost", value: recovered),
+             Count(name: "duplicate", help: "retransmissions of a packet that had come already", value: duplicate),
+             Count(name: "late", help: "retransmissions after their gap was declared lost", value: late),
+             Count(name: "frames_repaired", help: "frames with a retransmitted packet in them", value: framesRepaired)]
         }
     }
     /// When the first one arrived: before it, the stream's times can only be anchored on arrival.
