@@ -201,15 +201,15 @@ public struct ConfigFile {
             break
         }
         let flag = "--" + k
-        switch Self.kind(of: flag) {
-        case .unknown:
+        guard let option = Options.optionsByName[flag] else {
             throw invalid(key, "unknown setting '\(k)': settings are named as rtprecv's options (see rtprecv --help)")
-        case .onOff:
+        }
+        if option.value == nil {
             guard case .scalar(let text, plain: true) = value.value, let on = Self.boolean(text) else {
                 throw invalid(value, "'\(k)' is on or off: write '\(k): true' or '\(k): false'")
             }
             if on { arguments.append(flag) }
-        case .valued:
+        } else {
             let values: [YAMLNode]
             if case .sequence(let items) = value.value { values = items } else { values = [value] }
             for v in values {
@@ -263,20 +263,6 @@ public struct ConfigFile {
             return try Terminal.readFile(file)
         } catch {
             throw invalid(node, "cannot read \(error)")
-        }
-    }
-
-    private enum Kind { case unknown, onOff, valued }
-
-    /// Whether `flag` is an option, and whether it takes a value: as the parser takes it alone.
-    private static func kind(of flag: String) -> Kind {
-        var alone = Options()
-        var reader = ArgumentReader([flag])
-        _ = reader.next()
-        do {
-            return try alone.take(&reader) ? .onOff : .unknown
-        } catch {
-            return .valued
         }
     }
 

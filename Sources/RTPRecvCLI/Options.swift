@@ -183,13 +183,18 @@ public struct Options {
     /// The defaults, for a setting parsed alone (`ConfigFile`).
     init() {}
 
-    /// The argument just read, with its value: false when it is no option.
+    /// The argument just read, with its value (an option of the table, or an rtsp:// URL): false
+    /// when it is neither.
     mutating func take(_ r: inout ArgumentReader) throws(UsageError) -> Bool {
-        // Each group takes its own options (typed throws rule out `||` between the calls).
-        if try takeInput(&r) { return true }
-        if try takeOutput(&r) { return true }
-        if try takeSecurityAndFeedback(&r) { return true }
-        return try takeRTSP(&r)
+        guard let take = Options.optionsByName[r.name]?.take else { return try takeURL(&r) }
+        do {
+            try take(&self, &r)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError(description: "\(error)")
+        }
+        return true
     }
 
     public var isLive: Bool { pcap == nil }

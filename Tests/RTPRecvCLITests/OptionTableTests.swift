@@ -1,0 +1,56 @@
+@testable import RTPRecvCLI
+import XCTest
+
+/// The option table that the parser, `--help` and the config file all read: each option taken
+/// once, shown in `--help`, and taking a value exactly when its help names one.
+final class OptionTableTests: XCTestCase {
+    private var taking: [OptionSpec] { Options.sections.flatMap(\.options).filter { $0.take != nil } }
+
+    func testEveryNameIsTakenByOneOption() {
+        var seen: [String: String] = [:]
+        for option in taking {
+            for name in option.names {
+                XCTAssertNil(seen[name], "\(name) taken by '\(option.label)' and by '\(seen[name] ?? "")'")
+                seen[name] = option.label
+            }
+        }
+        XCTAssertGreaterThan(seen.count, 80)
+        // An option described again in another section is taken where it is described first.
+        for option in Options.sections.flatMap(\.options) where option.take == nil {
+            for name in option.names { XCTAssertNotNil(seen[name], "\(name) is described but never taken") }
+        }
+    }
+
+    func testAnOptionTakesAValueExactlyWhenItsHelpNamesOne() throws {
+        for option in taking {
+            for name in option.names {
+                var alone = Options()
+                var reader = ArgumentReader([name])
+                XCTAssertTrue(reader.next())
+                do {
+                    let taken = try alone.take(&reader)
+                    XCTAssertTrue(taken, name)
+                    XCTAssertNil(option.value, "\(name) shows a value (\(option.value ?? "")) but takes none")
+                } catch {
+                    XCTAssertNotNil(option.value, "\(name) takes a value its help does not name")
+                    XCTAssertEqual("\(error)", "missing value for '\(name)'")
+                }
+            }
+        }
+    }
+
+    func testHelpShowsEveryOptionAtTheStartOfALine() {
+        let lines = Help.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for option in taking {
+            XCTAssertTrue(lines.contains { $0.hasPrefix(option.label) }, "--help lacks \(option.label)")
+        }
+        XCTAssertFalse(Help.text.split(separator: "\n").contains { $0.count > 100 }, "a line of --help runs too long")
+    }
+
+    /// A config's settings are the options, on/off or valued as the table says.
+    func testTheConfigReadsWhetherASettingTakesAValueFromTheTable() {
+        XCTAssertNil(Options.optionsByName["--reconnect"]?.value)
+        XCTAssertEqual(Options.optionsByName["--mp4"]?.value, "FILE")
+        XCTAssertNil(Options.optionsByName["--nothing"])
+    }
+}
