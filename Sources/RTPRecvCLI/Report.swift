@@ -82,6 +82,16 @@ struct Report {
         }
     }
 
+    /// A table's counts as the text shows them, those counted by kind with their kinds:
+    /// "12 rtcp, 14 rtcp packets (10 sender reports, 4 receiver reports)"; zeros left out.
+    static func counts(_ table: [Count]) -> [String] {
+        table.filter { $0.value > 0 }.map { count in
+            let text = counts([(count.name, count.value)])[0]
+            guard let kinds = count.kinds?.filter({ $0.value > 0 }), !kinds.isEmpty else { return text }
+            return text + " (" + kinds.map { "\($0.value) \($0.kind)" }.joined(separator: ", ") + ")"
+        }
+    }
+
     /// `--all-streams`' statistics in one file: the input's fields, then each stream's report
     /// (JSON objects already) under `all_streams`.
     /// A fan-out's statistics: the input's, `extra` counts, and each run's report (JSON) in `field`.

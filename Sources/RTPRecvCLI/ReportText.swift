@@ -135,18 +135,8 @@ extension Report {
                 }
             }
         }
-        var notes: [String] = []
-        if c.otherPort > 0 { notes.append("\(c.otherPort) to other ports") }
-        if c.rtcp > 0 {
-            let kinds = RTCPPacket.Kind.allCases.compactMap { kind in c.rtcpPackets[kind].map { "\($0) \(kind.rawValue)" } }
-            notes.append("\(c.rtcp) RTCP (" + kinds.joined(separator: ", ") + ")")
-        }
-        if c.streamsOverLimit > 0 { notes.append("\(c.streamsOverLimit) from streams over --max-streams") }
-        if c.ssrcChanges > 0 { notes.append("\(c.ssrcChanges) SSRC changes") }
-        if c.audioSSRCChanges > 0 { notes.append("\(c.audioSSRCChanges) audio SSRC changes") }
-        if c.retransmissions + c.retransmissionsUnmatched > 0 {
-            notes.append("\(c.retransmissions) retransmissions (RTX) unwrapped, \(c.retransmissionsUnmatched) of no stream followed")
-        }
+        // The session's counts but those above (datagrams, what was not RTP).
+        let notes = Report.counts(c.counts.filter { $0.name != "datagrams" && $0.name != "invalid_rtp" })
         if !notes.isEmpty { lines.append("also: " + notes.joined(separator: ", ")) }
         if let security {
             for (ssrc, c) in security.counters.sorted(by: { $0.key < $1.key }) {

@@ -194,7 +194,7 @@ final class LiveTests: XCTestCase {
         try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 45, source: first)
         try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 45, source: second)
         try assertOutput(listener, equals: [first, second])
-        XCTAssertTrue(listener.stderr.contains("1 SSRC changes"), listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("1 ssrc changes"), listener.stderr)
     }
 
     func testSourceFilterDropsOtherSenders() throws {
