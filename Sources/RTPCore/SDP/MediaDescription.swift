@@ -97,45 +97,9 @@ public struct MediaDescription: Sendable {
 
     mutating func addAttribute(_ value: Substring, line: Int, warnings: inout [String]) throws(SessionDescription.ParseError) {
         if value.hasPrefix("rtpmap:") {
-            // a=rtpmap:<payload type> <encoding name>/<clock rate>[/<encoding parameters>]
-            let parts = value.dropFirst("rtpmap:".count).split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, let pt = UInt8(parts[0]) else {
-                throw SessionDescription.ParseError(line: line, message: "malformed rtpmap 'a=\(value)'")
-            }
-            let encoding = parts[1].trimmingWhitespace().split(separator: "/", omittingEmptySubsequences: false)
-            var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
-            format.encodingName = String(encoding[0])
-            // Every clock and duration divides by the rate, or multiplies by it: 1 Hz to 10 MHz.
-            format.clockRate = 90000
-            if encoding.count > 1 {
-                guard let rate = Int(encoding[1]), Format.clockRates.contains(rate) else {
-                    throw SessionDescription.ParseError(line: line, message: "clock rate '\(encoding[1])' in 'a=\(value)' is not "
-                                                        + "from \(Format.clockRates.lowerBound) to \(Format.clockRates.upperBound) Hz")
-                }
-                format.clockRate = rate
-            }
-            format.channels = nil
-            if encoding.count > 2 {
-                guard let channels = Int(encoding[2]), Format.channelCounts.contains(channels) else {
-                    throw SessionDescription.ParseError(line: line, message: "channel count '\(encoding[2])' in 'a=\(value)' is not "
-                                                        + "from \(Format.channelCounts.lowerBound) to \(Format.channelCounts.upperBound)")
-                }
-                format.channels = channels
-            }
-            formats[pt] = format
+            try addRTPMap(value, line: line)
         } else if value.hasPrefix("fmtp:") {
-            // a=fmtp:<payload type> <key>=<value>; <key>=<value>...
-            let body = value.dropFirst("fmtp:".count)
-            guard let space = body.firstIndex(of: " "), let pt = UInt8(body[..<space]) else {
-                throw SessionDescription.ParseError(line: line, message: "malformed fmtp 'a=\(value)'")
-            }
-            var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
-            for item in body[body.index(after: space)...].split(separator: ";") {
-                let pair = item.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2 else { continue }
-                format.parameters.append((String(pair[0].trimmingWhitespace()).lowercased(), String(pair[1].trimmingWhitespace())))
-            }
-            formats[pt] = format
+            try addFormatParameters(value, line: line)
         } else if value.hasPrefix("rtcp:") {
             // a=rtcp:<port> [<nettype> <addrtype> <address>]
             let port = value.dropFirst("rtcp:".count).split(separator: " ").first.flatMap { UInt16($0) }
@@ -179,6 +143,50 @@ public struct MediaDescription: Sendable {
             let attribute = parts.count > 1 ? parts[1].split(separator: ":", maxSplits: 1) : []
             ssrcs.append((ssrc, attribute.first.map(String.init) ?? "", attribute.count > 1 ? String(attribute[1]) : nil))
         }
+    }
+
+    /// a=rtpmap:<payload type> <encoding name>/<clock rate>[/<encoding parameters>]
+    private mutating func addRTPMap(_ value: Substring, line: Int) throws(SessionDescription.ParseError) {
+        let parts = value.dropFirst("rtpmap:".count).split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, let pt = UInt8(parts[0]) else {
+            throw SessionDescription.ParseError(line: line, message: "malformed rtpmap 'a=\(value)'")
+        }
+        let encoding = parts[1].trimmingWhitespace().split(separator: "/", omittingEmptySubsequences: false)
+        var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
+        format.encodingName = String(encoding[0])
+        // Every clock and duration divides by the rate, or multiplies by it: 1 Hz to 10 MHz.
+        format.clockRate = 90000
+        if encoding.count > 1 {
+            guard let rate = Int(encoding[1]), Format.clockRates.contains(rate) else {
+                throw SessionDescription.ParseError(line: line, message: "clock rate '\(encoding[1])' in 'a=\(value)' is not "
+                                                    + "from \(Format.clockRates.lowerBound) to \(Format.clockRates.upperBound) Hz")
+            }
+            format.clockRate = rate
+        }
+        format.channels = nil
+        if encoding.count > 2 {
+            guard let channels = Int(encoding[2]), Format.channelCounts.contains(channels) else {
+                throw SessionDescription.ParseError(line: line, message: "channel count '\(encoding[2])' in 'a=\(value)' is not "
+                                                    + "from \(Format.channelCounts.lowerBound) to \(Format.channelCounts.upperBound)")
+            }
+            format.channels = channels
+        }
+        formats[pt] = format
+    }
+
+    /// a=fmtp:<payload type> <key>=<value>; <key>=<value>...
+    private mutating func addFormatParameters(_ value: Substring, line: Int) throws(SessionDescription.ParseError) {
+        let body = value.dropFirst("fmtp:".count)
+        guard let space = body.firstIndex(of: " "), let pt = UInt8(body[..<space]) else {
+            throw SessionDescription.ParseError(line: line, message: "malformed fmtp 'a=\(value)'")
+        }
+        var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
+        for item in body[body.index(after: space)...].split(separator: ";") {
+            let pair = item.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            format.parameters.append((String(pair[0].trimmingWhitespace()).lowercased(), String(pair[1].trimmingWhitespace())))
+        }
+        formats[pt] = format
     }
 }
 
