@@ -99,50 +99,69 @@ struct PcapNG {
             case Self.sectionHeaderType:
                 interfaces.removeAll(keepingCapacity: true)
             case 1:
-                guard bodyEnd - body >= 8 else { return .failed(at: offset, problem: .interfaceBlockTooShort) }
-                var interface = Interface(linkType: Int(u16(window, body)), snaplen: Int(u32(window, body + 4)))
-                readOptions(window, from: body + 8, to: bodyEnd) { code, value in
-                    if code == 9, value.count >= 1 { interface.scale = Interface.Scale(tsresol: value[0]) }
-                    if code == 14, value.count >= 8 {
-                        interface.offsetSeconds = Int64(bitPattern: u64(value, 0))
-                    }
-                }
-                if let first = linkType, first != interface.linkType {
-                    return .failed(at: offset, problem: .interfaceOfAnotherLinkType(index: interfaces.count, linkType: interface.linkType,
-                                                                                   first: first))
-                }
-                linkType = interface.linkType
-                interfaces.append(interface)
+                if let failure = addInterface(window, block: offset, body: body..<bodyEnd) { return failure }
             case 6, 2:
-                guard bodyEnd - body >= 20 else { return .failed(at: offset, problem: .packetBlockTooShort) }
-                let id = type == 6 ? Int(u32(window, body)) : Int(u16(window, body))
-                guard id < interfaces.count else {
-                    return .failed(at: offset, problem: .undescribedInterface(id))
-                }
-                let units = UInt64(u32(window, body + 4)) << 32 | UInt64(u32(window, body + 8))
-                let captured = Int(u32(window, body + 12)), original = Int(u32(window, body + 16))
-                let data = body + 20
-                guard captured <= bodyEnd - data else {
-                    return .failed(at: offset, problem: .packetOverrunsBlock(length: captured))
-                }
-                let record = CaptureFile.Record(time: interfaces[id].nanoseconds(units),
-                                                bytes: window.view(data..<data + captured), originalLength: original)
-                return .record(record, next: offset + length)
+                return packet(window, type: type, block: offset, body: body..<bodyEnd)
             case 3:
-                guard bodyEnd - body >= 4, let interface = interfaces.first else {
-                    return .failed(at: offset, problem: .simplePacketBeforeInterface)
-                }
-                let original = Int(u32(window, body))
-                var captured = min(original, bodyEnd - body - 4)
-                if interface.snaplen > 0 { captured = min(captured, interface.snaplen) }
-                let record = CaptureFile.Record(time: interface.nanoseconds(0), bytes: window.view(body + 4..<body + 4 + captured),
-                                                originalLength: original)
-                return .record(record, next: offset + length)
+                return simplePacket(window, block: offset, body: body..<bodyEnd)
             default:
                 break
             }
             offset += length
         }
+    }
+
+    /// An Interface Description block: its link type (the file's, which no later one may change),
+    /// snaplen and timestamp options. Nil, or why the file cannot be read on.
+    private mutating func addInterface(_ window: UnsafeRawBufferPointer, block offset: Int, body: Range<Int>) -> RecordStep? {
+        guard body.count >= 8 else { return .failed(at: offset, problem: .interfaceBlockTooShort) }
+        var interface = Interface(linkType: Int(u16(window, body.lowerBound)), snaplen: Int(u32(window, body.lowerBound + 4)))
+        readOptions(window, from: body.lowerBound + 8, to: body.upperBound) { code, value in
+            if code == 9, value.count >= 1 { interface.scale = Interface.Scale(tsresol: value[0]) }
+            if code == 14, value.count >= 8 {
+                interface.offsetSeconds = Int64(bitPattern: u64(value, 0))
+            }
+        }
+        if let first = linkType, first != interface.linkType {
+            return .failed(at: offset, problem: .interfaceOfAnotherLinkType(index: interfaces.count, linkType: interface.linkType,
+                                                                           first: first))
+        }
+        linkType = interface.linkType
+        interfaces.append(interface)
+        return nil
+    }
+
+    /// An Enhanced Packet block (6), or an obsolete Packet block (2): its record.
+    @inline(__always)
+    private func packet(_ window: UnsafeRawBufferPointer, type: UInt32, block offset: Int, body: Range<Int>) -> RecordStep {
+        guard body.count >= 20 else { return .failed(at: offset, problem: .packetBlockTooShort) }
+        let start = body.lowerBound
+        let id = type == 6 ? Int(u32(window, start)) : Int(u16(window, start))
+        guard id < interfaces.count else {
+            return .failed(at: offset, problem: .undescribedInterface(id))
+        }
+        let units = UInt64(u32(window, start + 4)) << 32 | UInt64(u32(window, start + 8))
+        let captured = Int(u32(window, start + 12)), original = Int(u32(window, start + 16))
+        let data = start + 20
+        guard captured <= body.upperBound - data else {
+            return .failed(at: offset, problem: .packetOverrunsBlock(length: captured))
+        }
+        let record = CaptureFile.Record(time: interfaces[id].nanoseconds(units),
+                                        bytes: window.view(data..<data + captured), originalLength: original)
+        return .record(record, next: body.upperBound + 4)
+    }
+
+    /// A Simple Packet block (3): of the first interface, timed by its offset alone.
+    private func simplePacket(_ window: UnsafeRawBufferPointer, block offset: Int, body: Range<Int>) -> RecordStep {
+        guard body.count >= 4, let interface = interfaces.first else {
+            return .failed(at: offset, problem: .simplePacketBeforeInterface)
+        }
+        let original = Int(u32(window, body.lowerBound))
+        var captured = min(original, body.count - 4)
+        if interface.snaplen > 0 { captured = min(captured, interface.snaplen) }
+        let record = CaptureFile.Record(time: interface.nanoseconds(0),
+                                        bytes: window.view(body.lowerBound + 4..<body.lowerBound + 4 + captured), originalLength: original)
+        return .record(record, next: body.upperBound + 4)
     }
 
     /// Calls `body` with each option's code and value, until opt_endofopt or the end.
