@@ -103,7 +103,8 @@ final class SourceSupervisor {
     }
 
     /// How each source's run ended, in one line for the operator: "rtprecv: 3 sources: door, yard:
-    /// ended as asked; gate: failed".
+    /// ended as asked; gate: failed". A group names its first sources only ("…, cam9 and 990
+    /// more"): each source's own lines said the rest.
     private func summary() -> String {
         let words: [Int32: String] = [0: "ended as asked", 1: "failed", Command.noRTPExitStatus: "received no RTP"]
         // Each source once, as its last run ended.
@@ -114,9 +115,13 @@ final class SourceSupervisor {
         }
         let groups = Dictionary(grouping: order) { last[$0]! }.sorted { $0.key < $1.key }
         return "rtprecv: \(order.count) source\(order.count == 1 ? "" : "s"): " + groups.map { status, names in
-            names.joined(separator: ", ") + ": " + (words[status] ?? "exit status \(status)")
+            let shown = names.prefix(Self.namesInSummary).joined(separator: ", ")
+            return (names.count > Self.namesInSummary ? shown + " and \(names.count - Self.namesInSummary) more" : shown)
+                + ": " + (words[status] ?? "exit status \(status)")
         }.joined(separator: "; ")
     }
+
+    static let namesInSummary = 10
 
     /// A run that ended on its own: its exit status for the summary, and the fleet's event.
     private func ended(_ r: Running) {
