@@ -83,7 +83,7 @@ extension Options {
             OptionSpec(["--batch-ms"], value: "N", """
                 Live: gather input for N ms between turns (default 0: each packet
                 as it comes). A process of many cameras wakes less and spends less
-                CPU on each (0.4x at 100 ms), its frames written up to N ms later;
+                CPU on each (0.6x at 100 ms), its frames written up to N ms later;
                 keep N below --latency-ms where NACK repairs losses.
                 """) { o, r in o.batchMilliseconds = try r.number(Int.self, 0...1000) },
             OptionSpec(["--max-frame-bytes"], value: "N", "Largest access unit; larger ones are dropped (default 33554432).") { o, r in o.maxFrameBytes = try r.number(Int.self, 1024...(1 << 30)) },

@@ -24,6 +24,9 @@ protocol Recording: AnyObject {
     var failure: String? { get }
     /// Live: time passes with no packet; RTCP that is due goes out.
     func tick(now: Int64) throws
+    /// Live: a stream waits on time (a gap to fill or give up on, a NACK to repeat), so the loop
+    /// ticks often; else it waits for packets, ticking seldom (`LiveReception.idleWait`).
+    var isWaiting: Bool { get }
     /// Live: the RTCP BYE, as the run ends (or its RTSP session is set up again).
     func endFeedback(now: Int64)
     /// SIGHUP: the outputs reopen at their paths.

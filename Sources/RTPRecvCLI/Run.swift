@@ -248,6 +248,7 @@ extension Run: Recording {
         try sink.wav?.tick()
     }
 
+    var isWaiting: Bool { receiver.isWaiting }
     func endFeedback(now: Int64) { feedback?.finish(now: now) }
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }

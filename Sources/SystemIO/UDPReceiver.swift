@@ -103,6 +103,7 @@ public final class UDPReceiver {
         try set(SOL_SOCKET, Self.SO_RXQ_OVFL, 1, "SO_RXQ_OVFL")
         try setReceiveBuffer(options.receiveBufferBytes)
         try setReceiveTimeout(milliseconds: options.waitMilliseconds)
+        waitMilliseconds = options.waitMilliseconds
         try bind(address, shown: shown)
         // Port 0 asks the kernel for a free one: read back which.
         var name = sockaddr_storage()
@@ -141,6 +142,16 @@ public final class UDPReceiver {
         getsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &granted, &length)
         // Linux reports twice what it grants for payload, the other half being its bookkeeping.
         grantedReceiveBufferBytes = Int(granted) / 2
+    }
+
+    /// How long `receive()` waits now (SO_RCVTIMEO).
+    public private(set) var waitMilliseconds = 0
+
+    /// Makes `receive()` wait up to `milliseconds`: one system call when that changes, none otherwise.
+    public func wait(milliseconds: Int) throws {
+        guard milliseconds != waitMilliseconds else { return }
+        try setReceiveTimeout(milliseconds: milliseconds)
+        waitMilliseconds = milliseconds
     }
 
     private func setReceiveTimeout(milliseconds: Int) throws {
@@ -187,7 +198,7 @@ public final class UDPReceiver {
         joinedSource = sourceText
     }
 
-    /// Waits up to `Options.waitMilliseconds` for datagrams and receives up to a batch of them.
+    /// Waits up to `waitMilliseconds` for datagrams and receives up to a batch of them.
     /// Returns 0 on timeout or when a signal interrupted the wait.
     public func receive() throws -> Int {
         let count = recv_batch_receive(batch, descriptor, lengths, truncated, &kernelDrops)

@@ -57,6 +57,10 @@ public final class RTPStream<Format: PayloadFormat> {
     }
 
     public var ssrc: UInt32 { statistics.ssrc }
+
+    /// Time, not only packets, moves the stream on now: packets wait in the reorder buffer for a
+    /// gap to fill or be given up on, or what is missing may be asked for again.
+    public var isWaiting: Bool { reorder.count > 0 || !missing.isEmpty }
     public var payloadType: UInt8 { statistics.payloadType }
 
     public func setEndpoints(source: Endpoint?, destination: Endpoint?) {

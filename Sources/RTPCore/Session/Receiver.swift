@@ -512,6 +512,11 @@ public final class Receiver {
         candidates.removeAll()
     }
 
+    /// Whether a stream that `tick` moves on waits on time (`RTPStream.isWaiting`): live, the loop
+    /// then turns often whatever comes; otherwise a packet is what it waits for. (A candidate not
+    /// yet selected moves on with packets alone.)
+    public var isWaiting: Bool { selected?.isWaiting == true || audio?.isWaiting == true }
+
     /// Time passes with no packet (live input): lets the reorder buffer give up on gaps.
     public func tick(now: Int64) throws {
         try selected?.drain(now: now)
