@@ -67,69 +67,79 @@ public final class CaptureFile {
     /// much of what was read may be kept for records still referred to (`keepRecords`). `mapped`
     /// false reads even a regular file into buffers; `inPlace` false reads through libpcap whatever
     /// the format, for comparing with it.
-    public init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20, mapped: Bool = true,
-                inPlace: Bool = true) throws {
+    public convenience init(path: String, chunkBytes: Int = 1 << 20, maxKeptBytes: Int = 16 << 20, mapped: Bool = true,
+                            inPlace: Bool = true) throws {
         let name = path == "-" ? "standard input" : path
-        self.path = name
         let chunks = RecordChunks(chunkBytes: chunkBytes, maxRetainedBytes: maxKeptBytes)
-        self.chunks = chunks
         let input: InputFile
         var header = [UInt8](repeating: 0, count: ClassicPcap.fileHeaderSize)
-        var headerBytes = 0
         do {
             input = try InputFile(path: path)
-            headerBytes = try header.withUnsafeMutableBytes { try input.read(into: $0) }
+            let headerBytes = try header.withUnsafeMutableBytes { try input.read(into: $0) }
+            header.removeLast(header.count - headerBytes)
         } catch let error as SystemError {
             throw OpenError(path: name, message: String(describing: error).replacingPrefix(path + ": ", with: ""))
         }
-        let head = header.withUnsafeBytes { (classic: ClassicPcap(header: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes])),
-                                             pcapng: PcapNG.starts(UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]))) }
-        if inPlace, head.classic != nil || head.pcapng {
-            self.input = input
-            classic = head.classic
-            handle = nil
-            file = nil
-            fileSize = Int64(input.size)
+        let classic = header.withUnsafeBytes { ClassicPcap(header: $0) }
+        if inPlace, classic != nil || header.withUnsafeBytes({ PcapNG.starts($0) }) {
             // Standard input is read even when it is a file: it may not start at the file's start.
-            mapping = mapped && path != "-" ? input.map() : nil
-            faults = mapping?.faults
-            if let mapping {
-                mappedEnd = mapping.bytes.count
-                window = mapping.bytes.view(0..<min(mappedEnd, headerBytes))
-            }
-            do {
-                if let classic {
-                    linkTypeValue = classic.linkType
-                    windowOffset = ClassicPcap.fileHeaderSize
-                    if mapping == nil {
-                        windowStart = Int64(ClassicPcap.fileHeaderSize)
-                        windowOffset = 0
-                    }
-                } else {
-                    if mapping == nil {
-                        (window, inputEnded) = try header.withUnsafeBytes {
-                            try chunks.next(keeping: UnsafeRawBufferPointer(rebasing: $0[0..<headerBytes]), capacity: headerBytes, from: input)
-                        }
-                    }
-                    guard let first = try readToFirstInterface() else {
-                        throw OpenError(path: name, message: "a pcapng file with no interface description before its first packet")
-                    }
-                    pcapng = PcapNG()
-                    linkTypeValue = first
-                }
-            } catch let error as OpenError {
-                throw error
-            } catch {
-                throw OpenError(path: name, message: "\(error)")
-            }
-            linkType = LinkType(rawValue: linkTypeValue)
-            return
+            try self.init(walking: input, name: name, header: header, classic: classic, chunks: chunks, mapped: mapped && path != "-")
+        } else {
+            try self.init(libpcap: path, chunks: chunks)
         }
+    }
+
+    /// A classic pcap (`classic`) or pcapng file walked in place, its first bytes (`header`) read.
+    private init(walking input: InputFile, name: String, header: [UInt8], classic: ClassicPcap?, chunks: RecordChunks,
+                 mapped: Bool) throws {
+        path = name
+        self.chunks = chunks
+        self.input = input
+        self.classic = classic
+        handle = nil
+        file = nil
+        fileSize = Int64(input.size)
+        mapping = mapped ? input.map() : nil
+        faults = mapping?.faults
+        if let mapping {
+            mappedEnd = mapping.bytes.count
+            window = mapping.bytes.view(0..<min(mappedEnd, header.count))
+        }
+        do {
+            if let classic {
+                linkTypeValue = classic.linkType
+                windowOffset = ClassicPcap.fileHeaderSize
+                if mapping == nil {
+                    windowStart = Int64(ClassicPcap.fileHeaderSize)
+                    windowOffset = 0
+                }
+            } else {
+                if mapping == nil {
+                    (window, inputEnded) = try header.withUnsafeBytes { try chunks.next(keeping: $0, capacity: header.count, from: input) }
+                }
+                guard let first = try readToFirstInterface() else {
+                    throw OpenError(path: name, message: "a pcapng file with no interface description before its first packet")
+                }
+                pcapng = PcapNG()
+                linkTypeValue = first
+            }
+        } catch let error as OpenError {
+            throw error
+        } catch {
+            throw OpenError(path: name, message: "\(error)")
+        }
+        linkType = LinkType(rawValue: linkTypeValue)
+    }
+
+    /// Any other format libpcap reads, from a file (its first bytes cannot be given back to libpcap).
+    private init(libpcap path: String, chunks: RecordChunks) throws {
+        self.path = path
+        self.chunks = chunks
         mapping = nil
         faults = nil
         guard path != "-" else {
             // Its first bytes are read already: libpcap cannot start over.
-            throw OpenError(path: name, message: "not a pcap or pcapng capture")
+            throw OpenError(path: "standard input", message: "not a pcap or pcapng capture")
         }
         self.input = nil
         classic = nil
