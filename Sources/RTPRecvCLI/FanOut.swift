@@ -100,7 +100,7 @@ class FanOut<Key: Hashable & CustomStringConvertible>: Recording {
     var rtpPackets: Int { runs.values.reduce(stoppedRTPPackets) { $0 + $1.rtpPackets } }
     private var stoppedRTPPackets = 0
     func tick(now: Int64) throws { for key in order { try isolating(key) { try runs[key]!.tick(now: now) } } }
-    var isWaiting: Bool { runs.values.contains { $0.isWaiting } }
+    func waitMilliseconds(now: Int64) -> Int { runs.values.map { $0.waitMilliseconds(now: now) }.min() ?? TurnWait.idle }
     func endFeedback(now: Int64) { for key in order { runs[key]!.endFeedback(now: now) } }
     func reopen() throws { for key in order { try isolating(key) { try runs[key]!.reopen() } } }
     var bytesWritten: Int { runs.values.reduce(0) { (total: Int, run: Run) in total + run.bytesWritten } }

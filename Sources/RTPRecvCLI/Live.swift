@@ -301,17 +301,12 @@ final class LiveReception {
         return nil
     }
 
-    /// How long a turn waits for input while a stream waits on time (`Recording.isWaiting`), and
-    /// while none does: a gap is given up on within 20 ms of its time, and an idle source (a
-    /// camera between frames, or silent) wakes ten times a second, not fifty.
-    static let busyWait = 20, idleWait = 100
-
     /// One turn's input: a batch from the one socket, or whatever of the sockets, the RTSP
     /// connection and the metrics endpoint is ready within the turn's wait.
     private func receiveOnce() throws {
         received = 0
         gather()
-        let wait = run.isWaiting ? Self.busyWait : Self.idleWait
+        let wait = run.waitMilliseconds(now: Terminal.monotonicNanoseconds())
         if sockets.count == 1 && rtsp == nil && metrics == nil {
             // One socket: block in recvmmsg itself, one system call a batch.
             try sockets[0].wait(milliseconds: wait)

@@ -24,9 +24,8 @@ protocol Recording: AnyObject {
     var failure: String? { get }
     /// Live: time passes with no packet; RTCP that is due goes out.
     func tick(now: Int64) throws
-    /// Live: a stream waits on time (a gap to fill or give up on, a NACK to repeat), so the loop
-    /// ticks often; else it waits for packets, ticking seldom (`LiveReception.idleWait`).
-    var isWaiting: Bool { get }
+    /// Live: how long the loop may wait for input before time alone has work for `tick` (ms).
+    func waitMilliseconds(now: Int64) -> Int
     /// Live: the RTCP BYE, as the run ends (or its RTSP session is set up again).
     func endFeedback(now: Int64)
     /// SIGHUP: the outputs reopen at their paths.
@@ -48,6 +47,20 @@ extension Recording {
         guard rtpPackets == 0 else { return 0 }
         if !quiet { Terminal.printError("warning: no RTP packet \(input)\n") }
         return Command.noRTPExitStatus
+    }
+}
+
+/// How long a live loop waits for input (ms): while a stream waits on time (a gap in its packets
+/// to fill or give up on, a NACK to repeat), `busy`, so that a gap is given up on within 20 ms of
+/// its time; else until RTCP is next due, at most `idle`, so that a source between packets (a
+/// camera between frames, or silent) wakes ten times a second, not fifty.
+enum TurnWait {
+    static let busy = 20, idle = 100
+
+    /// The wait before RTCP due at `due` (monotonic ns), at most `idle`.
+    static func until(_ due: Int64?, now: Int64) -> Int {
+        guard let due else { return idle }
+        return min(idle, max(1, Int(clamping: due.subtractingSaturated(now) / 1_000_000) + 1))
     }
 }
 

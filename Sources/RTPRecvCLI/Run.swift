@@ -248,7 +248,9 @@ extension Run: Recording {
         try sink.wav?.tick()
     }
 
-    var isWaiting: Bool { receiver.isWaiting }
+    func waitMilliseconds(now: Int64) -> Int {
+        receiver.isWaiting ? TurnWait.busy : TurnWait.until(feedback?.reporter.nextDue, now: now)
+    }
     func endFeedback(now: Int64) { feedback?.finish(now: now) }
     func reopen() throws { try sink.reopen() }
     var datagrams: Int { receiver.counters.datagrams }

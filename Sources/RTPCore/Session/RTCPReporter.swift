@@ -134,6 +134,14 @@ public final class RTCPReporter {
         return writer.bytes
     }
 
+    /// When a packet is next due by time alone (`poll`): the next report, or the next keyframe
+    /// request while one is awaited; nil before the first report.
+    public var nextDue: Int64? {
+        guard let r = request, r.last != Int64.min else { return nextReport }
+        let ask = r.last &+ max(configuration.keyframeRequestInterval, roundTrip ?? 0)
+        return min(nextReport ?? ask, ask)
+    }
+
     /// How often a missing packet may be asked for again (RFC 4585 §3.5.3's round trip).
     public var retransmissionInterval: Int64 { roundTrip ?? configuration.retransmissionInterval }
 
