@@ -50,17 +50,18 @@ extension Recording {
     }
 }
 
-/// How long a live loop waits for input (ms): while a stream waits on time (a gap in its packets
-/// to fill or give up on, a NACK to repeat), `busy`, so that a gap is given up on within 20 ms of
-/// its time; else until RTCP is next due, at most `idle`, so that a source between packets (a
-/// camera between frames, or silent) wakes ten times a second, not fifty.
+/// How long a live loop waits for input (ms): `busy` while a stream waits on time (a gap in its
+/// packets to fill or give up on, a NACK to repeat) or RTCP is due within `idle`, so that either
+/// is seen to within 20 ms, as when every turn was 20 ms; else `idle`, so that a source between
+/// packets (a camera between frames, or silent) wakes ten times a second, not fifty. Two values
+/// only: a socket's timeout is set again only when the wait changes.
 enum TurnWait {
     static let busy = 20, idle = 100
 
-    /// The wait before RTCP due at `due` (monotonic ns), at most `idle`.
-    static func until(_ due: Int64?, now: Int64) -> Int {
-        guard let due else { return idle }
-        return min(idle, max(1, Int(clamping: due.subtractingSaturated(now) / 1_000_000) + 1))
+    /// `busy` when RTCP is due at `due` (monotonic ns) within `idle`, else `idle`.
+    static func before(_ due: Int64?, now: Int64) -> Int {
+        guard let due, due.subtractingSaturated(now) < Int64(idle) * 1_000_000 else { return idle }
+        return busy
     }
 }
 

@@ -249,7 +249,7 @@ extension Run: Recording {
     }
 
     func waitMilliseconds(now: Int64) -> Int {
-        receiver.isWaiting ? TurnWait.busy : TurnWait.until(feedback?.reporter.nextDue, now: now)
+        receiver.isWaiting ? TurnWait.busy : TurnWait.before(feedback?.reporter.nextDue, now: now)
     }
     func endFeedback(now: Int64) { feedback?.finish(now: now) }
     func reopen() throws { try sink.reopen() }
