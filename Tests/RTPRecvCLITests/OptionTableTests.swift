@@ -47,6 +47,18 @@ final class OptionTableTests: XCTestCase {
         XCTAssertFalse(Help.text.split(separator: "\n").contains { $0.count > 100 }, "a line of --help runs too long")
     }
 
+    /// The README's options are the parser's: each long option named there (the general ones,
+    /// --help, --version, --quiet and --verbose, aside).
+    func testTheReadmeNamesEveryOption() throws {
+        let readme = try String(contentsOf: Harness.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let general: Set = ["--help", "--version", "--quiet", "--verbose"]
+        for option in taking {
+            for name in option.names where name.hasPrefix("--") && !general.contains(name) {
+                XCTAssertTrue(readme.contains("`" + name), "README.md does not name \(name)")
+            }
+        }
+    }
+
     /// A config's settings are the options, on/off or valued as the table says.
     func testTheConfigReadsWhetherASettingTakesAValueFromTheTable() {
         XCTAssertNil(Options.optionsByName["--reconnect"]?.value)
