@@ -158,37 +158,18 @@ public struct ConfigFile {
                       extra: inout Extra) throws(Invalid) {
         switch k {
         case "rtsp":
-            let url = try scalar(value, k)
-            let parsed: RTSPURL
-            do {
-                parsed = try RTSPURL(parsing: url)
-            } catch {
-                throw invalid(value, error.description)
-            }
-            guard parsed.password == nil else {
-                throw invalid(value, "keep the password out of the config: 'user:' with 'password-env:' or 'password-file:'")
-            }
-            arguments.append(url)
+            arguments.append(try rtspURL(value, k))
             return
         case "sdp":
             // Read when the source starts; a file that is not there is the config's error, at its place.
             let file = try scalar(value, k)
             guard Directory.regularFile(file) != nil else { throw invalid(value, "\(file): no such file (the source's SDP)") }
+            try takeOption(k, key: key, value: value, source: source, into: &arguments, extra: &extra)
         case "password-env", "password-file":
             extra.password = try password(value, k)
             return
         case "srtp-key-file":
-            let (file, text) = (try scalar(value, k), try secretFile(value, k))
-            for (i, line) in text.split(whereSeparator: \.isNewline).enumerated() where !line.allSatisfy(\.isWhitespace) {
-                let option = String(line.trimmingWhitespace())
-                Terminal.keepSecret(option)
-                do {
-                    extra.keyLines.append(option)
-                    extra.srtpKeys.append(try SRTPMasterKey(option: option, origin: "\(file) line \(i + 1)"))
-                } catch {
-                    throw invalid(value, "\(error)")
-                }
-            }
+            try readKeys(value, k, into: &extra)
             return
         case "password", "srtp-key", "srtp-keying-material":
             throw invalid(key, "keep secrets out of the config: "
@@ -198,8 +179,13 @@ public struct ConfigFile {
         case "metrics", "nats":
             throw invalid(key, "'\(k)' is the process's, for every source: put it at the top of the config, beside 'sources'")
         default:
-            break
+            try takeOption(k, key: key, value: value, source: source, into: &arguments, extra: &extra)
         }
+    }
+
+    /// A setting named as an option: on or off, or its value (a list repeats it), each checked alone.
+    private func takeOption(_ k: String, key: YAMLNode, value: YAMLNode, source: String, into arguments: inout [String],
+                            extra: inout Extra) throws(Invalid) {
         let flag = "--" + k
         guard let option = Options.optionsByName[flag] else {
             throw invalid(key, "unknown setting '\(k)': settings are named as rtprecv's options (see rtprecv --help)")
@@ -221,6 +207,36 @@ public struct ConfigFile {
                 }
                 _ = try checked(flag, text, at: v)
                 arguments += [flag, text]
+            }
+        }
+    }
+
+    /// An RTSP URL, without a password in it.
+    private func rtspURL(_ value: YAMLNode, _ k: String) throws(Invalid) -> String {
+        let url = try scalar(value, k)
+        let parsed: RTSPURL
+        do {
+            parsed = try RTSPURL(parsing: url)
+        } catch {
+            throw invalid(value, error.description)
+        }
+        guard parsed.password == nil else {
+            throw invalid(value, "keep the password out of the config: 'user:' with 'password-env:' or 'password-file:'")
+        }
+        return url
+    }
+
+    /// `srtp-key-file:`'s keys, one a line, kept secret.
+    private func readKeys(_ value: YAMLNode, _ k: String, into extra: inout Extra) throws(Invalid) {
+        let (file, text) = (try scalar(value, k), try secretFile(value, k))
+        for (i, line) in text.split(whereSeparator: \.isNewline).enumerated() where !line.allSatisfy(\.isWhitespace) {
+            let option = String(line.trimmingWhitespace())
+            Terminal.keepSecret(option)
+            do {
+                extra.keyLines.append(option)
+                extra.srtpKeys.append(try SRTPMasterKey(option: option, origin: "\(file) line \(i + 1)"))
+            } catch {
+                throw invalid(value, "\(error)")
             }
         }
     }
