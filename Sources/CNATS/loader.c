@@ -13,7 +13,7 @@
     X(natsOptions_SetRetryOnFailedConnect) \
     X(natsConnection_Connect) X(natsConnection_Status) X(natsConnection_Close) X(natsConnection_Destroy) \
     X(jsOptions_Init) X(natsConnection_JetStream) X(jsCtx_Destroy) \
-    X(jsStreamConfig_Init) X(js_AddStream) X(jsStreamInfo_Destroy) X(js_Publish) X(jsPubAck_Destroy) X(js_GetLastMsg) \
+    X(jsStreamConfig_Init) X(js_AddStream) X(jsStreamInfo_Destroy) X(js_Publish) X(jsPubOptions_Init) X(jsPubAck_Destroy) X(js_GetLastMsg) \
     X(natsMsg_GetData) X(natsMsg_GetDataLength) X(natsMsg_Destroy) \
     X(kvConfig_Init) X(js_CreateKeyValue) X(js_KeyValue) X(kvStore_Destroy) X(kvStore_Get) X(kvStore_Put) X(kvStore_Create) \
     X(kvStore_Update) X(kvStore_Delete) X(kvStore_Keys) X(kvKeysList_Destroy) \
@@ -82,6 +82,7 @@ void jsStreamInfo_Destroy(jsStreamInfo *si) { p_jsStreamInfo_Destroy(si); }
 natsStatus js_Publish(jsPubAck **a, jsCtx *js, const char *s, const void *d, int n, jsPubOptions *o, jsErrCode *e) {
     return p_js_Publish(a, js, s, d, n, o, e);
 }
+natsStatus jsPubOptions_Init(jsPubOptions *o) { return p_jsPubOptions_Init(o); }
 void jsPubAck_Destroy(jsPubAck *a) { p_jsPubAck_Destroy(a); }
 natsStatus js_GetLastMsg(natsMsg **m, jsCtx *js, const char *st, const char *su, jsOptions *o, jsErrCode *e) {
     return p_js_GetLastMsg(m, js, st, su, o, e);

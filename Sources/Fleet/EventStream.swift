@@ -33,11 +33,20 @@ public final class EventStream {
         else if code.rawValue != 10058 { throw NATSError("the event stream \(name)", status) }
     }
 
-    /// One event, stored by the stream before this returns.
-    public func publish(source: String, _ json: String) throws(NATSError) {
+    /// One event, stored by the stream before this returns. `id` names it for the stream's
+    /// de-duplication (Nats-Msg-Id): a publish that timed out after the server stored it, and is
+    /// sent again, is stored once.
+    public func publish(source: String, _ json: String, id: String) throws(NATSError) {
         var ack: UnsafeMutablePointer<jsPubAck>?
         var code = jsErrCode(0)
-        let status = json.withCString { js_Publish(&ack, client.jetStream, Self.subjectPrefix + source, $0, Int32(clamping: json.utf8.count), nil, &code) }
+        var options = jsPubOptions()
+        _ = jsPubOptions_Init(&options)
+        let status = id.withCString { messageID in
+            options.MsgId = messageID
+            return json.withCString {
+                js_Publish(&ack, client.jetStream, Self.subjectPrefix + source, $0, Int32(clamping: json.utf8.count), &options, &code)
+            }
+        }
         try check("publishing an event of \(source)", status)
         jsPubAck_Destroy(ack)
     }

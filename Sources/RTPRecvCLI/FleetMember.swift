@@ -27,7 +27,11 @@ final class FleetMember {
     private var lostTo: [String: String] = [:]
     /// Claimed after another member's claim expired (it died, or is cut off): that member, until the run here starts.
     private var expiredFrom: [String: String] = [:]
-    private var queue: [(source: String, json: String)] = []
+    /// Events waiting for NATS, each with its ID for the stream's de-duplication: this process's
+    /// member name and start, and the event's number.
+    private var queue: [(source: String, json: String, id: String)] = []
+    private var eventsPosted = 0
+    private let processStart = Terminal.wallclockNanoseconds()
     private var eventsDropped = 0
     private var stopping = false
     /// Why this process may not be the member it is named (another live process is): it ends.
@@ -148,7 +152,12 @@ final class FleetMember {
         let json = JSON.object([("event", .string(kind)), ("source", .string(source)), ("member", .string(settings.member)),
                                 ("utc", .string(OutputTemplate.basicUTC(Terminal.wallclockNanoseconds())))] + fields).serialized
         let firstDropped = lock.locked {
-            if queue.count < Self.queueBound { queue.append((source, json)) } else { eventsDropped += 1 }
+            eventsPosted += 1
+            if queue.count < Self.queueBound {
+                queue.append((source, json, "\(settings.member)-\(processStart)-\(eventsPosted)"))
+            } else {
+                eventsDropped += 1
+            }
             posted = true
             lock.broadcast()
             return eventsDropped == 1 && queue.count == Self.queueBound
@@ -356,7 +365,8 @@ final class FleetMember {
 
     private func publish() throws {
         while let event = lock.locked({ queue.first }) {
-            try stream!.publish(source: event.source, event.json)
+            // Sent again after a timeout until stored: the ID makes it stored once.
+            try stream!.publish(source: event.source, event.json, id: event.id)
             lock.locked { _ = queue.removeFirst() }
         }
     }
