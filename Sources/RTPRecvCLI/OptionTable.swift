@@ -9,15 +9,15 @@ struct OptionSpec: Sendable {
     let names: [String]
     /// What the value is called in `--help` ("FILE", "N"); nil for an option without one.
     let value: String?
-    /// Its lines in `--help`, beside and below its names.
-    let help: [String]
+    /// Its text in `--help`, beside and below its names, a line a line there.
+    let help: String
     /// What it sets; nil where an option taken in another section is described again for this one.
     let take: Take?
 
     init(_ names: [String], value: String? = nil, _ help: String, take: Take? = nil) {
         self.names = names
         self.value = value
-        self.help = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        self.help = help
         self.take = take
     }
 
@@ -28,23 +28,24 @@ struct OptionSpec: Sendable {
 /// A part of `--help`: a title, a paragraph before and after its options.
 struct OptionSection: Sendable {
     let title: String
-    let intro: [String]
+    let intro: String
     let options: [OptionSpec]
-    let outro: [String]
+    let outro: String
 
     init(_ title: String, intro: String = "", outro: String = "", _ options: [OptionSpec]) {
-        self.title = title
-        let lines = { (text: String) in text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
-        (self.intro, self.outro, self.options) = (lines(intro), lines(outro), options)
+        (self.title, self.intro, self.outro, self.options) = (title, intro, outro, options)
     }
 
     /// As `--help` prints it: the title, then each line indented, an option's help from column 26.
+    /// (The table keeps its texts whole: they are split here, when `--help` is asked for, not at
+    /// every start.)
     var text: String {
         let column = 26
-        var lines = [title] + intro.map { "  " + $0 }
+        let split = { (text: String) in text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false) }
+        var lines = [title] + split(intro).map { "  " + $0 }
         for option in options {
             let label = "  " + option.label
-            var help = option.help[...]
+            var help = split(option.help)[...]
             if label.count < column, let first = help.popFirst() {
                 lines.append(label + String(repeating: " ", count: column - label.count) + first)
             } else {
@@ -52,7 +53,7 @@ struct OptionSection: Sendable {
             }
             lines += help.map { String(repeating: " ", count: column) + $0 }
         }
-        return (lines + outro.map { "  " + $0 }).joined(separator: "\n") + "\n"
+        return (lines + split(outro).map { "  " + $0 }).joined(separator: "\n") + "\n"
     }
 }
 
