@@ -50,11 +50,13 @@ let package = Package(
         .target(name: "SystemIO", dependencies: ["NetworkAddress", "CRecvBatch", "CMappingGuard"]),
         // An HTTP/1.1 responder for the live loop (--metrics): bounded requests, clients and deadlines.
         .target(name: "HTTPEndpoint", dependencies: ["RTPCore", "SystemIO"]),
+        // rtsp://…: an RTSP session set up and kept, its interleaved media delivered (RFC 2326's logic is RTPCore's).
+        .target(name: "RTSPInput", dependencies: ["RTPCore", "SystemIO"]),
         // --rtmp: the FLV tags published to an RTMP server from a thread of their own, behind a bounded queue.
         .target(name: "RTMPOutput", dependencies: ["FFmpeg", "FLV", "RTPCore", "SystemIO"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP", "HTTPEndpoint",
-                                                  "RTMPOutput", "YAML", "Fleet"],
+                                                  "RTMPOutput", "RTSPInput", "YAML", "Fleet"],
                 swiftSettings: hotPath),
         // Release builds carry the Swift runtime inside: the binary runs on a machine without the
         // toolchain, and starts 2 ms sooner (no libswiftCore and kin to map and relocate).

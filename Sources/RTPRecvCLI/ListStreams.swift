@@ -93,8 +93,3 @@ struct ListStreams {
         return right ? padding + s : s + padding
     }
 }
-
-func hex(_ value: UInt32) -> String {
-    let digits = String(value, radix: 16)
-    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
-}

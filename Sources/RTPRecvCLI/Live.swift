@@ -1,5 +1,6 @@
 import RTPCore
 import HTTPEndpoint
+import RTSPInput
 import SystemIO
 
 /// Receives from UDP ports, or an RTSP session, until a signal, `--duration`, `--frames` or
@@ -206,7 +207,7 @@ final class LiveReception {
         makePoll()
         var stopReason = "stopped"
         try run.writing {
-            if let rtsp { try rtsp.deliverEarly(run: run, now: Terminal.monotonicNanoseconds()) }
+            if let rtsp { try deliverEarly(rtsp) }
             turns: while true {
                 if let reason = try reasonToStop() {
                     stopReason = reason
@@ -275,7 +276,7 @@ final class LiveReception {
         progress.clear()
         guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else { return false }
         rtsp = next
-        try next.deliverEarly(run: run, now: Terminal.monotonicNanoseconds())
+        try deliverEarly(next)
         (sockets, roles) = (next.sockets, next.roles)
         single?.feedback = try singleTalkBack()
         pollsConnection = true
@@ -325,7 +326,8 @@ final class LiveReception {
             } else if let rtsp, rtsp.connectionLost == nil {
                 let before = rtsp.interleavedFrames
                 do {
-                    try rtsp.readable(run: run, now: Terminal.monotonicNanoseconds())
+                    let now = Terminal.monotonicNanoseconds()
+                    try rtsp.readable { try run.receive(datagram: $0, source: $1, destination: $2, arrival: now, rtcpOnly: $3) }
                 } catch let error as ConnectionError {
                     rtsp.connectionClosed(error.description)
                 }
@@ -350,6 +352,12 @@ final class LiveReception {
         let wake = turnBegan &+ Int64(options.batchMilliseconds) * 1_000_000
         if wake > now { Terminal.sleep(nanoseconds: wake - now) }
         turnBegan = Terminal.monotonicNanoseconds()
+    }
+
+    /// What came with PLAY's reply or before it, into the run.
+    private func deliverEarly(_ session: RTSPPull) throws {
+        let now = Terminal.monotonicNanoseconds()
+        try session.deliverEarly { try run.receive(datagram: $0, source: $1, destination: $2, arrival: now, rtcpOnly: $3) }
     }
 
     /// One batch from `socket`, into the run.

@@ -1,4 +1,5 @@
 import RTPCore
+import RTSPInput
 
 extension Options {
     /// The input's options, as --help shows them: RTSP, live, captures, SDPs and which streams are taken.
@@ -19,7 +20,7 @@ extension Options {
                 joined).
                 """) { o, r in
                 let text = try r.value()
-                guard let choice = RTSPTransportChoice(rawValue: text.lowercased()) else {
+                guard let choice = RTSPPull.Preference(rawValue: text.lowercased()) else {
                     throw UsageError(description: "invalid value '\(text)' for '--rtsp-transport': expected auto, udp, tcp or multicast")
                 }
                 o.rtspTransport = choice

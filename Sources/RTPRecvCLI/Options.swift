@@ -1,4 +1,5 @@
 import RTPCore
+import RTSPInput
 import SystemIO
 
 /// The command line, parsed. Usage errors carry the message that `rtprecv` prints before exiting 64.
@@ -115,7 +116,7 @@ public struct Options {
     public var dtlsRole: DTLSRole?
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
-    public var rtspTransport = RTSPTransportChoice.auto
+    public var rtspTransport = RTSPPull.Preference.auto
     /// `--segment-seconds`: the Annex-B output and the FLV are cut at the first keyframe after this long.
     public var segmentSeconds: Int?
     /// `--segment-wallclock`: segments end at multiples of `segmentSeconds` of UTC.
@@ -153,9 +154,6 @@ public struct Options {
     /// Live, a page shows the run's streams: its own --metrics, or a config's.
     var servesLivePage: Bool { metrics != nil || supervised?.inbox != nil }
     var showsProgress: Bool { !quiet && supervised == nil && Terminal.isTerminal(2) }
-
-    /// How the RTSP client asks for the media: UDP first then TCP (auto), or one of them.
-    public enum RTSPTransportChoice: String, CaseIterable, Sendable { case auto, udp, tcp, multicast }
 
     /// Whose packets a DTLS-SRTP capture's streams are: the DTLS client's, the server's, or either.
     public enum DTLSRole: String, CaseIterable, Sendable { case client, server, auto }

@@ -1,4 +1,5 @@
 import RTPCore
+import RTSPInput
 import SystemIO
 
 /// `--reconnect` for an RTSP pull: when the connection is lost or the stream falls silent, a fresh

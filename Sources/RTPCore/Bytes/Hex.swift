@@ -11,6 +11,12 @@ public enum Hex {
     }
 }
 
+/// An SSRC (or another 32-bit value) as the report writes it: 0x and eight lowercase digits.
+public func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+}
+
 extension Array where Element == UInt8 {
     /// Lowercase hexadecimal, as Digest writes hashes.
     public var lowercaseHex: String {
