@@ -9,8 +9,9 @@ struct Live {
     let options: Options
 
     func run() throws -> Int32 {
-        // From an RTSP server, its session is set up first: the SDP, and the sockets SETUP named.
-        let rtsp = try options.rtsp.map { _ in try RTSPPull.open(options: options) }
+        // From an RTSP server, its session is set up first: the SDP, and the sockets SETUP named
+        // (with --reconnect, a camera not up yet is waited for).
+        let rtsp = try options.rtsp.map { _ in try RTSPReconnection.firstSession(options: options) }
         let reception: LiveReception
         do {
             reception = try LiveReception(options: options, rtsp: rtsp)
@@ -74,7 +75,10 @@ final class LiveReception {
     private var duration: Int64? { options.durationNanoseconds }
     private var timeout: Int64? { options.timeoutNanoseconds }
     /// Why the RTSP session's media has stopped: its TCP connection lost, or the session ended.
-    private var rtspEnded: String? { rtsp?.connectionLost.flatMap { rtsp?.transport == .tcp ? $0 : nil } ?? rtsp?.sessionEnded }
+    /// (Not while it is being set up again.)
+    private var rtspEnded: String? {
+        reconnection.isUnderway ? nil : rtsp?.connectionLost.flatMap { rtsp?.transport == .tcp ? $0 : nil } ?? rtsp?.sessionEnded
+    }
 
     init(options: Options, rtsp: RTSPPull?) throws {
         self.options = options
@@ -213,15 +217,7 @@ final class LiveReception {
                     stopReason = reason
                     break turns
                 }
-                switch try reconnectIfDue() {
-                case .notDue:
-                    break
-                case .resumed:
-                    continue turns
-                case .runEnds(let reason):
-                    stopReason = reason
-                    break turns
-                }
+                try reconnectIfDue()
                 if let reason = timesOut() {
                     stopReason = reason
                     break turns
@@ -252,29 +248,30 @@ final class LiveReception {
         return nil
     }
 
-    private enum Reconnection {
-        case notDue, resumed
-        /// The run ended (a signal, or --duration) while waiting to set the session up again.
-        case runEnds(String)
-    }
-
-    /// --reconnect: the session lost, or silent for --timeout, is set up again.
-    private func reconnectIfDue() throws -> Reconnection {
-        guard options.reconnect, let current = rtsp,
-              let why = rtspEnded ?? reconnection.silent(now: Terminal.monotonicNanoseconds(), lastPacket: lastPacket) else { return .notDue }
-        guard try resume(current, after: why) else {
-            return .runEnds(options.stopReason ?? "stopped after \(options.duration!) s")
+    /// --reconnect: the session lost, or silent for --timeout, is set up again while the loop goes on.
+    private func reconnectIfDue() throws {
+        guard options.reconnect, let current = rtsp else { return }
+        let now = Terminal.monotonicNanoseconds()
+        if reconnection.isUnderway {
+            if let next = reconnection.step(options: options, now: now) { try resume(next) }
+        } else if let why = rtspEnded ?? reconnection.silent(now: now, lastPacket: lastPacket) {
+            lose(current, because: why, now: now)
         }
-        return .resumed
     }
 
-    /// The session set up again in place of `current`, with its sockets, RTCP and poll; false when
-    /// the run ends first.
-    private func resume(_ current: RTSPPull, after why: String) throws -> Bool {
-        single?.endFeedback(now: Terminal.monotonicNanoseconds())
+    /// The session given up: its RTCP ended, torn down, its sockets out of the poll.
+    private func lose(_ current: RTSPPull, because why: String, now: Int64) {
+        single?.endFeedback(now: now)
         try? current.teardown()
         progress.clear()
-        guard let next = reconnection.reconnect(after: why, options: options, until: duration.map { start + $0 }) else { return false }
+        (sockets, roles, lastReceived) = ([], [], [])
+        pollsConnection = false
+        makePoll()
+        reconnection.begin(after: why, options: options, now: now)
+    }
+
+    /// The session set up again, with its sockets, RTCP and poll.
+    private func resume(_ next: RTSPPull) throws {
         rtsp = next
         try deliverEarly(next)
         (sockets, roles) = (next.sockets, next.roles)
@@ -283,7 +280,6 @@ final class LiveReception {
         lastReceived = [Int64?](repeating: nil, count: sockets.count)
         makePoll()
         lastPacket = Terminal.monotonicNanoseconds()
-        return true
     }
 
     /// Why the run stops for time: the session ended, --duration passed, or --exit-on-timeout after
@@ -292,7 +288,7 @@ final class LiveReception {
         if let rtspEnded { return "stopped: \(rtspEnded)" }
         let now = Terminal.monotonicNanoseconds()
         if let duration, now - start >= duration { return "stopped after \(options.duration!) s" }
-        if let timeout, now - lastPacket >= timeout, !silenceReported {
+        if let timeout, now - lastPacket >= timeout, !silenceReported, !reconnection.isUnderway {
             silenceReported = true
             progress.clear()
             if !options.quiet { Terminal.printError("no packets for \(options.timeout!) s\n") }
@@ -467,6 +463,10 @@ final class LiveReception {
                  value: Double(now - lastPacket) / 1e9)
         e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
                  value: Double(reconnection.reconnects))
+        e.sample("rtprecv_rtsp_reconnect_failures_total", type: "counter", help: "tries to set an RTSP session up again that failed",
+                 value: Double(reconnection.failedAttempts))
+        e.sample("rtprecv_rtsp_reconnecting", type: "gauge", help: "1 while a lost RTSP session is being set up again",
+                 value: reconnection.isUnderway ? 1 : 0)
         var decoded = 0
         run.forEachStream { decoded += $0.snapshot?.decoded ?? 0 }
         e.sample("rtprecv_snapshots_decoded_total", type: "counter", help: "keyframes decoded for the live page's pictures",
@@ -476,6 +476,7 @@ final class LiveReception {
     /// For /healthz: the inputs silent for --timeout (5 s by default), RTP ports only (RTCP ports
     /// may rightly hear nothing); empty when all is well.
     func silentInputs(now: Int64) -> [String] {
+        if reconnection.isUnderway, let rtsp { return ["\(rtsp.url) (reconnecting)"] }
         let silence = timeout ?? 5_000_000_000
         return sockets.indices.filter { roles[$0].hasSuffix("RTP") && (lastReceived[$0].map { now - $0 > silence } ?? true) }
             .map { sockets[$0].boundDescription }
@@ -488,6 +489,7 @@ final class LiveReception {
     /// Ends the run: RTCP's BYE, the session torn down, the outputs finished, and the report.
     private func finish(_ stopReason: String) throws -> Int32 {
         progress.clear()
+        reconnection.cancel()
         run.endFeedback(now: Terminal.monotonicNanoseconds())
         try? rtsp?.teardown()
         try run.finish()

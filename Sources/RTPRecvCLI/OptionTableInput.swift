@@ -35,8 +35,10 @@ extension Options {
             OptionSpec(["--reconnect"], """
                 When the connection is lost, or no media comes for --timeout (10 s
                 by default), set the session up again, after 1 s, 2 s, 4 s … up to
-                30 s (±25%). The outputs go on in the same files from the next
-                keyframe; the summary counts reconnects and the time without media.
+                30 s (±25%), while the rest of the run goes on (--metrics answers);
+                a camera down at the start is waited for the same way. The outputs
+                go on in the same files from the next keyframe; the summary counts
+                reconnects and the time without media.
                 """) { o, r in o.reconnect = true },
         ]),
         OptionSection("LIVE INPUT (without --pcap):", [

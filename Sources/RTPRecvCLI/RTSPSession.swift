@@ -5,8 +5,8 @@ import SystemIO
 /// `rtprecv rtsp://…` as the options say: the session's settings, and its part of the report.
 extension RTSPPull {
     /// The session the options name, set up (credentials from the URL, --user and --password, or
-    /// RTSP_PASSWORD).
-    static func open(options: Options) throws -> RTSPPull {
+    /// RTSP_PASSWORD); `cancel` stops a setup the run no longer waits for.
+    static func open(options: Options, cancel: StopRequest? = nil) throws -> RTSPPull {
         var url = try RTSPURL(parsing: options.rtsp!)
         url.user = options.user ?? url.user
         url.password = options.password ?? url.password ?? Terminal.environment("RTSP_PASSWORD")
@@ -17,7 +17,7 @@ extension RTSPPull {
         settings.receiveBufferBytes = options.receiveBufferBytes
         settings.maxDatagramBytes = options.maxPacketBytes + 4096
         (settings.quiet, settings.verbose) = (options.quiet, options.verbose)
-        settings.stopReason = { options.stopReason }
+        settings.stopReason = { options.stopReason ?? cancel?.reason.map { "stopped: \($0)" } }
         settings.say = Terminal.printError
         return try open(settings: settings)
     }

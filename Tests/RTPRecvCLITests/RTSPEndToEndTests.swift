@@ -153,6 +153,58 @@ final class RTSPEndToEndTests: XCTestCase {
         XCTAssertGreaterThan((dts.last ?? 0) - (dts.first ?? 0), 6, "the time lost is in the FLV's clock too: \(dts.first ?? 0)…\(dts.last ?? 0)")
     }
 
+    /// The server goes, and in its place a listener that accepts and never answers (a camera hung
+    /// mid-boot): while rtprecv tries to set the session up again, its loop goes on. /metrics and
+    /// /healthz answer at once and say it is reconnecting, and --duration ends the run on time,
+    /// not after the 10 s a reply is waited for.
+    func testReconnectingKeepsTheLoopTurning() throws {
+        var s: Process? = try server(["--live"])
+        let metricsPort = port + 1
+        let out = Harness.temporaryFile("rtsp-reconnecting.h264"), stats = Harness.temporaryFile("rtsp-reconnecting.json")
+        let pull = Process()
+        pull.executableURL = Harness.binary
+        pull.arguments = ["rtsp://127.0.0.1:\(port)/test", "--rtsp-transport", "tcp", "--reconnect", "--metrics", "\(metricsPort)",
+                          "--duration", "9", "--out", out.path, "--stats-json", stats.path, "-q"]
+        pull.standardError = FileHandle.nullDevice
+        let started = Date()
+        try pull.run()
+        sleep(3)
+        s?.terminate()
+        s?.waitUntilExit()
+        s = nil
+        let mute = Process()
+        mute.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        mute.arguments = ["-c", "import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+                          + "s.bind(('127.0.0.1', \(port))); s.listen(8); print('ready', flush=True); time.sleep(30)"]
+        let ready = Pipe()
+        mute.standardOutput = ready
+        try mute.run()
+        defer { mute.terminate(); mute.waitUntilExit() }
+        XCTAssertTrue(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
+        // The first try starts within about a second and then waits on the mute listener.
+        usleep(2_500_000)
+        for _ in 0..<3 {
+            let asked = Date()
+            let r = try Harness.run("curl", ["-s", "--max-time", "3", "http://127.0.0.1:\(metricsPort)/metrics"])
+            let body = String(decoding: r.stdout, as: UTF8.self)
+            XCTAssertLessThan(Date().timeIntervalSince(asked), 1, "/metrics answered at once")
+            XCTAssertTrue(body.contains("rtprecv_rtsp_reconnecting 1"), body)
+            XCTAssertTrue(body.contains("rtprecv_frames_written_total{"), "the streams' counts stay while reconnecting")
+            usleep(500_000)
+        }
+        let health = try Harness.run("curl", ["-s", "--max-time", "3", "-w", "\n%{http_code}", "http://127.0.0.1:\(metricsPort)/healthz"])
+        let healthText = String(decoding: health.stdout, as: UTF8.self)
+        XCTAssertTrue(healthText.hasSuffix("503") && healthText.contains("(reconnecting)"), healthText)
+        pull.waitUntilExit()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 11, "--duration 9 ends the run while a try waits for a reply")
+        XCTAssertEqual(pull.terminationStatus, 0)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let rtsp = try XCTUnwrap(json["rtsp"] as? [String: Any])
+        XCTAssertEqual(rtsp["reconnects"] as? Int, 0, "\(rtsp)")
+        XCTAssertEqual(try Harness.decodeErrors(out), "")
+        XCTAssertGreaterThanOrEqual(try Harness.frameMD5(out).count, 60, "the frames before the server went")
+    }
+
     /// Multicast: the server (in a network namespace of its own, joined to the client's by a veth
     /// pair) hands out a group and ports from its pool; rtprecv joins them and gets every frame.
     func testMulticastGroupTheServerNames() throws {

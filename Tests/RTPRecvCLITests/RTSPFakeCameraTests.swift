@@ -47,6 +47,35 @@ final class RTSPFakeCameraTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("secret"))
     }
 
+    /// A camera still down when rtprecv starts (a power cut, all of them booting): with --reconnect
+    /// it is tried again until it answers, and then every frame is written. Without --reconnect
+    /// the run ends at once, exit 1, naming the URL.
+    func testACameraDownAtTheStartIsWaitedForWithReconnect() throws {
+        let refused = try Harness.rtprecv(["rtsp://127.0.0.1:\(port)/cam", "--out", "/dev/null"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("rtsp://127.0.0.1:\(port)/cam"), refused.stderr)
+        let out = Harness.temporaryFile("late-camera.h264")
+        let pull = Process()
+        pull.executableURL = Harness.binary
+        pull.arguments = ["rtsp://127.0.0.1:\(port)/cam", "--reconnect", "--duration", "5", "--out", out.path]
+        let log = Harness.temporaryFile("late-camera.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        pull.standardError = try FileHandle(forWritingTo: log)
+        try pull.run()
+        sleep(1)
+        let c = try camera([])
+        defer { c.terminate(); c.waitUntilExit() }
+        pull.waitUntilExit()
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(pull.terminationStatus, 0, said)
+        XCTAssertTrue(said.contains("Connection refused; trying again in "), said)
+        XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(expected), "every frame, once the camera is up")
+        // Stopped before the camera ever answers: an error naming what failed last.
+        let never = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--reconnect", "--duration", "2", "--out", "/dev/null"])
+        XCTAssertEqual(never.status, 1, never.stderr)
+        XCTAssertTrue(never.stderr.contains("stopped after 2.0 s before the session could be set up"), never.stderr)
+    }
+
     /// UDP that never comes costs 2 s, not a whole --timeout: the first frame within 3 s.
     func testSilentUDPMovesToTCPWithinThreeSeconds() throws {
         let c = try camera(["udp-silent"])
