@@ -27,8 +27,13 @@ enum FrameCaptures {
     /// A capture's RTP packets grouped by frame (timestamp), each frame with what `layer` reads from
     /// its first payload (read by the test, independently of rtprecv).
     static func frames(_ name: String, layer: ([UInt8]) -> Int? = { _ in nil }) throws -> [(layer: Int?, packets: [Packet])] {
+        try frames(of: capture(name), layer: layer).map { ($0.layer, $0.packets) }
+    }
+
+    /// The frames of the capture at `url`, with their RTP timestamps.
+    static func frames(of url: URL, layer: ([UInt8]) -> Int? = { _ in nil }) throws -> [(timestamp: UInt32, layer: Int?, packets: [Packet])] {
         var frames: [(timestamp: UInt32, layer: Int?, packets: [Packet])] = []
-        for record in try TestPcap.records(of: capture(name)) {
+        for record in try TestPcap.records(of: url) {
             let rtp = Array(record.frame[42...])
             let timestamp = rtp[4...7].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             if frames.last?.timestamp != timestamp {
@@ -36,7 +41,7 @@ enum FrameCaptures {
             }
             frames[frames.count - 1].packets.append((record.microseconds, rtp))
         }
-        return frames.map { ($0.layer, $0.packets) }
+        return frames
     }
 
     /// `packets` as a pcap of their own.

@@ -12,7 +12,7 @@ final class VP8Tests: XCTestCase {
         try FrameCaptures.replay(pcap, extra, name: name)
     }
     private func frames(_ name: String) throws -> [(layer: Int?, packets: [FrameCaptures.Packet])] {
-        try FrameCaptures.frames(name, layer: tid)
+        try FrameCaptures.frames(name, layer: VP8Tests.tid)
     }
     private func without(_ lost: Set<Int>, of name: String) throws -> URL { try FrameCaptures.without(lost, of: name) }
 
@@ -71,7 +71,7 @@ final class VP8Tests: XCTestCase {
     // MARK: Loss, per temporal layer
 
     /// The TID of a VP8 payload descriptor (RFC 7741 §4.2).
-    private func tid(_ payload: [UInt8]) -> Int? {
+    static func tid(_ payload: [UInt8]) -> Int? {
         guard payload[0] & 0x80 != 0 else { return nil }
         let x = payload[1]
         var i = 2
