@@ -68,6 +68,24 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: Vid
     try? receiver.finish()
 }
 
+/// `--tls-keylog`: a key log (up to the first NUL), then datagrams between two endpoints, in turn
+/// each way, as a capture's DTLS handshakes; every handshake found is derived with its secret.
+func fuzzDTLS(_ bytes: UnsafeRawBufferPointer) {
+    let split = bytes.firstIndex(of: 0) ?? bytes.count
+    let log = TLSKeyLog(text: String(decoding: bytes[..<split], as: UTF8.self))
+    let (a, b) = (Endpoint(address: .v4(0x7F00_0001), port: 5000), Endpoint(address: .v4(0x7F00_0002), port: 6000))
+    var collector = DTLSHandshakeCollector()
+    var n = 0
+    datagrams(UnsafeRawBufferPointer(rebasing: bytes[min(split + 1, bytes.count)...])) { datagram in
+        collector.datagram(datagram, from: n % 2 == 0 ? a : b, to: n % 2 == 0 ? b : a)
+        n += 1
+    }
+    for handshake in collector.handshakes {
+        _ = try? handshake.keyingMaterial(masterSecret: log.masterSecrets[handshake.clientRandom] ?? [UInt8](repeating: 7, count: 48),
+                                          origin: "fuzz")
+    }
+}
+
 /// The dependency descriptor (AV1's appendix A): each datagram one descriptor, read against the last
 /// structure one carried, as a stream reads them.
 func fuzzDependencyDescriptor(_ bytes: UnsafeRawBufferPointer) {
@@ -292,7 +310,8 @@ func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
 }
 
 /// Every target, for scripts/fuzz and the regression tests.
-public let fuzzTargetNames = ["rtp", "interleaved", "sdp", "bits", "pcap", "flv", "y4m", "audio", "srtp", "rtsp", "h265", "hevcbits",
+public let fuzzTargetNames = ["rtp", "interleaved", "sdp", "bits", "pcap", "flv", "y4m", "audio", "srtp", "rtsp", "h265", "vp8", "vp9",
+                              "av1", "dd", "dtls", "hevcbits",
                               "session", "rtcp", "http", "options", "config"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -320,6 +339,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "vp9": fuzzReceiver(bytes, interleaved: false, codec: .vp9)
     case "av1": fuzzReceiver(bytes, interleaved: false, codec: .av1)
     case "dd": fuzzDependencyDescriptor(bytes)
+    case "dtls": fuzzDTLS(bytes)
     case "hevcbits": fuzzHEVCBits(bytes)
     case "session": fuzzSession(bytes)
     case "rtcp": fuzzRTCP(bytes)

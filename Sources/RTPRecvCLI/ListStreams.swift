@@ -7,6 +7,8 @@ struct ListStreams {
     let options: Options
 
     func run() throws -> Int32 {
+        var options = self.options
+        options.srtpKeys += try DTLSKeyLogKeys.keys(options)
         var sdp = try Run.loadSDP(options, needsMedia: false)
         var sessionLine: String?
         if sdp == nil, let found = try signalledSessionDescription(options) {

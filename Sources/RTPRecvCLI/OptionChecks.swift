@@ -156,6 +156,10 @@ extension Options {
         if realtime != nil && pcap == nil {
             throw UsageError(description: "'--\(realtime! ? "" : "no-")realtime' paces a replay; live input comes in real time already")
         }
+        if let tlsKeyLog, pcap == nil || pcap == "-" {
+            throw UsageError(description: "'--tls-keylog \(tlsKeyLog)' finds the DTLS handshakes of a capture file (--pcap FILE) "
+                             + "before replaying it; live, give the keying material (--srtp-keying-material)")
+        }
         if dtlsRole != nil && dtlsKeyingMaterial == nil {
             throw UsageError(description: "'--dtls-role' says whose packets '--srtp-keying-material' decrypts: give that too")
         }

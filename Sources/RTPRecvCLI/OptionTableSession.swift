@@ -60,6 +60,12 @@ extension Options {
                     throw UsageError(description: "\(error)")
                 }
             },
+            OptionSpec(["--tls-keylog"], value: "FILE", """
+                A capture's DTLS-SRTP keys from a TLS key log (SSLKEYLOGFILE, as
+                Firefox and OpenSSL's keylog callback write it): each DTLS 1.2
+                handshake in the capture whose client random the log names gives
+                both directions' keys (the capture must be a file, not -).
+                """) { o, r in o.tlsKeyLog = try r.value() },
             OptionSpec(["--dtls-role"], value: "client|server|auto", """
                 Whose packets to decrypt with it: the DTLS client's, the server's,
                 or (auto, the default) either.

@@ -114,6 +114,8 @@ public struct Options {
     /// DTLS-SRTP's exported keying material, and which side's packets to take it for.
     public var dtlsKeyingMaterial: DTLSKeyingMaterial?
     public var dtlsRole: DTLSRole?
+    /// A TLS key log whose master secrets give a capture's DTLS-SRTP keys.
+    public var tlsKeyLog: String?
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
     public var rtspTransport = RTSPPull.Preference.auto

@@ -8,6 +8,7 @@ struct Replay {
 
     func run() throws -> Int32 {
         var options = self.options
+        options.srtpKeys += try DTLSKeyLogKeys.keys(options)
         // From the capture's RTSP signalling: the server's endpoints of each set-up media line, with
         // the line's client port, which what the server sends from there to any port is taken to.
         // Not when --port chooses the port (the SDP's formats go by payload type, whatever the

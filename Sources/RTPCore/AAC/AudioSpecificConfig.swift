@@ -141,21 +141,6 @@ public struct AudioSpecificConfig: Sendable, Equatable {
     public var outputSamplingFrequency: Int { extensionSamplingFrequency ?? samplingFrequency }
 }
 
-/// Bytes from a hex string (`config=` values); nil on an odd length or a non-hex digit.
-public func hexBytes(_ hex: String) -> [UInt8]? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var out: [UInt8] = []
-    out.reserveCapacity(digits.count / 2)
-    var i = 0
-    while i < digits.count {
-        guard let high = Hex.value(digits[i]), let low = Hex.value(digits[i + 1]) else { return nil }
-        out.append(high << 4 | low)
-        i += 2
-    }
-    return out
-}
-
 extension AudioSpecificConfig {
     /// A placeholder until an in-band config comes (LATM with cpresent=1 and no SDP config).
     public static let unknown = AudioSpecificConfig()

@@ -11,6 +11,21 @@ public enum Hex {
     }
 }
 
+/// Bytes from a hex string (`config=` values, key logs); nil on an odd length or a non-hex digit.
+public func hexBytes(_ hex: String) -> [UInt8]? {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    out.reserveCapacity(digits.count / 2)
+    var i = 0
+    while i < digits.count {
+        guard let high = Hex.value(digits[i]), let low = Hex.value(digits[i + 1]) else { return nil }
+        out.append(high << 4 | low)
+        i += 2
+    }
+    return out
+}
+
 /// An SSRC (or another 32-bit value) as the report writes it: 0x and eight lowercase digits.
 public func hex(_ value: UInt32) -> String {
     let digits = String(value, radix: 16)

@@ -30,6 +30,11 @@ public struct DTLSKeyingMaterial: Sendable {
             throw SRTPMasterKey.Invalid(description: "\(origin): \(bytes.count) bytes of keying material fit no SRTP suite "
                                         + "(60 for AES_CM_128, 56 for AEAD_AES_128_GCM, 92 for AES_256_CM, 88 for AEAD_AES_256_GCM)")
         }
+        try self.init(exported: bytes, suite: chosen, origin: origin)
+    }
+
+    /// `bytes`, exported for `suite`, split into the two directions' keys.
+    public init(exported bytes: [UInt8], suite chosen: SRTPSuite, origin: String) throws(SRTPMasterKey.Invalid) {
         let (k, s) = (chosen.keyLength, chosen.saltLength)
         guard bytes.count == 2 * (k + s) else {
             throw SRTPMasterKey.Invalid(description: "\(origin): \(chosen.rawValue) takes \(2 * (k + s)) bytes of keying material; "
