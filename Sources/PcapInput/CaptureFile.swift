@@ -42,6 +42,8 @@ public final class CaptureFile {
     public let path: String
     public private(set) var linkTypeValue = 0
     public private(set) var linkType: LinkType?
+    /// A pcapng file's own TLS key log (decryption secrets blocks before its first packet).
+    public private(set) var embeddedTLSKeyLog: String?
     public let fileSize: Int64
     private let handle: OpaquePointer?
     private let file: UnsafeMutablePointer<FILE>?
@@ -117,11 +119,13 @@ public final class CaptureFile {
                 if mapping == nil {
                     (window, inputEnded) = try header.withUnsafeBytes { try chunks.next(keeping: $0, capacity: header.count, from: input) }
                 }
-                guard let first = try readToFirstInterface() else {
+                let start = try readToFirstPacket()
+                guard let first = start.linkType else {
                     throw OpenError(path: name, message: "a pcapng file with no interface description before its first packet")
                 }
                 pcapng = PcapNG()
                 linkTypeValue = first
+                if !start.tlsKeyLog.isEmpty { embeddedTLSKeyLog = String(decoding: start.tlsKeyLog, as: UTF8.self) }
             }
         } catch let error as OpenError {
             throw error
@@ -170,14 +174,15 @@ public final class CaptureFile {
 
     deinit { if let handle { pcap_close(handle) } }
 
-    /// The link type of a pcapng file's first interface block, which comes before the packets: the
-    /// window grown from the file's start until it holds that block.
-    private func readToFirstInterface() throws -> Int? {
+    /// The link type of a pcapng file's first interface block and the TLS key log of its secrets
+    /// blocks, which come before the packets: the window grown from the file's start until it holds
+    /// the first packet (or the file ends).
+    private func readToFirstPacket() throws -> (linkType: Int?, tlsKeyLog: [UInt8]) {
         while true {
             var probe = PcapNG()
             let step = probe.step(window, at: 0)
-            guard probe.linkType == nil, case .needsMore(let at, let bytes, _) = step, !inputEnded else {
-                return probe.linkType
+            guard case .needsMore(let at, let bytes, _) = step, !inputEnded else {
+                return (probe.linkType, probe.tlsKeyLog)
             }
             try refill(capacity: at + bytes)
         }

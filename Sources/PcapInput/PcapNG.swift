@@ -9,8 +9,10 @@ import RTPCore
 ///     Simple Packet (3):           len(32) data (interface 0, no timestamp: its if_tsoffset alone)
 ///     Packet (2, obsolete):        interface_id(16) drops(16) ts_high(32) ts_low(32) caplen(32) len(32) data
 ///
-/// Other blocks (name resolution, statistics, secrets, custom) are skipped. Like libpcap, it takes
-/// one link type for the whole file: an interface of another is an error.
+///     Decryption Secrets (10):     secrets_type(32) secrets_length(32) data: a TLS key log ('TLSK') is kept
+///
+/// Other blocks (name resolution, statistics, custom) are skipped. Like libpcap, it takes one link
+/// type for the whole file: an interface of another is an error.
 struct PcapNG {
     static let sectionHeaderType: UInt32 = 0x0A0D_0D0A
     static let byteOrderMagic: UInt32 = 0x1A2B_3C4D
@@ -62,6 +64,8 @@ struct PcapNG {
     private var interfaces: [Interface] = []
     /// The first interface's link type, once its block has been read.
     private(set) var linkType: Int?
+    /// The TLS key logs of the secrets blocks read (`editcap --inject-secrets tls,FILE`), up to 16 MiB.
+    private(set) var tlsKeyLog: [UInt8] = []
 
     /// Whether `header` starts a pcapng file.
     static func starts(_ header: UnsafeRawBufferPointer) -> Bool {
@@ -104,11 +108,22 @@ struct PcapNG {
                 return packet(window, type: type, block: offset, body: body..<bodyEnd)
             case 3:
                 return simplePacket(window, block: offset, body: body..<bodyEnd)
+            case 10:
+                keepSecrets(window, body: body..<bodyEnd)
             default:
                 break
             }
             offset += length
         }
+    }
+
+    /// A Decryption Secrets block: a TLS key log's text is kept; other kinds of secrets are not read.
+    private mutating func keepSecrets(_ window: UnsafeRawBufferPointer, body: Range<Int>) {
+        guard body.count >= 8, u32(window, body.lowerBound) == 0x544C_534B else { return }
+        let length = min(Int(u32(window, body.lowerBound + 4)), body.count - 8)
+        guard tlsKeyLog.count + length <= 16 << 20 else { return }
+        tlsKeyLog += window.view(body.lowerBound + 8..<body.lowerBound + 8 + length)
+        tlsKeyLog.append(UInt8(ascii: "\n"))
     }
 
     /// An Interface Description block: its link type (the file's, which no later one may change),

@@ -1,6 +1,7 @@
 import PcapInput
 import RTPCore
 import SRTP
+import SystemIO
 
 /// Opens a capture for reading, with a one-line error naming the file.
 func openCapture(_ path: String) throws -> CaptureFile {
@@ -16,14 +17,20 @@ func openCapture(_ path: String) throws -> CaptureFile {
     return capture
 }
 
+/// Whether the capture at `path` can be walked more than once: a regular file, not standard input,
+/// a FIFO or a process substitution's /dev/fd/N, which a first look would consume.
+func canReadTwice(_ path: String) -> Bool {
+    path != "-" && Directory.regularFile(path) != nil
+}
+
 /// Without `--sdp`: the session description the capture's own signalling carries (an RTSP
 /// DESCRIBE reply, SIP offers and answers), from a first look at its start: until an RTSP PLAY or
 /// a SIP answer, or 16 MiB, or 2000 packets with no signalling before them. Nil for standard
-/// input, which cannot be read twice. `serverEndpoints`: the RTSP server's RTP and RTCP endpoints
+/// input and pipes, which cannot be read twice. `serverEndpoints`: the RTSP server's RTP and RTCP endpoints
 /// of each set-up media line, with the line's client port.
 func signalledSessionDescription(_ options: Options)
     throws -> (description: SessionDescription, origin: String, serverEndpoints: [Endpoint: UInt16])? {
-    guard let path = options.pcap, path != "-" else { return nil }
+    guard let path = options.pcap, canReadTwice(path) else { return nil }
     let capture = try openCapture(path)
     var signalling = CapturedSignalling()
     var tcp = InterleavedCapture(framing: options.tcpFraming)

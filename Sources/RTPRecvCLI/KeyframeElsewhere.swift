@@ -2,14 +2,14 @@ import RTPCore
 
 /// When a replay followed a session that gave no keyframe: the capture's stream to another port
 /// that has one (a camera's other session, a second client's), for a hint that names the port.
-/// Read only then, in a second pass over the capture (not from standard input), so a replay that
+/// Read only then, in a second pass over the capture (not from standard input or a pipe), so a replay that
 /// works never pays for it.
 enum KeyframeElsewhere {
     static func hint(after run: Run, options: Options) throws -> String? {
         let receiver = run.receiver
         guard options.port == nil, run.security == nil, receiver.counters.otherPort > 0,
               (receiver.selected?.statistics.frames.keyframesWritten ?? 0) == 0,
-              let followed = receiver.configuration.destinationPort, let path = options.pcap, path != "-" else { return nil }
+              let followed = receiver.configuration.destinationPort, let path = options.pcap, canReadTwice(path) else { return nil }
         let (survey, _) = try surveyStreams(of: try openCapture(path), options: options, sdp: run.sdp, security: nil)
         let found = survey.order.lazy.map { survey.entries[$0]! }.filter { entry in
             guard let port = entry.key.destination?.port else { return false }

@@ -53,6 +53,22 @@ final class StandardInputTests: XCTestCase {
         }
     }
 
+    /// A named pipe (or a shell's process substitution, `--pcap <(tcpdump -w - …)`) is read once:
+    /// no first look at the capture (its signalling, a key log's handshakes) may consume it.
+    func testANamedPipeGivesWhatTheFileGives() throws {
+        let fifo = Harness.temporaryFile("capture.fifo"), out = Harness.temporaryFile("fifo.h264")
+        try? FileManager.default.removeItem(at: fifo)
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "cat '\(capture("gst-stapa-fua.pcap").path)' > '\(fifo.path)'"]
+        try writer.run()
+        let r = try Harness.rtprecv(["--pcap", fifo.path, "--out", out.path, "-q"])
+        writer.waitUntilExit()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: out), try replayOutput("gst-stapa-fua.pcap"))
+    }
+
     func testCtrlCEndsAReplayWhoseWriterStaysOpen() throws {
         let out = Harness.temporaryFile("open-pipe.h264")
         let (process, input, err) = try start(["--out", out.path], name: "open-pipe")

@@ -29,13 +29,26 @@ final class TLSKeyLogTests: XCTestCase {
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertTrue(r.stderr.contains("tls keylog: 1 DTLS-SRTP handshake in the capture, 1 with its master secret in \(keylog.path) "
                                             + "(\(suite), both directions)"), r.stderr)
-            XCTAssertTrue(r.stderr.contains("244 decrypted, \(suite) from --tls-keylog"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("244 decrypted, \(suite) from the TLS key log of \(keylog.path) (DTLS client's key)"), r.stderr)
             XCTAssertEqual(try FrameCaptures.packetHashes(ivf), expected, "\(profile): every frame, bit-exact")
             // Neither the secret nor the keys derived from it are said anywhere.
             let secret = try String(contentsOf: keylog, encoding: .utf8).split(separator: " ").last.map(String.init) ?? "-"
             XCTAssertFalse(r.stderr.contains(secret.trimmingCharacters(in: .whitespacesAndNewlines)))
             XCTAssertFalse(r.stderr.lowercased().contains(String(exported.prefix(32))))
         }
+    }
+
+    /// A pcapng file with its key log inside (`editcap --inject-secrets tls,FILE`, as Wireshark users
+    /// share decryptable captures) needs nothing more.
+    func testAPcapngWithItsOwnKeyLogDecryptsByItself() throws {
+        let (pcap, keylog, _) = try call("dtls-embedded", profile: "SRTP_AES128_CM_SHA1_80", cipher: "ECDHE-ECDSA-AES128-GCM-SHA256")
+        let pcapng = Harness.temporaryFile("dtls-embedded.pcapng"), ivf = Harness.temporaryFile("dtls-embedded.ivf")
+        let injected = try Harness.run("editcap", ["--inject-secrets", "tls,\(keylog.path)", pcap.path, pcapng.path])
+        XCTAssertEqual(injected.status, 0, injected.stderr)
+        let r = try Harness.rtprecv(["--pcap", pcapng.path, "--sdp", sdp, "--out", ivf.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("1 with its master secret in the capture's secrets block"), r.stderr)
+        XCTAssertEqual(try FrameCaptures.packetHashes(ivf), try FrameCaptures.packetHashes(FrameCaptures.capture("ffmpeg-vp8.ivf")))
     }
 
     func testAKeyLogWithoutTheCallsSecretSaysSoAndListAgrees() throws {
