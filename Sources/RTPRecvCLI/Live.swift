@@ -201,6 +201,8 @@ final class LiveReception {
 
     /// Receives until the run ends, then reports; the exit status.
     func receive() throws -> Int32 {
+        // A try at setting the session up again, in flight when the run ends by an error, ends too.
+        defer { reconnection.cancel() }
         try StopSignal.install()
         try HangupSignal.install()
         hangupsSeen = HangupSignal.count
@@ -489,6 +491,7 @@ final class LiveReception {
     /// Ends the run: RTCP's BYE, the session torn down, the outputs finished, and the report.
     private func finish(_ stopReason: String) throws -> Int32 {
         progress.clear()
+        // Before the report: a try in flight stops, and a session it set up is torn down.
         reconnection.cancel()
         run.endFeedback(now: Terminal.monotonicNanoseconds())
         try? rtsp?.teardown()

@@ -94,4 +94,17 @@ final class DTLSKeyLogTests: XCTestCase {
         XCTAssertEqual(collector.handshakes.first?.suite, nil)
         XCTAssertThrowsError(try collector.handshakes.first?.keyingMaterial(masterSecret: [UInt8](repeating: 1, count: 48), origin: "t"))
     }
+
+    /// DTLS 1.0's PRF is not TLS 1.2's: its keys are not derived as if it were, and that is said.
+    func testADTLS10HandshakeIsRefusedNotMisderived() throws {
+        let a = Endpoint(address: .v4(1), port: 1), b = Endpoint(address: .v4(2), port: 2)
+        var collector = DTLSHandshakeCollector()
+        record(1, clientHello).withUnsafeBytes { collector.datagram($0, from: a, to: b) }
+        record(2, [0xFE, 0xFF] + serverHello.dropFirst(2)).withUnsafeBytes { collector.datagram($0, from: b, to: a) }
+        let handshake = try XCTUnwrap(collector.handshakes.first)
+        XCTAssertEqual(handshake.suite, .aes128CMHMACSHA1_80)
+        XCTAssertThrowsError(try handshake.keyingMaterial(masterSecret: [UInt8](repeating: 1, count: 48), origin: "log")) {
+            XCTAssertTrue("\($0)".contains("version 0xfeff, not DTLS 1.2"), "\($0)")
+        }
+    }
 }

@@ -15,13 +15,15 @@ public enum TLSHello {
     }
 
     public struct Server: Equatable, Sendable {
+        /// The version agreed: 0xFEFD for DTLS 1.2, 0xFEFF for DTLS 1.0.
+        public var version: UInt16
         public var random: [UInt8]
         public var cipherSuite: UInt16
         /// Each extension's type and data, in order.
         public var extensions: [(type: UInt16, data: [UInt8])]
 
         public static func == (a: Server, b: Server) -> Bool {
-            a.random == b.random && a.cipherSuite == b.cipherSuite && a.extensions.elementsEqual(b.extensions) { $0.type == $1.type && $0.data == $1.data }
+            a.version == b.version && a.random == b.random && a.cipherSuite == b.cipherSuite && a.extensions.elementsEqual(b.extensions) { $0.type == $1.type && $0.data == $1.data }
         }
     }
 
@@ -31,9 +33,9 @@ public enum TLSHello {
     ///     extensions<0..2^16-1>: (type(2) extension_data<0..2^16-1>)*
     public static func server(_ body: UnsafeRawBufferPointer) -> Server? {
         var cursor = ByteCursor(body)
-        guard cursor.skip(2), let random = cursor.readSlice(32), let sessionLength = cursor.readUInt8(), sessionLength <= 32,
+        guard let version = cursor.readUInt16(), let random = cursor.readSlice(32), let sessionLength = cursor.readUInt8(), sessionLength <= 32,
               cursor.skip(Int(sessionLength)), let suite = cursor.readUInt16(), cursor.skip(1) else { return nil } // bounded: widened
-        var server = Server(random: Array(random), cipherSuite: suite, extensions: [])
+        var server = Server(version: version, random: Array(random), cipherSuite: suite, extensions: [])
         guard let length = cursor.readUInt16(), let block = cursor.readSlice(Int(length)) else { return server } // bounded: widened
         var extensions = ByteCursor(block)
         while let type = extensions.readUInt16(), let size = extensions.readUInt16(), let data = extensions.readSlice(Int(size)) { // bounded: widened

@@ -8,6 +8,8 @@ public struct DTLSSRTPHandshake: Sendable, Equatable {
     public var clientRandom: [UInt8]
     public var serverRandom: [UInt8]
     public var cipherSuite: UInt16
+    /// The DTLS version the server agreed to (0xFEFD: 1.2).
+    public var version: UInt16
     /// Nil when the server's hello had no use_srtp: not a DTLS-SRTP handshake.
     public var profile: UInt16?
 
@@ -28,6 +30,11 @@ public struct DTLSSRTPHandshake: Sendable, Equatable {
 
     /// The keying material for `masterSecret` (48 bytes, from a key log), both directions' keys.
     public func keyingMaterial(masterSecret: [UInt8], origin: String) throws(SRTPMasterKey.Invalid) -> DTLSKeyingMaterial {
+        guard version == 0xFEFD else {
+            // DTLS 1.0's PRF is TLS 1.0's (MD5 and SHA-1 together); WebRTC has used DTLS 1.2 for years.
+            throw SRTPMasterKey.Invalid(description: "\(origin): the DTLS handshake agreed to version 0x\(String(version, radix: 16)), "
+                                        + "not DTLS 1.2, whose keys rtprecv derives")
+        }
         guard let suite else {
             throw SRTPMasterKey.Invalid(description: "\(origin): the DTLS handshake chose "
                                         + (profile.map { "SRTP protection profile \($0)" } ?? "no SRTP protection profile")
@@ -43,6 +50,7 @@ public struct DTLSSRTPHandshake: Sendable, Equatable {
         self.clientRandom = clientRandom
         serverRandom = server.random
         cipherSuite = server.cipherSuite
+        version = server.version
         profile = server.extensions.first { $0.type == Self.useSRTP }.flatMap { use in
             // SRTPProtectionProfiles<2..2^16-1>, of which the server names one; then srtp_mki.
             // bounded: bytes widened.
