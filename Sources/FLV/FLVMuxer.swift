@@ -184,35 +184,10 @@ public final class FLVMuxer {
             statistics.droppedAfterLoss += 1
             return
         }
-        // Parameter sets go into the sequence header (VPS, SPS, PPS by kind), the rest length-prefixed.
-        var parameterSets: [[[UInt8]]] = [[], [], []]
         var payload = freeBuffers.popLast() ?? []
         payload.removeAll(keepingCapacity: true)
-        let hevc = accessUnit.codec == .h265
-        accessUnit.forEachNALUnit(scratch: &gathered) { nal in
-            if hevc, nal.count >= 2 {
-                let type = HEVCNALHeader(nal).type
-                if let kind = HEVCParameterSetCache.Kind.of(type: type) { return parameterSets[kind.rawValue].append(Array(nal)) }
-                if type == HEVCNALUnitType.accessUnitDelimiter { return }
-            } else if !hevc {
-                switch nalUnitType(nal[0]) {
-                case NALUnitType.sps: return parameterSets[1].append(Array(nal))
-                case NALUnitType.pps: return parameterSets[2].append(Array(nal))
-                case NALUnitType.accessUnitDelimiter: return
-                default: break
-                }
-            }
-            let n = UInt32(nal.count)
-            payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
-            payload.append(contentsOf: nal)
-        }
-        let newRecord: VideoConfiguration? = !accessUnit.isKeyframe ? nil : hevc
-            ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).flatMap {
-                $0.bytes(arrayCompleteness: true).count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .hevc($0) : nil
-            }
-            : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).flatMap {
-                $0.bytes.count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .avc($0) : nil
-            }
+        let parameterSets = lengthPrefixed(accessUnit, into: &payload)
+        let newRecord = accessUnit.isKeyframe ? Self.configuration(hevc: accessUnit.codec == .h265, parameterSets) : nil
         // A segment cut before this keyframe starts at it, or at its new sequence header.
         var startsFile = cutPending && accessUnit.isKeyframe && videoStarted
         if startsFile { cutPending = false }
@@ -233,6 +208,42 @@ public final class FLVMuxer {
                              startsFile: startsFile))
         if queue.count > timestamps.lookAhead { emitOldest() }
         try interleave(emit, finishing: false)
+    }
+
+    /// The unit's NAL units into `payload`, each behind its 32-bit length, but its parameter sets,
+    /// which go into the sequence header and are returned (VPS, SPS, PPS by kind), and its delimiters.
+    private func lengthPrefixed(_ accessUnit: AccessUnit, into payload: inout [UInt8]) -> [[[UInt8]]] {
+        var parameterSets: [[[UInt8]]] = [[], [], []]
+        let hevc = accessUnit.codec == .h265
+        accessUnit.forEachNALUnit(scratch: &gathered) { nal in
+            if hevc, nal.count >= 2 {
+                let type = HEVCNALHeader(nal).type
+                if let kind = HEVCParameterSetCache.Kind.of(type: type) { return parameterSets[kind.rawValue].append(Array(nal)) }
+                if type == HEVCNALUnitType.accessUnitDelimiter { return }
+            } else if !hevc {
+                switch nalUnitType(nal[0]) {
+                case NALUnitType.sps: return parameterSets[1].append(Array(nal))
+                case NALUnitType.pps: return parameterSets[2].append(Array(nal))
+                case NALUnitType.accessUnitDelimiter: return
+                default: break
+                }
+            }
+            let n = UInt32(nal.count)
+            payload.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+            payload.append(contentsOf: nal)
+        }
+        return parameterSets
+    }
+
+    /// A keyframe's decoder configuration record from its parameter sets, when they make one that fits a tag.
+    private static func configuration(hevc: Bool, _ parameterSets: [[[UInt8]]]) -> VideoConfiguration? {
+        hevc
+            ? HEVCDecoderConfigurationRecord(vps: parameterSets[0], sps: parameterSets[1], pps: parameterSets[2]).flatMap {
+                $0.bytes(arrayCompleteness: true).count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .hevc($0) : nil
+            }
+            : AVCDecoderConfigurationRecord(sps: parameterSets[1], pps: parameterSets[2]).flatMap {
+                $0.bytes.count + FLVLayout.avcVideoHeaderSize <= FLVLayout.maxDataSize ? .avc($0) : nil
+            }
     }
 
     private func timeline(_ input: Int64) -> Int64 {

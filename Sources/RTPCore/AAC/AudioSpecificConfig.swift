@@ -71,59 +71,20 @@ public struct AudioSpecificConfig: Sendable, Equatable {
     /// Reads one config at the reader's position; `bytes` holds exactly its bits, padded.
     public init(reading reader: inout BitReader) throws {
         let start = reader.position
-        func bits(_ n: Int) throws -> Int {
-            guard let v = reader.read(n) else { throw Invalid.truncated }
-            return Int(v)
-        }
-        func objectType() throws -> Int {
-            let t = try bits(5)
-            return t == 31 ? 32 + (try bits(6)) : t
-        }
-        func frequency() throws -> (index: Int, hz: Int) {
-            let index = try bits(4)
-            if index == 15 { return (index, try bits(24)) }
-            guard index < AudioSpecificConfig.samplingFrequencies.count else { throw Invalid.badSamplingFrequencyIndex(index) }
-            return (index, AudioSpecificConfig.samplingFrequencies[index])
-        }
-        var type = try objectType()
-        let core = try frequency()
-        let channelConfiguration = try bits(4)
+        var type = try Self.objectType(&reader)
+        let core = try Self.frequency(&reader)
+        let channelConfiguration = try Self.bits(&reader, 4)
         var extensionFrequency: Int?
         if type == 5 || type == 29 {
-            extensionFrequency = try frequency().hz
-            type = try objectType()
+            extensionFrequency = try Self.frequency(&reader).hz
+            type = try Self.objectType(&reader)
         }
         guard (1...4).contains(type) || type == 6 || type == 7 || type == 17 || (19...23).contains(type) else {
             throw Invalid.unsupportedObjectType(type)
         }
         guard channelConfiguration != 0 else { throw Invalid.unsupportedChannelConfiguration }
-        // GASpecificConfig (§4.4.1).
-        let frameLengthFlag = try bits(1) == 1
-        if try bits(1) == 1 { _ = try bits(14) }  // dependsOnCoreCoder: coreCoderDelay
-        let extensionFlag = try bits(1) == 1
-        if type == 6 || type == 20 { _ = try bits(3) }  // layerNr
-        if extensionFlag {
-            if type == 22 { _ = try bits(16) }  // numOfSubFrame, layer_length
-            if [17, 19, 20, 23].contains(type) { _ = try bits(3) }  // resilience flags
-            _ = try bits(1)  // extensionFlag3
-        }
-        // Backward-compatible SBR signalling after the core config (§1.6.6).
-        var probe = reader
-        if probe.bitsLeft >= 16, probe.read(11) == 0x2B7, let extensionType = probe.read(5), extensionType == 5,
-           let sbr = probe.readFlag() {
-            if sbr {
-                if let index = probe.read(4) {
-                    if index == 15 {
-                        if let hz = probe.read(24) { extensionFrequency = Int(hz); reader = probe }
-                    } else if Int(index) < AudioSpecificConfig.samplingFrequencies.count {
-                        extensionFrequency = AudioSpecificConfig.samplingFrequencies[Int(index)]
-                        reader = probe
-                    }
-                }
-            } else {
-                reader = probe
-            }
-        }
+        let frameLengthFlag = try Self.readGASpecificConfig(&reader, objectType: type)
+        extensionFrequency = Self.readBackwardCompatibleSBR(&reader) ?? extensionFrequency
         audioObjectType = type
         samplingFrequencyIndex = core.index
         samplingFrequency = core.hz
@@ -135,6 +96,58 @@ public struct AudioSpecificConfig: Sendable, Equatable {
         var out: [UInt8] = []
         _ = copy.copyBits(bitLength, into: &out)
         bytes = out
+    }
+
+    private static func bits(_ reader: inout BitReader, _ n: Int) throws -> Int {
+        guard let v = reader.read(n) else { throw Invalid.truncated }
+        return Int(v)
+    }
+
+    private static func objectType(_ reader: inout BitReader) throws -> Int {
+        let t = try bits(&reader, 5)
+        return t == 31 ? 32 + (try bits(&reader, 6)) : t
+    }
+
+    private static func frequency(_ reader: inout BitReader) throws -> (index: Int, hz: Int) {
+        let index = try bits(&reader, 4)
+        if index == 15 { return (index, try bits(&reader, 24)) }
+        guard index < samplingFrequencies.count else { throw Invalid.badSamplingFrequencyIndex(index) }
+        return (index, samplingFrequencies[index])
+    }
+
+    /// GASpecificConfig (§4.4.1), read past; its frameLengthFlag.
+    private static func readGASpecificConfig(_ reader: inout BitReader, objectType type: Int) throws -> Bool {
+        let frameLengthFlag = try bits(&reader, 1) == 1
+        if try bits(&reader, 1) == 1 { _ = try bits(&reader, 14) }  // dependsOnCoreCoder: coreCoderDelay
+        let extensionFlag = try bits(&reader, 1) == 1
+        if type == 6 || type == 20 { _ = try bits(&reader, 3) }  // layerNr
+        if extensionFlag {
+            if type == 22 { _ = try bits(&reader, 16) }  // numOfSubFrame, layer_length
+            if [17, 19, 20, 23].contains(type) { _ = try bits(&reader, 3) }  // resilience flags
+            _ = try bits(&reader, 1)  // extensionFlag3
+        }
+        return frameLengthFlag
+    }
+
+    /// Backward-compatible SBR signalling after the core config (§1.6.6): read when whole, its
+    /// extension sampling frequency; the reader stays where it was when the signalling is absent or cut.
+    private static func readBackwardCompatibleSBR(_ reader: inout BitReader) -> Int? {
+        var probe = reader
+        guard probe.bitsLeft >= 16, probe.read(11) == 0x2B7, let extensionType = probe.read(5), extensionType == 5,
+              let sbr = probe.readFlag() else { return nil }
+        guard sbr else {
+            reader = probe
+            return nil
+        }
+        guard let index = probe.read(4) else { return nil }
+        if index == 15 {
+            guard let hz = probe.read(24) else { return nil }
+            reader = probe
+            return Int(hz)
+        }
+        guard Int(index) < samplingFrequencies.count else { return nil }
+        reader = probe
+        return samplingFrequencies[Int(index)]
     }
 
     /// The rate a decoder outputs: the SBR rate when signalled.
