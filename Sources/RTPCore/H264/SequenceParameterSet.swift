@@ -56,38 +56,8 @@ public struct SequenceParameterSet: Equatable, Sendable {
         levelIdc = UInt8(level)
         seqParameterSetId = id
 
-        if Self.highProfiles.contains(profileIdc) {
-            guard let chroma = r.readUE(), chroma <= 3 else { return nil }
-            chromaFormatIdc = chroma
-            if chroma == 3 {
-                guard let separate = r.readFlag() else { return nil }
-                separateColourPlaneFlag = separate
-            }
-            guard let luma = r.readUE(), let chromaDepth = r.readUE(), luma <= 6, chromaDepth <= 6,
-                  r.readFlag() != nil,  // qpprime_y_zero_transform_bypass_flag
-                  let scalingMatrixPresent = r.readFlag() else { return nil }
-            bitDepthLumaMinus8 = luma
-            bitDepthChromaMinus8 = chromaDepth
-            if scalingMatrixPresent {
-                for i in 0..<(chroma == 3 ? 12 : 8) {
-                    guard let listPresent = r.readFlag() else { return nil }
-                    if listPresent, !Self.skipScalingList(&r, size: i < 6 ? 16 : 64) { return nil }
-                }
-            }
-        }
-        guard let log2MaxFrameNum = r.readUE(), log2MaxFrameNum <= 12,
-              let pocType = r.readUE(), pocType <= 2 else { return nil }
-        log2MaxFrameNumMinus4 = log2MaxFrameNum
-        picOrderCntType = pocType
-        if pocType == 0 {
-            guard let log2MaxPoc = r.readUE(), log2MaxPoc <= 12 else { return nil }
-            log2MaxPicOrderCntLsbMinus4 = log2MaxPoc
-        } else if pocType == 1 {
-            guard let alwaysZero = r.readFlag(), r.readSE() != nil, r.readSE() != nil,
-                  let cycle = r.readUE(), cycle <= 255 else { return nil }
-            deltaPicOrderAlwaysZeroFlag = alwaysZero
-            for _ in 0..<cycle { guard r.readSE() != nil else { return nil } }
-        }
+        if Self.highProfiles.contains(profileIdc) { guard parseHighProfileFields(&r) else { return nil } }
+        guard parseFrameNumAndPictureOrderCount(&r) else { return nil }
         guard let refFrames = r.readUE(), let gapsAllowed = r.readFlag(),
               let widthMbs = r.readUE(), let heightMapUnits = r.readUE(),
               widthMbs < 1024, heightMapUnits < 1024,
@@ -107,6 +77,46 @@ public struct SequenceParameterSet: Equatable, Sendable {
         guard width > 0, height > 0 else { return nil }
         // Everything before the VUI is parsed; a VUI cut short leaves its fields unknown.
         if r.readFlag() == true { parseVUI(&r) }
+    }
+
+    /// The high profiles' chroma format, bit depths and scaling lists; false when cut short or out of range.
+    private mutating func parseHighProfileFields(_ r: inout RBSPBitReader) -> Bool {
+        guard let chroma = r.readUE(), chroma <= 3 else { return false }
+        chromaFormatIdc = chroma
+        if chroma == 3 {
+            guard let separate = r.readFlag() else { return false }
+            separateColourPlaneFlag = separate
+        }
+        guard let luma = r.readUE(), let chromaDepth = r.readUE(), luma <= 6, chromaDepth <= 6,
+              r.readFlag() != nil,  // qpprime_y_zero_transform_bypass_flag
+              let scalingMatrixPresent = r.readFlag() else { return false }
+        bitDepthLumaMinus8 = luma
+        bitDepthChromaMinus8 = chromaDepth
+        if scalingMatrixPresent {
+            for i in 0..<(chroma == 3 ? 12 : 8) {
+                guard let listPresent = r.readFlag() else { return false }
+                if listPresent, !Self.skipScalingList(&r, size: i < 6 ? 16 : 64) { return false }
+            }
+        }
+        return true
+    }
+
+    /// log2_max_frame_num and the picture order count's fields; false when cut short or out of range.
+    private mutating func parseFrameNumAndPictureOrderCount(_ r: inout RBSPBitReader) -> Bool {
+        guard let log2MaxFrameNum = r.readUE(), log2MaxFrameNum <= 12,
+              let pocType = r.readUE(), pocType <= 2 else { return false }
+        log2MaxFrameNumMinus4 = log2MaxFrameNum
+        picOrderCntType = pocType
+        if pocType == 0 {
+            guard let log2MaxPoc = r.readUE(), log2MaxPoc <= 12 else { return false }
+            log2MaxPicOrderCntLsbMinus4 = log2MaxPoc
+        } else if pocType == 1 {
+            guard let alwaysZero = r.readFlag(), r.readSE() != nil, r.readSE() != nil,
+                  let cycle = r.readUE(), cycle <= 255 else { return false }
+            deltaPicOrderAlwaysZeroFlag = alwaysZero
+            for _ in 0..<cycle { guard r.readSE() != nil else { return false } }
+        }
+        return true
     }
 
     /// vui_parameters(), Annex E.1.1: aspect ratio, timing and bitstream restriction.
