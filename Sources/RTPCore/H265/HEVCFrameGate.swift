@@ -55,21 +55,9 @@ final class HEVCFrameGate {
 
         var accessUnit = AccessUnit(record: record, pts: pts, pieces: au.pieces, isIDR: au.isIRAP,
                                     frameRate: sps?.frameRateFraction, arrival: arrival, codec: .h265)
-        var inserted: [[UInt8]] = []
         let early = au.nalUnits.beforeFirstSlice(isVCL: HEVCNALUnitType.isVCL)
-        if let chain {
-            // Sets that come only after the first slice segment do not serve it.
-            let mustCarry = au.isKeyframe || record.status == .repaired
-            for kind in HEVCParameterSetCache.Kind.allCases {
-                let id = chain[kind]
-                let carried = au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id))
-                    && early.contains { HEVCParameterSetCache.Kind.of(type: $0.type) == kind }
-                guard !carried,
-                      mustCarry || written[kind.rawValue][id] != cache.generation(kind, id: id),
-                      let bytes = cache.bytes(kind, id: id) else { continue }
-                inserted.append(bytes)
-            }
-        }
+        let inserted = chain.map { setsToInsert(au, chain: $0, cache: cache, early: early,
+                                                mustCarry: au.isKeyframe || record.status == .repaired) } ?? []
         let taken = try write(&accessUnit, au, before: early, inserting: inserted)
         continuity.record(au, isReference: isReference, written: taken)
         guard taken else { return }
@@ -79,6 +67,29 @@ final class HEVCFrameGate {
             skippingRASL = verdicts.waitingForKeyframe || (HEVCNALUnitType.blaWLP...HEVCNALUnitType.blaNLP).contains(type)
         }
         verdicts.wrote(accessUnit.record, isKeyframe: au.isKeyframe, referencesIntact: referencesIntact)
+        noteWritten(au, chain: chain, cache: cache)
+    }
+
+    /// The parameter sets the unit's first slice needs that it does not carry before that slice: a
+    /// keyframe or a repaired unit carries them all, any unit those that changed since last written.
+    private func setsToInsert(_ au: HEVCAccessUnitAssembler.Assembled, chain: HEVCParameterSetCache.Chain, cache: HEVCParameterSetCache,
+                              early: some Collection<NALUnitRecord>, mustCarry: Bool) -> [[UInt8]] {
+        var inserted: [[UInt8]] = []
+        for kind in HEVCParameterSetCache.Kind.allCases {
+            let id = chain[kind]
+            // Sets that come only after the first slice segment do not serve it.
+            let carried = au.carried.contains(HEVCAccessUnitAssembler.carriedId(kind, id))
+                && early.contains { HEVCParameterSetCache.Kind.of(type: $0.type) == kind }
+            guard !carried,
+                  mustCarry || written[kind.rawValue][id] != cache.generation(kind, id: id),
+                  let bytes = cache.bytes(kind, id: id) else { continue }
+            inserted.append(bytes)
+        }
+        return inserted
+    }
+
+    /// What the output now has: the sets the unit carried, and those put in front of it.
+    private func noteWritten(_ au: HEVCAccessUnitAssembler.Assembled, chain: HEVCParameterSetCache.Chain?, cache: HEVCParameterSetCache) {
         if let chain {
             for kind in HEVCParameterSetCache.Kind.allCases { written[kind.rawValue][chain[kind]] = cache.generation(kind, id: chain[kind]) }
         }
