@@ -8,13 +8,15 @@ import SystemIO
 /// capture finds the handshakes (their hellos are in the clear); each one the log names gives both
 /// directions' keys, which the run then tries as it tries every key given.
 enum DTLSKeyLogKeys {
-    static func keys(_ options: Options) throws -> [SRTPMasterKey] {
+    /// `embedded`: the key log of the capture the run opened, if it has one. Only with a key log is
+    /// the capture opened again, for the walk.
+    static func keys(_ options: Options, embedded: String?) throws -> [SRTPMasterKey] {
+        guard options.tlsKeyLog != nil || embedded != nil else { return [] }
         guard let pcap = options.pcap, canReadTwice(pcap) else {
             guard let path = options.tlsKeyLog else { return [] }
             throw RunError(description: "--tls-keylog \(path): \(options.pcap ?? "-") is a pipe, which cannot be walked first "
                            + "for its DTLS handshakes: save the capture to a file")
         }
-        let capture = try openCapture(pcap)
         var texts: [String] = [], origins: [String] = []
         if let path = options.tlsKeyLog {
             do {
@@ -24,14 +26,13 @@ enum DTLSKeyLogKeys {
             }
             origins.append(path)
         }
-        if let embedded = capture.embeddedTLSKeyLog {
+        if let embedded {
             texts.append(embedded)
             origins.append("the capture's secrets block")
         }
-        guard !texts.isEmpty else { return [] }
         let log = TLSKeyLog(text: texts.joined(separator: "\n"))
         let origin = origins.joined(separator: " and ")
-        let handshakes = try self.handshakes(in: capture, options: options)
+        let handshakes = try self.handshakes(in: try openCapture(pcap), options: options)
         var keys: [SRTPMasterKey] = []
         var suites: [String] = []
         for handshake in handshakes {

@@ -8,7 +8,8 @@ struct ListStreams {
 
     func run() throws -> Int32 {
         var options = self.options
-        options.srtpKeys += try DTLSKeyLogKeys.keys(options)
+        let capture = try openCapture(options.pcap!)
+        options.srtpKeys += try DTLSKeyLogKeys.keys(options, embedded: capture.embeddedTLSKeyLog)
         var sdp = try Run.loadSDP(options, needsMedia: false)
         var sessionLine: String?
         if sdp == nil, let found = try signalledSessionDescription(options) {
@@ -20,7 +21,6 @@ struct ListStreams {
             sessionLine = "session from the capture's signalling (\(found.origin)): " + lines.joined(separator: "; ")
         }
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
-        let capture = try openCapture(options.pcap!)
         let (survey, truncated) = try surveyStreams(of: capture, options: options, sdp: sdp, security: security)
         var lines = [pad("Source", 22) + pad("Destination", 22) + pad("SSRC", 11) + pad("PT", 4)
                      + pad("Packets", 8, right: true) + pad("Lost", 6, right: true) + "  " + "Codec"]

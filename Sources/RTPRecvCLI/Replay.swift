@@ -8,7 +8,8 @@ struct Replay {
 
     func run() throws -> Int32 {
         var options = self.options
-        options.srtpKeys += try DTLSKeyLogKeys.keys(options)
+        let capture = try openCapture(options.pcap!)
+        options.srtpKeys += try DTLSKeyLogKeys.keys(options, embedded: capture.embeddedTLSKeyLog)
         // From the capture's RTSP signalling: the server's endpoints of each set-up media line, with
         // the line's client port, which what the server sends from there to any port is taken to.
         // Not when --port chooses the port (the SDP's formats go by payload type, whatever the
@@ -25,7 +26,6 @@ struct Replay {
         // Built before any packet, so a key that is no key fails the run at once; under --all-streams
         // each stream's run builds one of its own.
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: true)
-        let capture = try openCapture(options.pcap!)
         // Each kind of run has a replay of its own (generic, specialized): the packet loop then calls
         // the run directly, not through the protocol.
         if let sessions {

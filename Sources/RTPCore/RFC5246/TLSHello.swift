@@ -14,17 +14,13 @@ public enum TLSHello {
         return Array(random)
     }
 
-    public struct Server: Equatable, Sendable {
+    public struct Server: Sendable {
         /// The version agreed: 0xFEFD for DTLS 1.2, 0xFEFF for DTLS 1.0.
         public var version: UInt16
         public var random: [UInt8]
         public var cipherSuite: UInt16
         /// Each extension's type and data, in order.
         public var extensions: [(type: UInt16, data: [UInt8])]
-
-        public static func == (a: Server, b: Server) -> Bool {
-            a.version == b.version && a.random == b.random && a.cipherSuite == b.cipherSuite && a.extensions.elementsEqual(b.extensions) { $0.type == $1.type && $0.data == $1.data }
-        }
     }
 
     /// A ServerHello's random, cipher suite and extensions, or nil when it does not parse.

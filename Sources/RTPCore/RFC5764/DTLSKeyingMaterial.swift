@@ -46,15 +46,9 @@ public struct DTLSKeyingMaterial: Sendable {
                                    origin: "\(origin) (DTLS server's key)")
     }
 
+    /// Hex with colons or spaces between bytes, as key logs write it; nil when empty or not hex.
     private static func hexBytes(_ text: Substring) -> [UInt8]? {
-        let digits = Array(text.utf8.filter { $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: " ") })
-        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Hex.value(digits[i]), let low = Hex.value(digits[i + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
+        let digits = String(text.filter { $0 != ":" && $0 != " " })
+        return digits.isEmpty ? nil : RTPCore.hexBytes(digits)
     }
 }

@@ -4,7 +4,7 @@
 /// its client random, its keying material follows (§4.2, exported as RFC 5705 says):
 ///
 ///     PRF(master_secret, "EXTRACTOR-dtls_srtp", client_random + server_random)
-public struct DTLSSRTPHandshake: Sendable, Equatable {
+public struct DTLSSRTPHandshake: Sendable {
     public var clientRandom: [UInt8]
     public var serverRandom: [UInt8]
     public var cipherSuite: UInt16
