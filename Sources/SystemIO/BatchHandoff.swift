@@ -81,13 +81,18 @@ public final class WorkerThread {
     private var thread = pthread_t()
     private var joined = false
 
-    /// Nil when no thread can be made (the caller does the work itself).
+    /// Nil when no thread can be made (the caller does the work itself). The thread's messages
+    /// begin as the caller's do (a config's source's name).
     public init?(_ body: @escaping () -> Void) {
         final class Box {
             let body: () -> Void
             init(_ body: @escaping () -> Void) { self.body = body }
         }
-        let context = Unmanaged.passRetained(Box(body))
+        let prefix = Terminal.messagePrefix
+        let context = Unmanaged.passRetained(Box {
+            if let prefix { Terminal.prefixMessages(prefix) }
+            body()
+        })
         let started = pthread_create(&thread, nil, { context in
             Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
             return nil

@@ -10,19 +10,25 @@ extension Terminal {
 
     private static let prefixKey: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        // The thread's prefix goes with it.
+        pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0!).release() }
         return key
     }()
 
     /// The calling thread's lines begin with `prefix` from now on ("[door] "); set once a thread.
+    /// A `WorkerThread` begins with the prefix of the thread that made it.
     public static func prefixMessages(_ prefix: String) {
         pthread_setspecific(prefixKey, Unmanaged.passRetained(Prefix(prefix)).toOpaque())
     }
 
+    /// The calling thread's prefix, if it has one.
+    public static var messagePrefix: String? {
+        pthread_getspecific(prefixKey).map { Unmanaged<Prefix>.fromOpaque($0).takeUnretainedValue().text }
+    }
+
     /// `text` with the calling thread's prefix at the start of each line.
     static func prefixed(_ text: String) -> String {
-        guard let pointer = pthread_getspecific(prefixKey), !text.isEmpty else { return text }
-        let prefix = Unmanaged<Prefix>.fromOpaque(pointer).takeUnretainedValue().text
+        guard let prefix = messagePrefix, !text.isEmpty else { return text }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let endsLine = lines.last == ""
         if endsLine { lines.removeLast() }
