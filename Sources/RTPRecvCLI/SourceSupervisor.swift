@@ -291,15 +291,16 @@ final class SourceSupervisor {
         metrics.tick(now: Terminal.monotonicNanoseconds())
     }
 
-    /// What every source running answers to `request` on its own thread, within 300 ms.
-    private func ask<Answer>(_ sources: [Running], _ request: @escaping (String, LiveReception, Int64) -> Answer) -> [String: Answer] {
+    /// What every source running answers to `request` on its own thread, within `milliseconds`.
+    private func ask<Answer>(_ sources: [Running], within milliseconds: Int64 = 300,
+                             _ request: @escaping (String, LiveReception, Int64) -> Answer) -> [String: Answer] {
         let answers = SourceAnswers<Answer>()
-        let asked = sources.filter { $0.exitStatus == nil }
+        let asked = sources.filter { $0.exitStatus == nil && $0.inbox.settingUp == nil }
         for r in asked {
             let name = r.source.name
             r.inbox.post { reception, now in answers.put(name, request(name, reception, now)) }
         }
-        return answers.wait(for: asked.count, until: Terminal.monotonicNanoseconds() + 300_000_000)
+        return answers.wait(for: asked.count, until: Terminal.monotonicNanoseconds() + milliseconds * 1_000_000)
     }
 
     private func page(_ path: String) -> HTTPAnswer {
@@ -314,6 +315,12 @@ final class SourceSupervisor {
             var e = PrometheusExposition()
             for r in running {
                 if let a = answers[r.source.name] { e.add(a) }
+                if let setup = r.inbox.settingUp {
+                    var s = PrometheusExposition()
+                    s.labels = "source=\"\(r.source.name)\""
+                    s.rtspSetup(failures: setup.failures, underway: true)
+                    e.add(s)
+                }
             }
             for r in running {
                 e.sample("rtprecv_source_up", type: "gauge", help: "1 while the source's run answers (0: setting up, or ended)",
@@ -323,19 +330,27 @@ final class SourceSupervisor {
         case "/healthz":
             let answers = ask(running) { _, reception, now in reception.silentInputs(now: now) }
             let unwell = running.compactMap { r -> String? in
-                guard let silent = answers[r.source.name] else { return "\(r.source.name): not receiving" }
+                guard let silent = answers[r.source.name] else { return "\(r.source.name): " + (r.inbox.settingUp?.said ?? "not receiving") }
                 return silent.isEmpty ? nil : "\(r.source.name): silent: " + silent.joined(separator: ", ")
             }
             return unwell.isEmpty ? HTTPAnswer(200, "OK", "text/plain", "ok\n")
                 : HTTPAnswer(503, "Service Unavailable", "text/plain", unwell.joined(separator: "\n") + "\n")
         case "/":
             let answers = ask(running) { name, reception, now in reception.liveSection(now: now, source: name) }
-            let sections = running.map { answers[$0.source.name] ?? LivePage.Section(name: $0.source.name, streams: 0, cards: "") }
+            let sections = running.map {
+                answers[$0.source.name] ?? LivePage.Section(name: $0.source.name, streams: 0, cards: "", state: $0.inbox.settingUp?.said)
+            }
             return HTTPAnswer(200, "OK", "text/html; charset=utf-8", LivePage.html(sections, now: Terminal.monotonicNanoseconds(), started: started))
         case _ where path.hasPrefix("/snapshot/"):
             let owner = running.filter { path.hasPrefix("/snapshot/\($0.source.name)/") }
-            let jpeg = ask(owner) { name, reception, now in reception.snapshot(path, now: now, source: name) }.values.first ?? nil
-            guard let jpeg else { return HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n") }
+            // A picture is decoded when asked for (the first loads libavcodec): more time.
+            let answers = ask(owner, within: 1500) { name, reception, now in reception.snapshot(path, now: now, source: name) }
+            guard let jpeg = answers.values.first ?? nil else {
+                // A run that was asked and said nothing in time is busy, not without a picture.
+                let busy = answers.isEmpty && owner.contains { $0.exitStatus == nil && $0.inbox.settingUp == nil }
+                return busy ? HTTPAnswer(503, "Service Unavailable", "text/plain", "the source did not answer in time\n")
+                    : HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n")
+            }
             return HTTPAnswer(200, "OK", "image/jpeg", jpeg, extraHeaders: "Cache-Control: no-store\r\n")
         default:
             return HTTPAnswer(404, "Not Found", "text/plain", "/, /metrics, /healthz or /snapshot/SOURCE/SSRC.jpg\n")
