@@ -9,12 +9,15 @@ struct Live {
     let options: Options
 
     func run() throws -> Int32 {
+        // The metrics endpoint first: it answers while an RTSP session is set up.
+        let metrics = try options.metrics.map { try LiveReception.serveMetrics(at: $0, named: "--metrics", quiet: options.quiet) }
         // From an RTSP server, its session is set up first: the SDP, and the sockets SETUP named
         // (with --reconnect, a camera not up yet is waited for).
-        let rtsp = try options.rtsp.map { _ in try RTSPReconnection.firstSession(options: options) }
+        var startup = options.rtsp.map { _ in RTSPStartup(options: options, metrics: metrics) }
+        let rtsp = try startup?.session()
         let reception: LiveReception
         do {
-            reception = try LiveReception(options: options, rtsp: rtsp)
+            reception = try LiveReception(options: options, rtsp: rtsp, metrics: metrics, setupFailures: startup?.state.failures ?? 0)
         } catch {
             try? rtsp?.teardown()
             throw error
@@ -44,7 +47,8 @@ final class LiveReception {
 
     private let progress: Progress
     private let status = LiveStatus()
-    private var metrics: HTTPEndpoint?
+    private let metrics: HTTPEndpoint?
+    private let setupFailures: Int
     /// The live page's last minute of each stream.
     private let history = LiveHistory()
     /// --reconnect: a lost RTSP connection, or a stream silent for --timeout (10 s by default), is set
@@ -80,9 +84,12 @@ final class LiveReception {
         reconnection.isUnderway ? nil : rtsp?.connectionLost.flatMap { rtsp?.transport == .tcp ? $0 : nil } ?? rtsp?.sessionEnded
     }
 
-    init(options: Options, rtsp: RTSPPull?) throws {
+    /// `metrics`: the endpoint `--metrics` opened; `setupFailures`: the tries at the first RTSP session that failed.
+    init(options: Options, rtsp: RTSPPull?, metrics: HTTPEndpoint?, setupFailures: Int) throws {
         self.options = options
         self.rtsp = rtsp
+        self.metrics = metrics
+        self.setupFailures = setupFailures
         let sdp = try rtsp?.sdp ?? Run.loadSDP(options)
         let security = try Security.decryptor(options: options, sdp: sdp, inCapture: false)
         sessions = try options.recordsSessions ? SessionFanOut(options: options, sessions: SessionFanOut.load(options),
@@ -208,7 +215,6 @@ final class LiveReception {
         hangupsSeen = HangupSignal.count
         start = Terminal.monotonicNanoseconds()
         lastPacket = start
-        metrics = try options.metrics.map { try LiveReception.serveMetrics(at: $0, named: "--metrics", quiet: options.quiet) }
         lastReceived = [Int64?](repeating: nil, count: sockets.count)
         makePoll()
         var stopReason = "stopped"
@@ -463,6 +469,7 @@ final class LiveReception {
                  value: Double(run.bytesWritten))
         e.sample("rtprecv_last_packet_age_seconds", type: "gauge", help: "time since the last packet of any stream",
                  value: Double(now - lastPacket) / 1e9)
+        e.rtspSetup(failures: setupFailures, underway: false)
         e.sample("rtprecv_rtsp_reconnects_total", type: "counter", help: "RTSP sessions set up again (--reconnect)",
                  value: Double(reconnection.reconnects))
         e.sample("rtprecv_rtsp_reconnect_failures_total", type: "counter", help: "tries to set an RTSP session up again that failed",

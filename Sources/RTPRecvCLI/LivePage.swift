@@ -9,6 +9,8 @@ enum LivePage {
         var name: String?
         var streams: Int
         var cards: String
+        /// What the run does while it has no stream (sets its session up).
+        var state: String?
     }
 
     static func html(_ sections: [Section], now: Int64, started: Int64) -> String {
@@ -22,7 +24,7 @@ enum LivePage {
             + "<a href=\"/metrics\">/metrics</a> <a href=\"/healthz\">/healthz</a></p>\n"
         for section in sections {
             if let name = section.name { page += "<h2 class=\"source\" data-source=\"\(HTML.escape(name))\">\(HTML.escape(name))</h2>\n" }
-            page += section.streams == 0 ? "<p class=\"silent\">No stream yet.</p>\n" : section.cards
+            page += section.streams == 0 ? "<p class=\"silent\">\(HTML.escape(section.state ?? "No stream yet."))</p>\n" : section.cards
         }
         return page + "</body></html>\n"
     }

@@ -23,36 +23,6 @@ struct RTSPReconnection {
 
     init(silence: Int64) { self.silence = silence }
 
-    /// The session at the start. With --reconnect a server that cannot set it up yet (a camera
-    /// still booting, or down) is tried again with the same backoff until it can, or until a
-    /// signal, --duration or the config ends the run, which is then an error naming the last failure.
-    static func firstSession(options: Options) throws -> RTSPPull {
-        guard options.reconnect else { return try RTSPPull.open(options: options) }
-        try StopSignal.install()
-        let start = Terminal.monotonicNanoseconds()
-        var generator = SystemRandomNumberGenerator()
-        var delay = 1.0
-        while true {
-            let failure: any Error
-            do {
-                return try RTSPPull.open(options: options)
-            } catch {
-                failure = error
-            }
-            let wait = backoff(delay, &generator)
-            if !options.quiet { Terminal.printError("rtsp: \(failure); trying again in \(wait.said)\n") }
-            options.supervised?.announce?("error", [("message", .string(Terminal.masked("setup failed: \(failure)")))])
-            let wakeUp = Terminal.monotonicNanoseconds() + wait.nanoseconds
-            while Terminal.monotonicNanoseconds() < wakeUp {
-                let ended = options.stopReason ?? options.supervised?.stop.reasonAtKeyframe.map { "stopped: \($0)" }
-                    ?? options.durationNanoseconds.flatMap { Terminal.monotonicNanoseconds() - start >= $0 ? "stopped after \(options.duration!) s" : nil }
-                if let ended { throw RunError(description: "\(ended) before the session could be set up: \(failure)") }
-                Terminal.sleep(nanoseconds: 50_000_000)
-            }
-            delay = min(30, delay * 2)
-        }
-    }
-
     /// Whether a session is being set up again.
     var isUnderway: Bool { why != nil }
 
@@ -115,7 +85,7 @@ struct RTSPReconnection {
     }
 
     /// `delay` seconds ±25%, so that many clients of one server do not come back in step; and as said.
-    private static func backoff(_ delay: Double, _ generator: inout SystemRandomNumberGenerator) -> (nanoseconds: Int64, said: String) {
+    static func backoff(_ delay: Double, _ generator: inout SystemRandomNumberGenerator) -> (nanoseconds: Int64, said: String) {
         let jittered = delay * (0.75 + Double(generator.next() % 1000) / 2000)
         return (Int64(jittered * 1e9), "\(Double(Int(jittered * 10)) / 10) s")
     }

@@ -2,12 +2,20 @@ import SystemIO
 
 /// What the supervisor's thread asks of a source's live run, answered on the source's own thread in
 /// its loop's next turn, where the run's state lives: the process's one metrics endpoint reads
-/// every source this way. A run still setting up answers nothing, so few requests wait.
+/// every source this way. A run still setting its session up is not asked: it says what it does in
+/// `settingUp`.
 final class SourceInbox: @unchecked Sendable {
     typealias Request = (LiveReception, Int64) -> Void
     private let lock = ConditionLock()
     private var requests: [Request] = []
     private static let maxWaiting = 8
+    private var setup: SetupState?
+
+    /// While the run sets its RTSP session up (and answers no request), what it says of that.
+    var settingUp: SetupState? {
+        get { lock.locked { setup } }
+        set { lock.locked { setup = newValue } }
+    }
 
     func post(_ request: @escaping Request) {
         lock.locked {

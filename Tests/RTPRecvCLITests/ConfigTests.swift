@@ -120,10 +120,12 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(try Harness.rtprecv(["-q", "--config", url.path, "--check"]).status, 0)
     }
 
-    /// Two RTSP cameras, a camera that refuses, and an SDP session on UDP, in one process: each
-    /// source's file is the capture's frames bit for bit, the refused one fails alone (exit 1), and
-    /// every line says whose it is. The process's one metrics endpoint serves every source, as
-    /// promtool reads it, and a live page with a section a source and their pictures.
+    /// Two RTSP cameras, a camera that refuses, one not up yet (waited for with reconnect), and an
+    /// SDP session on UDP, in one process: each source's file is the capture's frames bit for bit,
+    /// the refused one fails alone (exit 1), and every line says whose it is (a try's own thread's
+    /// too, under verbose). The process's one metrics endpoint serves every source, as promtool
+    /// reads it, and a live page with a section a source and their pictures; the camera not up yet
+    /// is said to be set up, with why its last try failed.
     func testSourcesRunSideBySideInOneProcess() throws {
         let base = UInt16(41000 + Int(getpid() % 400) * 10)
         let capture = Harness.captures.appendingPathComponent("ffmpeg-mode0")
@@ -148,12 +150,16 @@ final class ConfigTests: XCTestCase {
             sources:
               - name: door
                 rtsp: rtsp://127.0.0.1:\(base)/cam
+                verbose: on
               - name: yard
                 rtsp: rtsp://127.0.0.1:\(base + 2)/cam
                 user: user
                 password-file: \(password.path)
               - name: refused
                 rtsp: rtsp://127.0.0.1:\(base + 4)/cam
+              - name: booting
+                rtsp: rtsp://127.0.0.1:\(base + 5)/cam
+                reconnect: on
               - name: lab
                 sdp: \(sdp.path)
 
@@ -176,14 +182,16 @@ final class ConfigTests: XCTestCase {
         try checkServed(served.pages)
         XCTAssertEqual(r.status, 1, "the refused camera fails the run, alone: \(r.stderr)")
         XCTAssertTrue(r.stderr.contains("[refused] rtprecv: error: rtsp://127.0.0.1:\(base + 4)/cam"), r.stderr)
-        XCTAssertTrue(r.stderr.hasSuffix("rtprecv: 4 sources: door, yard, lab: ended as asked; refused: failed\n"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("[booting] rtprecv: error: stopped after 6.0 s before the session could be set up: "), r.stderr)
+        XCTAssertTrue(r.stderr.contains("[door] rtsp: > DESCRIBE rtsp://127.0.0.1:\(base)/cam"), "a try's thread speaks as its source: \(r.stderr)")
+        XCTAssertTrue(r.stderr.hasSuffix("rtprecv: 5 sources: door, yard, lab: ended as asked; refused, booting: failed\n"), r.stderr)
         let want = try Harness.frameMD5(Harness.captures.appendingPathComponent("ffmpeg-mode0.h264"))
         for name in ["door", "yard", "lab"] {
             XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent(name + ".h264")), want, "\(name): every frame, bit for bit")
             XCTAssertTrue(r.stderr.contains("[\(name)]   frames     120 written"), "\(name)'s report, said as its own: \(r.stderr)")
         }
         for line in r.stderr.split(separator: "\n") {
-            XCTAssertTrue(["door", "yard", "refused", "lab"].contains { line.hasPrefix("[\($0)] ") } || line.hasPrefix("rtprecv: metrics on") || line.hasPrefix("rtprecv: 4 sources"),
+            XCTAssertTrue(["door", "yard", "refused", "booting", "lab"].contains { line.hasPrefix("[\($0)] ") } || line.hasPrefix("rtprecv: metrics on") || line.hasPrefix("rtprecv: 5 sources"),
                           "a line of no source: \(line)")
         }
         XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
@@ -248,15 +256,22 @@ final class ConfigTests: XCTestCase {
             XCTAssertTrue(text.contains("rtprecv_source_up{source=\"\(name)\"} 1"), text)
         }
         XCTAssertTrue(text.contains("rtprecv_source_up{source=\"refused\"} 0"), text)
+        XCTAssertTrue(text.contains("rtprecv_source_up{source=\"booting\"} 0"), text)
+        XCTAssertTrue(text.contains("rtprecv_rtsp_setting_up{source=\"booting\"} 1"), text)
+        XCTAssertTrue(text.contains("rtprecv_rtsp_setting_up{source=\"door\"} 0"), text)
         let file = Harness.temporaryFile("config-metrics.txt")
         try metrics.body.write(to: file)
         let check = try Harness.run("/bin/sh", ["-c", "promtool check metrics < \(file.path)"])
         XCTAssertEqual(check.status, 0, "promtool: \(check.stderr)\(String(decoding: check.stdout, as: UTF8.self))")
         let health = try XCTUnwrap(served["/healthz"])
         XCTAssertEqual(health.status, "503")
-        XCTAssertEqual(String(decoding: health.body, as: UTF8.self), "refused: not receiving\n")
+        let healthText = String(decoding: health.body, as: UTF8.self)
+        let booting = try XCTUnwrap(healthText.range(of: #"booting: setting up rtsp://127\.0\.0\.1:\d+/cam: \d+ tries failed, the last: 127\.0\.0\.1:\d+: Connection refused\n"#,
+                                                      options: .regularExpression), healthText)
+        XCTAssertEqual(healthText.replacingCharacters(in: booting, with: ""), "refused: not receiving\n")
         let page = String(decoding: try XCTUnwrap(served["/"]).body, as: UTF8.self)
-        for name in ["door", "yard", "refused", "lab"] { XCTAssertTrue(page.contains("data-source=\"\(name)\""), page) }
+        for name in ["door", "yard", "refused", "booting", "lab"] { XCTAssertTrue(page.contains("data-source=\"\(name)\""), page) }
+        XCTAssertTrue(page.contains("<p class=\"silent\">setting up rtsp://127.0.0.1:"), page)
         XCTAssertTrue(page.contains("src=\"/snapshot/door/45399443.jpg?k="), page)
         let picture = try XCTUnwrap(served["/snapshot/door/45399443.jpg"])
         XCTAssertEqual(picture.status, "200")

@@ -57,18 +57,33 @@ final class RTSPFakeCameraTests: XCTestCase {
         let out = Harness.temporaryFile("late-camera.h264")
         let pull = Process()
         pull.executableURL = Harness.binary
-        pull.arguments = ["rtsp://127.0.0.1:\(port)/cam", "--reconnect", "--duration", "5", "--out", out.path]
+        pull.arguments = ["rtsp://user:secret@127.0.0.1:\(port)/cam", "--reconnect", "--duration", "5", "--out", out.path,
+                          "--metrics", "\(port + 1)"]
         let log = Harness.temporaryFile("late-camera.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         pull.standardError = try FileHandle(forWritingTo: log)
         try pull.run()
-        sleep(1)
+        // Meanwhile the run answers, saying what it waits for and why (no password).
+        var served: [String] = []
+        for _ in 0..<30 where served.first?.contains("failed") != true {
+            usleep(100_000)
+            served = try ["/healthz", "/metrics", "/"].map { path in
+                let r = try Harness.run("curl", ["-s", "--max-time", "2", "-w", "%{http_code}", "http://127.0.0.1:\(port + 1)\(path)"])
+                return String(decoding: r.stdout, as: UTF8.self)
+            }
+        }
+        XCTAssertNotNil(served[0].range(of: #"^setting up rtsp://127\.0\.0\.1:\d+/cam: (1 try|\d+ tries) failed, the last: 127\.0\.0\.1:\d+: Connection refused\n503$"#,
+                                         options: .regularExpression), served[0])
+        XCTAssertNotNil(served[1].range(of: #"rtprecv_rtsp_setting_up 1\n(.|\n)*rtprecv_rtsp_setup_failures_total [1-9]"#, options: .regularExpression), served[1])
+        XCTAssertTrue(served[2].contains("<p class=\"silent\">setting up rtsp://127.0.0.1:\(port)/cam: ") && served[2].hasSuffix("200"), served[2])
+        XCTAssertFalse(served.joined().contains("secret"))
         let c = try camera([])
         defer { c.terminate(); c.waitUntilExit() }
         pull.waitUntilExit()
         let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         XCTAssertEqual(pull.terminationStatus, 0, said)
         XCTAssertTrue(said.contains("Connection refused; trying again in "), said)
+        XCTAssertFalse(said.contains("secret"), said)
         XCTAssertEqual(try Harness.frameMD5(out), try Harness.frameMD5(expected), "every frame, once the camera is up")
         // Stopped before the camera ever answers: an error naming what failed last.
         let never = try Harness.rtprecv(["rtsp://127.0.0.1:\(port + 1)/cam", "--reconnect", "--duration", "2", "--out", "/dev/null"])
