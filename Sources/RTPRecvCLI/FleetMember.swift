@@ -4,7 +4,10 @@ import SystemIO
 /// This process as one member of a fleet (`nats:` in the config), on a thread of its own so that
 /// NATS being slow or gone never stalls the sources or the metrics endpoint.
 ///
-/// Every round (an eighth of the TTL) it writes its heartbeat, renews each claim it holds, and
+/// Every round (an eighth of the TTL) it writes its heartbeat, renews each claim it holds that was
+/// last written a third of the TTL ago or more (about 3 writes a claim a TTL rather than 8: each is
+/// replicated by JetStream, and it is the bucket's load that grows with the sources; a claim is
+/// never older than half the TTL when written again), and
 /// claims free sources as `FleetPlan` says, from the bucket as a watch has seen it (no request a
 /// source); a dead member's claims and heartbeat expire after the TTL, by the stream leader's
 /// clock, and its sources are free then. Without NATS it keeps what
@@ -49,7 +52,8 @@ final class FleetMember {
     private var joined = false
     private var bucket: ClaimBucket?
     private var stream: EventStream?
-    private var revisions: [String: UInt64] = [:]
+    /// Each claim's revision, and when this member wrote it.
+    private var revisions: [String: (revision: UInt64, at: Int64)] = [:]
     private var freeSince: [String: Int64] = [:]
     /// The bucket's keys as they are written, made at the first survey.
     private var watch: BucketWatch?
@@ -185,7 +189,7 @@ final class FleetMember {
             guard try connect() else { return }
             try bucket!.put("member.\(settings.member)", heartbeat())
             try letGo()
-            try renew()
+            try renew(now: now)
             if rounds >= Self.settleRounds { try balance(now: now) }
             rounds += 1
             try publish()
@@ -249,7 +253,7 @@ final class FleetMember {
             let key = "source.\(source)"
             guard let claim = try bucket!.get(key), claim.value == settings.member,
                   case .written(let revision) = try bucket!.update(key, settings.member, revision: claim.revision) else { continue }
-            revisions[source] = revision
+            revisions[source] = (revision, Terminal.monotonicNanoseconds())
             lock.locked { _ = claimed.insert(source) }
             Terminal.printError("'\(source)' taken back: an earlier process of this member held it\n")
             post(source, "claimed", [("adopted", .bool(true))])
@@ -276,18 +280,19 @@ final class FleetMember {
         }
     }
 
-    /// Each claim written again; one another member holds now is given up.
-    private func renew() throws {
-        for source in lock.locked({ claimed.union(handingOver) }) {
+    /// Each claim due written again; one another member holds now is given up.
+    private func renew(now: Int64) throws {
+        let due = now - settings.ttlMilliseconds * 1_000_000 / 3
+        for source in lock.locked({ claimed.union(handingOver) }) where revisions[source].map({ $0.at <= due }) ?? true {
             let key = "source.\(source)"
-            if let revision = revisions[source], case .written(let next) = try bucket!.update(key, settings.member, revision: revision) {
-                revisions[source] = next
+            if let last = revisions[source], case .written(let next) = try bucket!.update(key, settings.member, revision: last.revision) {
+                revisions[source] = (next, now)
                 continue
             }
             // Expired while NATS was away: ours again if nobody took it.
             let current = try bucket!.get(key)
             if current == nil, case .written(let next) = try bucket!.create(key, settings.member) {
-                revisions[source] = next
+                revisions[source] = (next, now)
                 continue
             }
             // Another holds it (read again only if it took it that very moment).
@@ -327,7 +332,7 @@ final class FleetMember {
                                     free: free.map { ($0, now - freeSince[$0]! >= settings.ttlMilliseconds * 1_000_000) })
         for source in plan {
             guard case .written(let revision) = try bucket!.create("source.\(source)", settings.member) else { continue }
-            revisions[source] = revision
+            revisions[source] = (revision, now)
             // A claim deleted (a member leaving, a hand-over) is not seen; one that expired is.
             let before = watch?.lastValue("source.\(source)").flatMap { $0 == settings.member ? nil : $0 }
             lock.locked {

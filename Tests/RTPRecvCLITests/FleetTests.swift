@@ -292,6 +292,52 @@ final class FleetTests: XCTestCase {
         }
     }
 
+    /// A claim is written about three times a TTL, not at every round (each write is a JetStream
+    /// message, replicated): 40 sources held by one member with a 2 s TTL, a round every 250 ms,
+    /// cost the bucket about 57 writes a second with the heartbeat (164 when every round renewed
+    /// every claim), and at least one a claim every second, so that none lapses.
+    func testClaimsAreRenewedAFewTimesATTLNotEveryRound() throws {
+        let cluster = try NATSCluster(nodes: 1, name: "renewals")
+        defer { cluster.stop() }
+        let directory = try Harness.emptyDirectory("renewals")
+        let base = 47000 + Int(getpid() % 100) * 100
+        let config = Harness.temporaryFile("fleet-renewals.yml")
+        try """
+            nats:
+              servers: [\(cluster.urls[0])]
+              member: w0
+              ttl-seconds: 2
+            defaults:
+              out: \(directory.path)/{source}.h264
+            sources:
+
+            """.appending((0..<40).map { "  - {name: s\($0), port: \(base + 2 * $0)}\n" }.joined())
+            .write(to: config, atomically: true, encoding: .utf8)
+        let log = Harness.temporaryFile("fleet-renewals.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = Harness.binary
+        p.arguments = ["--config", config.path, "-q"]
+        p.standardError = try FileHandle(forWritingTo: log)
+        try p.run()
+        defer { if p.isRunning { p.terminate(); p.waitUntilExit() } }
+        let writes = { () throws -> Int in
+            let r = try Harness.run("curl", ["-s", "http://127.0.0.1:\(cluster.monitorPorts[0])/jsz?streams=true"])
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+            let streams = (json["account_details"] as? [[String: Any]] ?? []).flatMap { $0["stream_detail"] as? [[String: Any]] ?? [] }
+            let bucket = try XCTUnwrap(streams.first { $0["name"] as? String == "KV_rtprecv" }, "\(json)")
+            return try XCTUnwrap((bucket["state"] as? [String: Any])?["last_seq"] as? Int)
+        }
+        Thread.sleep(forTimeInterval: 4)
+        let (before, began) = (try writes(), Date())
+        Thread.sleep(forTimeInterval: 4)
+        let perSecond = Double(try writes() - before) / Date().timeIntervalSince(began)
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertGreaterThanOrEqual(perSecond, 40, said)
+        XCTAssertLessThanOrEqual(perSecond, 80, said)
+        XCTAssertFalse(said.contains("is recorded by member"), said)
+    }
+
     /// An operator rotates the NATS password: the server takes the new one (keeping the connections
     /// it has), and a SIGHUP with the new password in the member's file makes the member connect
     /// with it, holding its claim, its camera's run untouched. The server restarted then, the member
