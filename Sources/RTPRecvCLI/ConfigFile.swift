@@ -292,9 +292,9 @@ public struct ConfigFile {
     }
 
     /// Two sources writing one file or listening on one port: each source's must differ (its files
-    /// by {source}).
+    /// by {source}). Devices (/dev/null) may be shared, as on the command line.
     private func checkCollisions() throws(Invalid) {
-        var written: [String: String] = [:]
+        var written: [FileIdentity: String] = [:]
         var ports: [UInt16: String] = [:]
         for source in sources {
             let o = source.options
@@ -304,11 +304,12 @@ public struct ConfigFile {
                 ports[port] = source.name
             }
             for (output, path) in source.options.givenFileOutputs where path != "-" {
-                if let other = written[path] {
+                guard let file = FileIdentity(path) else { continue }
+                if let other = written[file] {
                     throw invalid(source.mark, "sources '\(other)' and '\(source.name)' would both write '\(path)' (\(output.flag)): "
                                   + "name each source's files with {source}")
                 }
-                written[path] = source.name
+                written[file] = source.name
             }
         }
     }

@@ -71,6 +71,12 @@ final class ConfigTests: XCTestCase {
         let r = try Harness.rtprecv(["--config", url.path, "--check"])
         XCTAssertEqual(r.status, 64, r.stderr)
         XCTAssertTrue(r.stderr.contains(url.path + ":2:11: invalid leading UTF-8 octet"), r.stderr)
+        // One file by two spellings is one file; /dev/null is no file to share.
+        let twice = try config("config-one-file", "sources:\n  - {name: x, port: 5004, out: a.h264}\n  - {name: y, port: 5006, out: ./a.h264}\n")
+        XCTAssertTrue(try Harness.rtprecv(["--config", twice.path, "--check"]).stderr.contains("would both write './a.h264'"))
+        let null = try config("config-dev-null", "sources:\n  - {name: x, port: 5004, out: /dev/null}\n  - {name: y, port: 5006, out: /dev/null}\n")
+        let shared = try Harness.rtprecv(["--config", null.path, "--check"])
+        XCTAssertEqual(shared.status, 0, shared.stderr)
     }
 
     /// --check lists each source with what it receives and writes, its secrets read and never shown.
