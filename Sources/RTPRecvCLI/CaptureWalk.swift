@@ -52,7 +52,7 @@ func signalledSessionDescription(_ options: Options)
 /// them, and the damage that ended the capture early.
 func surveyStreams(of capture: CaptureFile, options: Options, sdp: SessionDescription?, security: SRTPDecryptor?)
     throws -> (survey: StreamSurvey, truncated: String?) {
-    var survey = StreamSurvey(media: sdp?.media ?? [])
+    var survey = StreamSurvey(media: (options.audioCodecLine.map { [$0] } ?? []) + (sdp?.media ?? []))
     var skipped: [FrameSkip: Int] = [:]
     var tcp = InterleavedCapture(framing: options.tcpFraming)
     var channelRoles = InterleavedChannelRoles()

@@ -54,13 +54,18 @@ extension Options {
     /// Audio options that contradict --no-audio, or name a payload type no SDP explains.
     private func checkAudio() throws(UsageError) {
         if noAudio, let flag = [("--audio", audio != nil), ("--wav", wav != nil), ("--audio-ssrc", audioSSRC != nil),
-                                ("--audio-payload-type", audioPayloadType != nil), ("--audio-port", audioPort != nil)].first(where: { $0.1 })?.0 {
+                                ("--audio-payload-type", audioPayloadType != nil), ("--audio-port", audioPort != nil),
+                                ("--audio-codec", audioCodec != nil)].first(where: { $0.1 })?.0 {
             throw UsageError(description: "'\(flag)' selects audio, which '--no-audio' leaves out")
         }
-        if sdp == nil, let pt = audioPayloadType, pt >= 96 {
-            throw UsageError(description: "'--audio-payload-type \(pt)' is a dynamic type: its codec comes only from an SDP (--sdp FILE)")
+        if audioCodec != nil && audioPayloadType == nil {
+            throw UsageError(description: "'--audio-codec' names the codec of a payload type: give it with '--audio-payload-type N'")
         }
-        if sdp == nil, let pt = audioPayloadType, !AudioSelection.staticTypes.contains(where: { $0.rawValue == pt }) {
+        if sdp == nil, audioCodec == nil, let pt = audioPayloadType, pt >= 96 {
+            throw UsageError(description: "'--audio-payload-type \(pt)' is a dynamic type: its codec comes from an SDP (--sdp FILE) "
+                             + "or '--audio-codec NAME'")
+        }
+        if sdp == nil, audioCodec == nil, let pt = audioPayloadType, !AudioSelection.staticTypes.contains(where: { $0.rawValue == pt }) {
             throw UsageError(description: "'--audio-payload-type \(pt)' is no audio type rtprecv takes without an SDP "
                              + "(0 PCMU, 8 PCMA, 9 G.722, 14 MPA)")
         }

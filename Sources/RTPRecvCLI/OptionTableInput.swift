@@ -257,6 +257,12 @@ extension Options {
                 The audio stream: only this payload type (default: the SDP's audio
                 line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).
                 """) { o, r in o.audioPayloadType = try r.number(UInt8.self, 0...127) },
+            OptionSpec(["--audio-codec"], value: "NAME", """
+                opus, pcmu, pcma, g722 or mpa: the codec of --audio-payload-type
+                where no SDP names it (a WebRTC or SIP capture without its
+                signalling; Opus is 48000/2 in RTP whatever it carries). AAC
+                needs its config, which only an SDP gives.
+                """) { o, r in o.audioCodec = try Options.audioCodec(named: try r.value()) },
             OptionSpec(["--no-audio"], "Leave audio out: count it as another stream.") { o, r in o.noAudio = true },
         ]),
     ]

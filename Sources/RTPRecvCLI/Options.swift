@@ -91,6 +91,8 @@ public struct Options {
     public var allStreams = false
     public var audioSSRC: UInt32?
     public var audioPayloadType: UInt8?
+    /// `--audio-codec`: the format of `audioPayloadType` where no SDP names it.
+    public var audioCodec: MediaDescription.Format?
     /// Live without an SDP: a second port, for static-payload-type audio.
     public var audioPort: UInt16?
     /// Live RTCP: no receiver reports and no requests at all.
@@ -209,6 +211,20 @@ public struct Options {
     public var durationNanoseconds: Int64? { duration.map { Int64($0 * 1e9) } }
     public var timeoutNanoseconds: Int64? { timeout.map { Int64($0 * 1e9) } }
 
+    /// `--audio-codec NAME`: the formats whose RTP clock and channels are the same in every session.
+    static func audioCodec(named text: String) throws(UsageError) -> MediaDescription.Format {
+        switch text.lowercased() {
+        case "opus": return .init(encodingName: "opus", clockRate: 48000, channels: 2)
+        case "pcmu", "pcma", "g722":
+            return .init(encodingName: text.uppercased(), clockRate: 8000, channels: 1)
+        case "mpa": return .init(encodingName: "MPA", clockRate: 90000)
+        case "aac", "mpeg4-generic", "mp4a-latm":
+            throw UsageError(description: "'--audio-codec \(text)': AAC needs its config, which comes from an SDP (--sdp FILE)")
+        default:
+            throw UsageError(description: "invalid value '\(text)' for '--audio-codec': expected opus, pcmu, pcma, g722 or mpa")
+        }
+    }
+
     /// "ADDR:PORT" or "[v6]:PORT"; `given`, what the user wrote, when `text` was made from it.
     static func addressAndPort(_ text: String, flag: String, example: String, given: String? = nil) throws(UsageError) -> (address: String, port: UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else {
@@ -250,6 +266,12 @@ public struct Options {
     /// Where the SDP came from, for messages: its file, the RTSP server's DESCRIBE, or the capture.
     var sdpName: String {
         sdp ?? rtsp.map { "the DESCRIBE of \(RTSPURL.masked($0))" } ?? sdpOrigin.map { "the capture's \($0)" } ?? "the SDP"
+    }
+
+    /// `--audio-codec` with `--audio-payload-type` as a media line, ahead of an SDP's.
+    var audioCodecLine: MediaDescription? {
+        guard let audioCodec, let audioPayloadType else { return nil }
+        return MediaDescription(media: "audio", payloadType: audioPayloadType, format: audioCodec)
     }
 
     public var receiverConfiguration: Receiver.Configuration {

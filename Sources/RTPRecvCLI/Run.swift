@@ -36,6 +36,7 @@ final class Run {
             if !options.isLive, sdp.port != 0 { configuration.destinationPort = configuration.destinationPort ?? sdp.port }
             if !options.quiet && !options.noAudio { Run.warnAboutAudio(in: sdp, path: options.sdpName) }
         }
+        if let line = options.audioCodecLine { configuration.audio.media.insert(line, at: 0) }
         if let rtx = options.rtxPayloadType { configuration.retransmission[rtx] = configuration.payloadType ?? 96 }
         // Live, what is missing is followed for NACKs when they may be sent.
         let video = sdp?.video
@@ -170,7 +171,7 @@ final class Run {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
                                     + VideoCodec.listed() + "; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
-                                    + "config: pass it with --sdp FILE\n")
+                                    + "config: pass it with --sdp FILE (Opus: or --audio-payload-type \(other.payloadType) --audio-codec opus)\n")
             }
             if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
                 let sprop = s.codec?.parameterSetsInSDP ?? ""

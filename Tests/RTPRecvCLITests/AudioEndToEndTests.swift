@@ -87,6 +87,31 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertEqual(audio?["gaps"] as? Int, 0, "FFmpeg's timestamps wobble by 8 ticks: not a loss")
     }
 
+    /// Opus without its SDP (a WebRTC capture, whose SDP went over signalling): the hint names
+    /// --audio-codec, which then gives what the SDP gives, byte for byte, and --list names it.
+    func testOpusWithoutItsSDPIsTakenByAudioCodec() throws {
+        let pcap = capture("ffmpeg-opus.pcap").path
+        let without = try Harness.rtprecv(["--pcap", pcap, "--out", "/dev/null"])
+        XCTAssertTrue(without.stderr.contains("(Opus: or --audio-payload-type 97 --audio-codec opus)"), without.stderr)
+        let bySDP = Harness.temporaryFile("opus-sdp.wav"), byOption = Harness.temporaryFile("opus-option.wav")
+        XCTAssertEqual(try Harness.rtprecv(["--pcap", pcap, "--sdp", capture("ffmpeg-opus.sdp").path, "--wav", bySDP.path]).status, 0)
+        let r = try Harness.rtprecv(["--pcap", pcap, "--audio-payload-type", "97", "--audio-codec", "opus", "--wav", byOption.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertGreaterThan(try Data(contentsOf: byOption).count, 100_000)
+        XCTAssertEqual(try Data(contentsOf: byOption), try Data(contentsOf: bySDP))
+        XCTAssertEqual(try Harness.probe(byOption, "stream=codec_name,sample_rate,channels"), "codec_name=pcm_s16le\nsample_rate=48000\nchannels=2\n")
+        let list = try Harness.rtprecv(["--pcap", pcap, "--list", "--audio-payload-type", "97", "--audio-codec", "opus"])
+        let listed = String(decoding: list.stdout, as: UTF8.self)
+        XCTAssertTrue(listed.contains("opus/48000/2, 20 ms packets"), listed)
+        for (arguments, says) in [(["--audio-codec", "opus"], "give it with '--audio-payload-type N'"),
+                                  (["--audio-payload-type", "97", "--audio-codec", "aac"], "AAC needs its config"),
+                                  (["--audio-payload-type", "97", "--audio-codec", "speex"], "expected opus, pcmu, pcma, g722 or mpa")] {
+            let refused = try Harness.rtprecv(["--pcap", pcap] + arguments)
+            XCTAssertEqual(refused.status, 64, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains(says), refused.stderr)
+        }
+    }
+
     func testAACWithoutItsSDPIsSaidInOneLine() throws {
         let result = try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--out", "/dev/null"])
         XCTAssertEqual(result.status, 0)

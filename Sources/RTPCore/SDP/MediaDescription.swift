@@ -80,6 +80,16 @@ public struct MediaDescription: Sendable {
     /// The port RTCP is expected on.
     public var expectedRTCPPort: UInt16 { rtcpMux ? port : rtcpPort ?? port &+ 1 }
 
+    /// A line the command line makes up (`--audio-codec`): one payload type's format, on whatever
+    /// port it comes to (port 0).
+    public init(media: String, payloadType: UInt8, format: Format) {
+        self.media = media
+        port = 0
+        proto = "RTP/AVP"
+        payloadTypes = [payloadType]
+        formats = [payloadType: format]
+    }
+
     init(mLine value: Substring, line: Int) throws(SessionDescription.ParseError) {
         let fields = value.split(separator: " ")
         let ports = fields.count >= 2 ? fields[1].split(separator: "/", omittingEmptySubsequences: false) : []
