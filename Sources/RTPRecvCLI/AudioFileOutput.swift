@@ -2,8 +2,9 @@ import RTPCore
 import SystemIO
 
 /// `--audio`: the audio stream's frames in the file its codec plays from as it is: AAC as ADTS,
-/// MPEG audio as its own frames (.mp3), G.711 as WAV with the A-law or μ-law format tag. Frames are
-/// written bit-exact; a lost one leaves a gap (counted in the statistics), never invented samples.
+/// MPEG audio as its own frames (.mp3), G.711 as WAV with the A-law or μ-law format tag, G.722 as
+/// WAV with its own, Opus in Ogg (.opus). Frames are written bit-exact; a lost one leaves a gap
+/// (counted in the statistics), never invented samples.
 /// A silence the sender sent as comfort noise keeps G.711's timeline: it is written as the codec's
 /// zero sample for its length, and counted.
 final class AudioFileOutput {
@@ -12,6 +13,7 @@ final class AudioFileOutput {
     /// The track of the first frame: the file holds that codec only.
     private(set) var track: AudioTrack?
     private var wav: WAVHeaderKeeper?
+    private var ogg: OggOpusWriter?
     private(set) var framesWritten = 0
     private(set) var bytesWritten = 0
     /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
@@ -34,11 +36,8 @@ final class AudioFileOutput {
 
     /// Why `track` cannot go into an audio file, if it cannot.
     static func unsupported(_ track: AudioTrack) -> String? {
-        switch track.codec {
-        case .aac(let config): ADTSHeader.unsupported(config)
-        case .mpegAudio, .pcmu, .pcma: nil
-        case .g722, .opus: "\(track.codec.name) has no file it plays from as it is here; --wav decodes it"
-        }
+        guard case .aac(let config) = track.codec else { return nil }
+        return ADTSHeader.unsupported(config)
     }
 
     func write(_ frame: AudioFrame) throws {
@@ -57,6 +56,11 @@ final class AudioFileOutput {
                 Terminal.printError("warning: \(file.displayName): the audio changed to \(frame.track.description); "
                                     + "only the first codec (\(track!.description)) is written\n")
             }
+            return
+        }
+        if let ogg {
+            try ogg.write(frame)
+            (framesWritten, bytesWritten) = (framesWritten + 1, ogg.size)
             return
         }
         if case .aac(let config) = frame.track.codec {
@@ -92,6 +96,11 @@ final class AudioFileOutput {
         case .pcmu, .pcma:
             wav = try WAVHeaderKeeper(WAVHeader(format: track.codec == .pcmu ? .mulaw : .alaw, channels: max(1, track.channels),
                                                 sampleRate: track.sampleRate, bitsPerSample: 8), file: file)
+        case .g722:
+            wav = try WAVHeaderKeeper(WAVHeader(format: .g722, channels: max(1, track.channels), sampleRate: track.sampleRate,
+                                                bitsPerSample: 4), file: file)
+        case .opus:
+            ogg = try OggOpusWriter(track, file: file)
         default:
             break
         }
@@ -101,6 +110,7 @@ final class AudioFileOutput {
     func tick() throws { try wav?.tick(file) }
 
     func finish() throws {
+        try ogg?.finish()
         try wav?.finish(file)
         try file.close()
     }

@@ -73,14 +73,14 @@ extension Options {
             OptionSpec(["--audio"], value: "FILE", """
                 The audio stream's frames, bit-exact, in the file its codec plays
                 from: AAC as ADTS (.aac), MPEG audio as .mp3, G.711 as WAV with
-                the A-law or mu-law format tag. '-' for standard output. A lost
-                frame leaves a gap, counted in the statistics, never filled in; a
-                silence sent as comfort noise is kept as G.711 silence. G.722 and
-                Opus have no such file here.
+                the A-law or mu-law format tag, G.722 as WAV with its own, Opus
+                in Ogg (.opus, through libavformat). '-' for standard output. A
+                lost frame leaves a gap, counted in the statistics, never filled
+                in; a silence sent as comfort noise is kept as G.711 silence.
                 """) { o, r in o.audio = try r.value() },
             OptionSpec(["--wav"], value: "FILE", """
                 The audio stream decoded (libavcodec) into 16-bit PCM WAV: every
-                codec above, G.722 and Opus too. A lost G.711 or AAC frame becomes
+                codec above. A lost G.711 or AAC frame becomes
                 silence of its exact length, so what follows stays in time; other
                 codecs' losses leave gaps. A silence sent as comfort noise
                 (RFC 3389) is noise at the sender's level. All are counted. '-'

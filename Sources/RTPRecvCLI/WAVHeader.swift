@@ -10,6 +10,8 @@ struct WAVHeader {
         case pcm = 1
         case alaw = 6
         case mulaw = 7
+        /// G.722: 4 bits a sample at 16 kHz, as FFmpeg and Windows read it.
+        case g722 = 0x028F
     }
 
     var format: FormatTag
@@ -26,7 +28,7 @@ struct WAVHeader {
         func u32(_ v: Int) { out.appendLittleEndian(UInt32(truncatingIfNeeded: v)) }
         func u16(_ v: Int) { out.appendLittleEndian(UInt16(truncatingIfNeeded: v)) }
         let unknown = 0xFFFF_FFFF
-        let blockAlign = channels * bitsPerSample / 8
+        let blockAlign = max(1, channels * bitsPerSample / 8)
         out += Array("RIFF".utf8)
         u32(dataBytes.map { size - 8 + $0 + ($0 & 1) } ?? unknown)
         out += Array("WAVEfmt ".utf8)
@@ -34,14 +36,14 @@ struct WAVHeader {
         u16(Int(format.rawValue))
         u16(channels)
         u32(sampleRate)
-        u32(sampleRate * blockAlign)
+        u32(sampleRate * channels * bitsPerSample / 8)
         u16(blockAlign)
         u16(bitsPerSample)
         if format != .pcm {
             u16(0)  // cbSize
             out += Array("fact".utf8)
             u32(4)
-            u32(dataBytes.map { $0 / max(1, blockAlign) } ?? 0)
+            u32(dataBytes.map { $0 * 8 / max(1, channels * bitsPerSample) } ?? 0)
         }
         out += Array("data".utf8)
         u32(dataBytes ?? unknown)

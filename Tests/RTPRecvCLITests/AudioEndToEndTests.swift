@@ -74,17 +74,42 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate"), "codec_name=mp3\nsample_rate=48000\n")
     }
 
-    func testOpusIsCountedAndLeftToWAV() throws {
+    /// Opus in Ogg: each packet is an RTP payload of the capture, as tshark reads them, in order,
+    /// and the file lasts what they do.
+    func testOpusIsWrittenAsOgg() throws {
         let stats = Harness.temporaryFile("opus.json")
-        let out = Harness.temporaryFile("opus.audio")
+        let out = Harness.temporaryFile("audio.opus")
         let result = try Harness.rtprecv(["--pcap", capture("ffmpeg-opus.pcap").path, "--sdp", capture("ffmpeg-opus.sdp").path,
                                           "--audio", out.path, "--stats-json", stats.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stderr.contains("Opus has no file it plays from as it is here; --wav decodes it"), result.stderr)
+        let payloads = try Harness.rtpPayloadMD5(capture("ffmpeg-opus.pcap"), port: 5180, payloadType: 97)
+        XCTAssertGreaterThan(payloads.count, 100)
+        XCTAssertEqual(try packetMD5(out), payloads)
+        XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"), "codec_name=opus\nsample_rate=48000\nchannels=2\n")
+        let duration = try Harness.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out.path])
+        XCTAssertEqual(Double(String(decoding: duration.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0,
+                       Double(payloads.count) * 0.02, accuracy: 0.05)
         let audio = try XCTUnwrap(try statistics(stats)["audio_streams"] as? [[String: Any]]).first
         XCTAssertEqual(audio?["codec"] as? String, "Opus")
         XCTAssertEqual(audio?["frames_written"] as? Int, audio?["packets"] as? Int)
         XCTAssertEqual(audio?["gaps"] as? Int, 0, "FFmpeg's timestamps wobble by 8 ticks: not a loss")
+    }
+
+    /// G.722 in WAV with its own format tag: FFmpeg decodes the file to the samples rtprecv's
+    /// --wav decodes from the same packets.
+    func testG722IsWrittenAsWAVThatFFmpegDecodes() throws {
+        let url = Harness.realCaptures.appendingPathComponent("videosnarf_cisco7985.pcap")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: url.path), "needs ../shared/captures-real")
+        let out = Harness.temporaryFile("g722.wav"), decoded = Harness.temporaryFile("g722-decoded.wav")
+        let result = try Harness.rtprecv(["--pcap", url.path, "--audio", out.path, "--wav", decoded.path, "--out", "/dev/null"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"), "codec_name=adpcm_g722\nsample_rate=16000\nchannels=1\n")
+        let samples = { (file: URL) throws -> Data in
+            try Harness.run("ffmpeg", ["-v", "error", "-i", file.path, "-f", "s16le", "-"]).stdout
+        }
+        let fromFile = try samples(out), fromWAV = try samples(decoded)
+        XCTAssertEqual(fromFile.count, 256 * 320 * 2, "256 frames of 20 ms at 16 kHz")
+        XCTAssertTrue(fromFile == fromWAV, "the samples --wav decodes")
     }
 
     /// Opus without its SDP (a WebRTC capture, whose SDP went over signalling): the hint names

@@ -128,15 +128,7 @@ final class ContainerSessionTests: XCTestCase {
     /// A session of audio alone (FFmpeg's Opus, as a call would have): the file starts at its first
     /// frame, and each packet is an RTP payload of the capture, as tshark reads them, in order.
     func testOpusAloneIsRecorded() throws {
-        let pcap = capture("ffmpeg-opus.pcap")
-        let read = try Harness.run("tshark", ["-r", pcap.path, "-d", "udp.port==5180,rtp", "-Y", "rtp.p_type == 97",
-                                              "-T", "fields", "-e", "rtp.payload"])
-        XCTAssertEqual(read.status, 0, read.stderr)
-        let hex = Harness.temporaryFile("opus-payloads.hex")
-        try read.stdout.write(to: hex)
-        let md5 = try Harness.run("/usr/bin/python3", ["-c", "import sys, hashlib\nfor line in open(sys.argv[1]):\n"
-                                                       + "    print(hashlib.md5(bytes.fromhex(line.strip())).hexdigest())", hex.path])
-        let payloads = String(decoding: md5.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        let payloads = try Harness.rtpPayloadMD5(capture("ffmpeg-opus.pcap"), port: 5180, payloadType: 97)
         XCTAssertGreaterThan(payloads.count, 100)
         let (files, _) = try record("ffmpeg-opus")
         for (container, file) in files {

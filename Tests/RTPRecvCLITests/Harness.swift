@@ -201,6 +201,18 @@ enum Harness {
         return hashes(result.stdout)
     }
 
+    /// The MD5 of each RTP payload of `payloadType` to UDP `port` in `pcap`, in order, as tshark reads them.
+    static func rtpPayloadMD5(_ pcap: URL, port: UInt16, payloadType: Int) throws -> [String] {
+        let read = try run("tshark", ["-r", pcap.path, "-d", "udp.port==\(port),rtp", "-Y", "rtp.p_type == \(payloadType)",
+                                      "-T", "fields", "-e", "rtp.payload"])
+        XCTAssertEqual(read.status, 0, read.stderr)
+        let hex = temporaryFile("rtp-payloads-\(port)-\(payloadType).hex")
+        try read.stdout.write(to: hex)
+        let md5 = try run("/usr/bin/python3", ["-c", "import sys, hashlib\nfor line in open(sys.argv[1]):\n"
+                                               + "    print(hashlib.md5(bytes.fromhex(line.strip())).hexdigest())", hex.path])
+        return String(decoding: md5.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
     /// The hash column of framemd5 lines (side data, such as new extradata, may follow it).
     static func hashes(_ framemd5: Data) -> [String] {
         String(decoding: framemd5, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
