@@ -24,7 +24,7 @@ extension RTSPPull {
         var bytes = client.request(method, target, headers: headers)
         var reopened = false
         for _ in 0..<5 {
-            if verbose { say("rtsp: > \(method) \(target)\n") }
+            if settings.verbose { settings.say("rtsp: > \(method) \(target)\n") }
             let reply: RTSPMessage
             do {
                 try connection.write(bytes)
@@ -35,7 +35,7 @@ extension RTSPPull {
                 try reopen()
                 continue
             }
-            if verbose { say("rtsp: < \(reply.statusCode) \(reply.reason)\n") }
+            if settings.verbose { settings.say("rtsp: < \(reply.statusCode) \(reply.reason)\n") }
             switch client.receiveReply(reply) {
             case .retry(let again):
                 bytes = again
@@ -71,7 +71,7 @@ extension RTSPPull {
                 }
             }
             if let found { return found }
-            if let why = stopReason() { throw Failure(description: "\(why) during \(method)") }
+            if let why = settings.stopReason() { throw Failure(description: "\(why) during \(method)") }
             _ = try readSome(timeoutMilliseconds: 200)
         }
         throw Failure(description: "\(target): no reply to \(method) within 10 s")

@@ -54,7 +54,7 @@ extension RTSPPull {
                 } else if case .failure(let error) = client.receive(message) {
                     // The session expired (a server restarted, or missed keep-alives): its media has stopped.
                     if error.statusCode == 454 { sessionEnded = "the session ended: keep-alive \(error)" }
-                    if verbose { say("rtsp: keep-alive: \(error)\n") }
+                    if settings.verbose { settings.say("rtsp: keep-alive: \(error)\n") }
                 }
             }
         }

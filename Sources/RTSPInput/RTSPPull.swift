@@ -91,10 +91,8 @@ public final class RTSPPull {
     var channelPorts: [UInt8: UInt16] = [:]
     var videoRTCPChannel: UInt8?
     var nextKeepAlive: Int64 = 0
-    let verbose: Bool
-    /// A signal, or a config's source taken out, while requests wait for replies.
-    let stopReason: () -> String?
-    let say: (String) -> Void
+    /// What the caller asked for: how to bind, what to say, when to give up a wait.
+    let settings: Settings
     var tornDown = false
     /// Interleaved frames that came while a reply was awaited, up to 8 MiB.
     var earlyFrames: [(channel: UInt8, bytes: [UInt8])] = []
@@ -134,9 +132,7 @@ public final class RTSPPull {
     /// OPTIONS, DESCRIBE, a SETUP for each media line taken, and PLAY.
     private init(url requested: RTSPURL, transport initial: Transport, settings: Settings) throws {
         transport = initial
-        verbose = settings.verbose
-        stopReason = settings.stopReason
-        say = settings.say
+        self.settings = settings
         url = requested
         client = RTSPClient(authorization: RTSPAuthorization(user: requested.user, password: requested.password,
                                                              seed: UInt64(bitPattern: Terminal.wallclockNanoseconds())))
@@ -145,13 +141,13 @@ public final class RTSPPull {
         let base = (described.header("Content-Base") ?? described.header("Content-Location")).map { url.resolving($0) } ?? url
         if let header = described.header("Content-Base"), !header.contains("://") { note("Content-Base without a scheme") }
         var sdp = try sessionDescription(described)
-        for (n, index) in try mediaToSetUp(sdp, settings: settings).enumerated() {
-            try setUp(&sdp, line: index, number: n, base: base, settings: settings)
+        for (n, index) in try mediaToSetUp(sdp).enumerated() {
+            try setUp(&sdp, line: index, number: n, base: base)
         }
         self.sdp = sdp
         let reply = try request("PLAY", base, headers: [("Range", "npt=0.000-")])
         if reply.header("RTP-Info") == nil { note("no RTP-Info in PLAY's reply") }
         nextKeepAlive = Terminal.monotonicNanoseconds() + Int64(client.keepAliveIntervalSeconds) * 1_000_000_000
-        if transport == .udp && settings.transport == .auto { try awaitUDP(settings) }
+        if transport == .udp && settings.transport == .auto { try awaitUDP() }
     }
 }

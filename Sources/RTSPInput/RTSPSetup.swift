@@ -44,7 +44,7 @@ extension RTSPPull {
     }
 
     /// The media lines to set up, or why there is none.
-    func mediaToSetUp(_ sdp: SessionDescription, settings: Settings) throws -> [Int] {
+    func mediaToSetUp(_ sdp: SessionDescription) throws -> [Int] {
         let taken = RTSPPull.mediaToTake(sdp, settings: settings)
         guard taken.isEmpty else { return taken }
         let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
@@ -54,7 +54,7 @@ extension RTSPPull {
     /// SETUP of media line `index` of `sdp` (the `number`th set up), whose port becomes where its
     /// packets arrive. UDP refused at the first (461) becomes TCP in the same session, as FFmpeg
     /// does; a fresh session over TCP only if that fails too.
-    func setUp(_ sdp: inout SessionDescription, line index: Int, number n: Int, base: RTSPURL, settings: Settings) throws {
+    func setUp(_ sdp: inout SessionDescription, line index: Int, number n: Int, base: RTSPURL) throws {
         let line = sdp.media[index]
         let control = line.control.map { base.resolving($0) } ?? base
         if line.control?.lowercased().hasPrefix("rtsp://") == true { note("absolute a=control") }
@@ -140,7 +140,7 @@ extension RTSPPull {
     }
 
     /// UDP that never comes (a firewall, a NAT): a fresh session over TCP.
-    func awaitUDP(_ settings: Settings) throws {
+    func awaitUDP() throws {
         guard let first = sockets.first else { return }
         var poll = SocketPoll([first.descriptor])
         var arrived = false
