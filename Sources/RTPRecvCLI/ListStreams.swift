@@ -46,12 +46,26 @@ struct ListStreams {
     /// its packets (comfort noise and telephone events beside a call's audio).
     static func describe(_ e: StreamSurvey.Entry, keys: Int = 0) -> String {
         let main = e.main
-        var text = describe(main, keys: keys)
+        var text = describe(main, keys: keys) + (opusHint(e) ?? "")
         for other in e.payloadTypes where other.payloadType != main.payloadType {
             let packets = other.packets == 1 ? "1 packet" : "\(other.packets) packets"
             text += "; PT \(other.payloadType) (\(packets)): " + describe(other, keys: keys)
         }
         return text
+    }
+
+    /// A stream nothing names whose timestamps run at 48 kHz, as Opus's always do in RTP (and not in
+    /// AAC's steps of 1024): what would take it as Opus, said as the guess it is.
+    private static func opusHint(_ e: StreamSurvey.Entry) -> String? {
+        let main = e.main
+        // A corrupt capture's times may be anything: wrapped, not trapped.
+        let span = e.lastTime &- e.firstTime
+        guard case .unknown = main.codec, main.packets >= 50, let step = main.typicalTimestampStep, span > 0 else { return nil }
+        // The timestamps' span over the capture's: DTX's silences stretch both alike.
+        let rate = step * Double(main.packets - 1) / (Double(span) / 1e9)
+        let aacLike = abs(step - 1024 * (step / 1024).rounded()) < 16
+        guard abs(rate - 48000) < 2400, !aacLike else { return nil }
+        return " (its timestamps run at 48 kHz, as Opus's do: --audio-payload-type \(main.payloadType) --audio-codec opus takes it as Opus)"
     }
 
     /// What one payload type carries: a video codec as its recognition sums it up (H.264 with its

@@ -95,21 +95,31 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertEqual(audio?["gaps"] as? Int, 0, "FFmpeg's timestamps wobble by 8 ticks: not a loss")
     }
 
-    /// G.722 in WAV with its own format tag: FFmpeg decodes the file to the samples rtprecv's
-    /// --wav decodes from the same packets.
+    /// G.722 in WAV with its own format tag: FFmpeg decodes it to what it decodes from the G.722
+    /// FFmpeg encoded, sent here as PT 9 (160 bytes, 20 ms a packet), no SDP needed.
     func testG722IsWrittenAsWAVThatFFmpegDecodes() throws {
-        let url = Harness.realCaptures.appendingPathComponent("videosnarf_cisco7985.pcap")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: url.path), "needs ../shared/captures-real")
-        let out = Harness.temporaryFile("g722.wav"), decoded = Harness.temporaryFile("g722-decoded.wav")
-        let result = try Harness.rtprecv(["--pcap", url.path, "--audio", out.path, "--wav", decoded.path, "--out", "/dev/null"])
+        let raw = Harness.temporaryFile("tone.g722")
+        let encoded = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=2",
+                                                 "-c:a", "g722", "-f", "g722", raw.path])
+        XCTAssertEqual(encoded.status, 0, encoded.stderr)
+        let bytes = [UInt8](try Data(contentsOf: raw))
+        XCTAssertEqual(bytes.count, 16000)
+        let records = stride(from: 0, to: bytes.count, by: 160).enumerated().map { i, at in
+            let rtp = TestPcap.rtp(Array(bytes[at..<min(at + 160, bytes.count)]), payloadType: 9, marker: i == 0, sequence: UInt16(i),
+                                   timestamp: UInt32(i * 160), ssrc: 0x0722_0722)
+            return (UInt64(i) * 20_000_000, TestPcap.udpFrame(rtp, ethernet: true))
+        }
+        let pcap = Harness.temporaryFile("g722.pcap"), out = Harness.temporaryFile("g722.wav")
+        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        let result = try Harness.rtprecv(["--pcap", pcap.path, "--audio", out.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"), "codec_name=adpcm_g722\nsample_rate=16000\nchannels=1\n")
-        let samples = { (file: URL) throws -> Data in
-            try Harness.run("ffmpeg", ["-v", "error", "-i", file.path, "-f", "s16le", "-"]).stdout
+        let samples = { (arguments: [String]) throws -> Data in
+            try Harness.run("ffmpeg", ["-v", "error"] + arguments + ["-f", "s16le", "-"]).stdout
         }
-        let fromFile = try samples(out), fromWAV = try samples(decoded)
-        XCTAssertEqual(fromFile.count, 256 * 320 * 2, "256 frames of 20 ms at 16 kHz")
-        XCTAssertTrue(fromFile == fromWAV, "the samples --wav decodes")
+        let fromFile = try samples(["-i", out.path]), fromSource = try samples(["-f", "g722", "-i", raw.path])
+        XCTAssertEqual(fromFile.count, 32000 * 2, "2 s at 16 kHz")
+        XCTAssertTrue(fromFile == fromSource, "the samples of the G.722 sent")
     }
 
     /// Opus without its SDP (a WebRTC capture, whose SDP went over signalling): the hint names
@@ -128,6 +138,12 @@ final class AudioEndToEndTests: XCTestCase {
         let list = try Harness.rtprecv(["--pcap", pcap, "--list", "--audio-payload-type", "97", "--audio-codec", "opus"])
         let listed = String(decoding: list.stdout, as: UTF8.self)
         XCTAssertTrue(listed.contains("opus/48000/2, 20 ms packets"), listed)
+        // Without it, --list guesses from the timestamps' 48 kHz; not for AAC, whose steps are 1024.
+        let guessed = String(decoding: try Harness.rtprecv(["--pcap", pcap, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(guessed.contains("unknown: a dynamic payload type") && guessed.contains(
+            "(its timestamps run at 48 kHz, as Opus's do: --audio-payload-type 97 --audio-codec opus takes it as Opus)"), guessed)
+        let aac = String(decoding: try Harness.rtprecv(["--pcap", capture("gst-h264-aac.pcap").path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(aac.contains("unknown: a dynamic payload type") && !aac.contains("as Opus's do"), aac)
         for (arguments, says) in [(["--audio-codec", "opus"], "give it with '--audio-payload-type N'"),
                                   (["--audio-payload-type", "97", "--audio-codec", "aac"], "AAC needs its config"),
                                   (["--audio-payload-type", "97", "--audio-codec", "speex"], "expected opus, pcmu, pcma, g722 or mpa")] {
