@@ -108,6 +108,8 @@ public enum Help {
       rtprecv --pcap camera.pcap --sdp camera.sdp --out video.h264 --audio audio.aac
       rtprecv --pcap phone.pcap --audio call.wav          G.711 from a SIP call, no SDP needed
       rtprecv --pcap webrtc.pcap --sdp call.sdp --wav call.wav   Opus, decoded
+      rtprecv --pcap webrtc.pcapng --tls-keylog keys.log --audio-payload-type 111 \\
+              --audio-codec opus --mkv call.mkv   a browser's call: its keys from SSLKEYLOGFILE
       rtprecv --pcap linphone.pcap --out call.ivf --frame-md5 call.md5   VP8 from a SIP video call
       rtprecv --sdp camera.sdp --rtmp rtmp://127.0.0.1/live/cam --reconnect   restream a camera
       rtprecv --pcap sip.pcap --srtp-key KEY_A --srtp-key KEY_B --out video.h264   both directions

@@ -10,10 +10,11 @@ final class TLSKeyLogTests: XCTestCase {
     private let sdp = FrameCaptures.capture("ffmpeg-vp8.sdp").path
 
     /// A capture of the call and its key log; the keying material OpenSSL exported, in hex.
-    private func call(_ name: String, profile: String, cipher: String) throws -> (pcap: URL, keylog: URL, exported: String) {
+    private func call(_ name: String, profile: String, cipher: String, of rtp: URL? = nil) throws -> (pcap: URL, keylog: URL, exported: String) {
         let pcap = Harness.temporaryFile(name + ".pcap"), keylog = Harness.temporaryFile(name + ".keylog")
         let script = Harness.packageRoot.appendingPathComponent("scripts/dtls-srtp-capture").path
-        let made = try Harness.run(Harness.venvPython, [script, source.path, pcap.path, keylog.path, "--profile", profile, "--cipher", cipher])
+        let made = try Harness.run(Harness.venvPython, [script, (rtp ?? source).path, pcap.path, keylog.path, "--profile", profile,
+                                                        "--cipher", cipher])
         XCTAssertEqual(made.status, 0, made.stderr)
         return (pcap, keylog, String(decoding: made.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -36,6 +37,21 @@ final class TLSKeyLogTests: XCTestCase {
             XCTAssertFalse(r.stderr.contains(secret.trimmingCharacters(in: .whitespacesAndNewlines)))
             XCTAssertFalse(r.stderr.lowercased().contains(String(exported.prefix(32))))
         }
+    }
+
+    /// A browser's call: Opus beside the video, one key for both, and no SDP in the capture (it went
+    /// over signalling). With the key log and --audio-codec, the Matroska file has both as sent.
+    func testABrowsersCallOfVideoAndOpusFromTheKeyLogAlone() throws {
+        let rtp = try TestPcap.merged(["ffmpeg-vp8.pcap", "ffmpeg-opus.pcap"], name: "dtls-call-rtp")
+        let (pcap, keylog, _) = try call("dtls-call", profile: "SRTP_AES128_CM_SHA1_80", cipher: "ECDHE-ECDSA-AES128-GCM-SHA256", of: rtp)
+        let mkv = Harness.temporaryFile("dtls-call.mkv")
+        let r = try Harness.rtprecv(["--pcap", pcap.path, "--tls-keylog", keylog.path, "--audio-payload-type", "97", "--audio-codec", "opus",
+                                     "--mkv", mkv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Harness.probe(mkv, "stream=codec_name"), "codec_name=vp8\ncodec_name=opus\n")
+        XCTAssertEqual(try FrameCaptures.packetHashes(mkv), try FrameCaptures.packetHashes(FrameCaptures.capture("ffmpeg-vp8.ivf")))
+        XCTAssertEqual(try Harness.packetMD5(mkv),
+                       try Harness.rtpPayloadMD5(Harness.captures.appendingPathComponent("ffmpeg-opus.pcap"), port: 5180, payloadType: 97))
     }
 
     /// A pcapng file with its key log inside (`editcap --inject-secrets tls,FILE`, as Wireshark users
