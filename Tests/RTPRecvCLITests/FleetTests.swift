@@ -313,14 +313,8 @@ final class FleetTests: XCTestCase {
 
             """.appending((0..<40).map { "  - {name: s\($0), port: \(base + 2 * $0)}\n" }.joined())
             .write(to: config, atomically: true, encoding: .utf8)
-        let log = Harness.temporaryFile("fleet-renewals.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = Harness.binary
-        p.arguments = ["--config", config.path, "-q"]
-        p.standardError = try FileHandle(forWritingTo: log)
-        try p.run()
-        defer { if p.isRunning { p.terminate(); p.waitUntilExit() } }
+        let m = try launch(config, member: "w0", log: "fleet-renewals.log")
+        defer { if m.process.isRunning { m.process.terminate(); m.process.waitUntilExit() } }
         let writes = { () throws -> Int in
             let r = try Harness.run("curl", ["-s", "http://127.0.0.1:\(cluster.monitorPorts[0])/jsz?streams=true"])
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
@@ -332,7 +326,7 @@ final class FleetTests: XCTestCase {
         let (before, began) = (try writes(), Date())
         Thread.sleep(forTimeInterval: 4)
         let perSecond = Double(try writes() - before) / Date().timeIntervalSince(began)
-        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let said = (try? String(contentsOf: m.log, encoding: .utf8)) ?? ""
         XCTAssertGreaterThanOrEqual(perSecond, 40, said)
         XCTAssertLessThanOrEqual(perSecond, 80, said)
         XCTAssertFalse(said.contains("is recorded by member"), said)
@@ -412,7 +406,12 @@ final class FleetTests: XCTestCase {
 
         """).appending((0..<cameras).map { "  - {name: cam\($0), rtsp: 'rtsp://127.0.0.1:\(rtspPort)/cam\($0)'}\n" }.joined())
             .write(to: config, atomically: true, encoding: .utf8)
-        let log = Harness.temporaryFile("fleet-\(name)\(tag).log")
+        return try launch(config, member: name, log: "fleet-\(name)\(tag).log")
+    }
+
+    /// rtprecv running `config`, its messages in the file `log`.
+    private func launch(_ config: URL, member name: String, log: String) throws -> Member {
+        let log = Harness.temporaryFile(log)
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = Harness.binary
