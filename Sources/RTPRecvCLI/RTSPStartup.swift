@@ -26,6 +26,9 @@ struct RTSPStartup {
     /// The session, once set up.
     mutating func session() throws -> RTSPPull {
         try StopSignal.install()
+        // Log rotation's SIGHUP during a long wait for a camera must not end the run (its default
+        // action): counted, with no output open yet to reopen.
+        try HangupSignal.install()
         options.supervised?.inbox?.settingUp = state
         defer { options.supervised?.inbox?.settingUp = nil }
         var generator = SystemRandomNumberGenerator()

@@ -77,6 +77,8 @@ final class RTSPFakeCameraTests: XCTestCase {
         XCTAssertNotNil(served[1].range(of: #"rtprecv_rtsp_setting_up 1\n(.|\n)*rtprecv_rtsp_setup_failures_total [1-9]"#, options: .regularExpression), served[1])
         XCTAssertTrue(served[2].contains("<p class=\"silent\">setting up rtsp://127.0.0.1:\(port)/cam: ") && served[2].hasSuffix("200"), served[2])
         XCTAssertFalse(served.joined().contains("secret"))
+        // Log rotation meanwhile does not end the run.
+        kill(pull.processIdentifier, SIGHUP)
         let c = try camera([])
         defer { c.terminate(); c.waitUntilExit() }
         pull.waitUntilExit()
