@@ -68,8 +68,9 @@ public final class MediaMuxer {
     /// The bytes handed to the file so far: its size.
     public var size: Int { io.end }
 
-    /// `format`: libavformat's muxer name.
-    public init(format: String, seekable: Bool, append: @escaping (UnsafeRawBufferPointer) throws -> Void,
+    /// `format`: libavformat's muxer name. `bitExact`: the same packets make the same file (no
+    /// random identifiers such as Ogg's stream serial number, no library version in the headers).
+    public init(format: String, seekable: Bool, bitExact: Bool = false, append: @escaping (UnsafeRawBufferPointer) throws -> Void,
                 overwrite: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) throws(FFmpegError) {
         try FFmpegError.loadFormat()
         io = IO(append: append, overwrite: overwrite)
@@ -93,6 +94,7 @@ public final class MediaMuxer {
         if Self.handsOverWholeFragments.contains(format) { pb.pointee.direct = 1 }
         // What the muxer hands over goes to the file at once: a crash loses only what it still holds.
         context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS | AVFMT_FLAG_CUSTOM_IO
+        if bitExact { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
     }
 
     deinit {

@@ -10,8 +10,9 @@ final class OggOpusWriter {
     private var origin: Int64?
 
     init(_ track: AudioTrack, file: OutputFile) throws {
-        // Ogg never goes back: nothing is overwritten.
-        muxer = try MediaMuxer(format: "ogg", seekable: false, append: { try file.write($0) }, overwrite: { _, _ in })
+        // Ogg never goes back: nothing is overwritten. Bit-exact: the stream's serial number is
+        // otherwise random, and one capture would make a different file each time.
+        muxer = try MediaMuxer(format: "ogg", seekable: false, bitExact: true, append: { try file.write($0) }, overwrite: { _, _ in })
         _ = try muxer.add(MediaMuxer.Track(audio: "opus", sampleRate: 48000, channels: min(max(track.channels, 1), 2),
                                            extradata: track.configuration))
         try muxer.begin(options: [])

@@ -93,6 +93,11 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertEqual(audio?["codec"] as? String, "Opus")
         XCTAssertEqual(audio?["frames_written"] as? Int, audio?["packets"] as? Int)
         XCTAssertEqual(audio?["gaps"] as? Int, 0, "FFmpeg's timestamps wobble by 8 ticks: not a loss")
+        // The same packets, the same file (Ogg's serial number is not left to chance).
+        let again = Harness.temporaryFile("audio-again.opus")
+        XCTAssertEqual(try Harness.rtprecv(["--pcap", capture("ffmpeg-opus.pcap").path, "--sdp", capture("ffmpeg-opus.sdp").path,
+                                            "--audio", again.path]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: again), try Data(contentsOf: out))
     }
 
     /// G.722 in WAV with its own format tag: FFmpeg decodes it to what it decodes from the G.722
