@@ -295,7 +295,7 @@ final class FleetTests: XCTestCase {
     /// A claim is written about three times a TTL, not at every round (each write is a JetStream
     /// message, replicated): 40 sources held by one member with a 2 s TTL, a round every 250 ms,
     /// cost the bucket about 57 writes a second with the heartbeat (164 when every round renewed
-    /// every claim), and at least one a claim every second, so that none lapses.
+    /// every claim), and enough that none lapses.
     func testClaimsAreRenewedAFewTimesATTLNotEveryRound() throws {
         let cluster = try NATSCluster(nodes: 1, name: "renewals")
         defer { cluster.stop() }
@@ -327,7 +327,8 @@ final class FleetTests: XCTestCase {
         Thread.sleep(forTimeInterval: 4)
         let perSecond = Double(try writes() - before) / Date().timeIntervalSince(began)
         let said = (try? String(contentsOf: m.log, encoding: .utf8)) ?? ""
-        XCTAssertGreaterThanOrEqual(perSecond, 40, said)
+        // At least a write a claim every 1.6 s, within the 2 s TTL, on a busy machine too.
+        XCTAssertGreaterThanOrEqual(perSecond, 25, said)
         XCTAssertLessThanOrEqual(perSecond, 80, said)
         XCTAssertFalse(said.contains("is recorded by member"), said)
     }
