@@ -33,6 +33,10 @@ public final class HTTPEndpoint {
     public private(set) var requestsServed = 0
     /// Changes whenever `descriptors` does, for the loop to remake its poll set.
     public private(set) var generation = 0
+    /// `serve`'s poll set, and the generation it was made for.
+    private var ownPoll = SocketPoll([])
+    private var ownPolled: [Int32] = []
+    private var ownGeneration = -1
 
     public init(_ target: (address: String, port: UInt16)) throws(ListenError) {
         do {
@@ -47,6 +51,18 @@ public final class HTTPEndpoint {
 
     /// The listening socket and every client's, to poll.
     public var descriptors: [Int32] { [listener.descriptor] + clients.map(\.connection.descriptor) }
+
+    /// For a loop that waits on nothing else: requests answered for up to `milliseconds`.
+    public func serve(milliseconds: Int, page: (String) -> HTTPAnswer) {
+        if generation != ownGeneration {
+            (ownPolled, ownGeneration) = (descriptors, generation)
+            ownPoll = SocketPoll(ownPolled)
+        }
+        try? ownPoll.wait(milliseconds: milliseconds) { i in
+            ready(ownPolled[i], now: Terminal.monotonicNanoseconds(), page: page)
+        }
+        tick(now: Terminal.monotonicNanoseconds())
+    }
 
     /// `page(path)`: the answer to a GET of `path`.
     public func ready(_ descriptor: Int32, now: Int64, page: (String) -> HTTPAnswer) {

@@ -14,10 +14,9 @@ struct RTSPReconnection {
     private(set) var failedAttempts = 0
     private(set) var lostNanoseconds: Int64 = 0
     private var lostSince: Int64?
-    private var generator = SystemRandomNumberGenerator()
-    /// While under way: why the session was lost, the next delay, when the next try starts, the try.
+    /// While under way: why the session was lost, the waits between tries, when the next starts, the try.
     private var why: String?
-    private var delay = 1.0
+    private var backoff = RTSPBackoff()
     private var nextTry: Int64 = 0
     private var attempt: RTSPSetupAttempt?
 
@@ -43,7 +42,7 @@ struct RTSPReconnection {
     mutating func begin(after why: String, options: Options, now: Int64) {
         lostSince = lostSince ?? now
         self.why = why
-        delay = 1.0
+        backoff = RTSPBackoff()
         options.supervised?.announce?("reconnecting", [("reason", .string(why))])
         scheduleTry(options: options, now: now)
     }
@@ -65,7 +64,6 @@ struct RTSPReconnection {
             failedAttempts += 1
             if !options.quiet { Terminal.printError("rtsp: reconnect failed: \(error)\n") }
             options.supervised?.announce?("error", [("message", .string(Terminal.masked("reconnect failed: \(error)")))])
-            delay = min(30, delay * 2)
             scheduleTry(options: options, now: now)
             return nil
         }
@@ -79,15 +77,9 @@ struct RTSPReconnection {
     }
 
     private mutating func scheduleTry(options: Options, now: Int64) {
-        let wait = RTSPReconnection.backoff(delay, &generator)
+        let wait = backoff.next()
         if !options.quiet { Terminal.printError("rtsp: \(why ?? "lost"); reconnecting in \(wait.said)\n") }
         nextTry = now + wait.nanoseconds
-    }
-
-    /// `delay` seconds ±25%, so that many clients of one server do not come back in step; and as said.
-    static func backoff(_ delay: Double, _ generator: inout SystemRandomNumberGenerator) -> (nanoseconds: Int64, said: String) {
-        let jittered = delay * (0.75 + Double(generator.next() % 1000) / 2000)
-        return (Int64(jittered * 1e9), "\(Double(Int(jittered * 10)) / 10) s")
     }
 
     var summary: String {
@@ -97,6 +89,20 @@ struct RTSPReconnection {
 
     var json: [(String, JSON)] {
         [("reconnects", .int(reconnects)), ("reconnect_failures", .int(failedAttempts)), ("lost_ms", .int(Int(lostNanoseconds / 1_000_000)))]
+    }
+}
+
+/// The waits between tries at setting a session up: 1 s, 2 s, 4 s … up to 30 s, each ±25% so that
+/// many clients of one server do not come back in step.
+struct RTSPBackoff {
+    private var delay = 1.0
+    private var generator = SystemRandomNumberGenerator()
+
+    /// The next wait, and as said.
+    mutating func next() -> (nanoseconds: Int64, said: String) {
+        let jittered = delay * (0.75 + Double(generator.next() % 1000) / 2000)
+        delay = min(30, delay * 2)
+        return (Int64(jittered * 1e9), "\(Double(Int(jittered * 10)) / 10) s")
     }
 }
 

@@ -7,9 +7,9 @@ import SystemIO
 /// run already answers: its metrics endpoint (/healthz says what is being set up and why the last
 /// try failed), a signal, --duration, and a config's supervisor, which reads `SetupState` from
 /// the source's inbox. Without --reconnect the first failure ends the run; with it a server that
-/// cannot set the session up yet (a camera still booting, or down) is tried again with the
-/// reconnection's backoff until it can, or until the run ends, which is then an error naming the
-/// last failure.
+/// cannot set the session up yet (a camera still booting, or down) is tried again after the
+/// reconnection's waits (`RTSPBackoff`) until it can, or until the run ends, which is then an
+/// error naming the last failure.
 struct RTSPStartup {
     let options: Options
     /// The run's own endpoint (`--metrics`; a config's is its supervisor's).
@@ -31,8 +31,7 @@ struct RTSPStartup {
         try HangupSignal.install()
         options.supervised?.inbox?.settingUp = state
         defer { options.supervised?.inbox?.settingUp = nil }
-        var generator = SystemRandomNumberGenerator()
-        var delay = 1.0
+        var backoff = RTSPBackoff()
         while true {
             let attempt = RTSPSetupAttempt(options: options)
             let outcome: Result<RTSPPull, any Error>
@@ -50,36 +49,27 @@ struct RTSPStartup {
             guard options.reconnect else { throw failure }
             state.failures += 1
             state.lastFailure = Terminal.masked("\(failure)")
-            let wait = RTSPReconnection.backoff(delay, &generator)
+            let wait = backoff.next()
             if !options.quiet { Terminal.printError("rtsp: \(failure); trying again in \(wait.said)\n") }
             options.supervised?.announce?("error", [("message", .string(Terminal.masked("setup failed: \(failure)")))])
             options.supervised?.inbox?.settingUp = state
             let wakeUp = Terminal.monotonicNanoseconds() + wait.nanoseconds
             _ = try turn { Terminal.monotonicNanoseconds() >= wakeUp ? true : nil }
-            delay = min(30, delay * 2)
         }
     }
 
     /// Turns of 50 ms (the endpoint served meanwhile) until `done` answers, or the run ends first.
     private func turn<Answer>(until done: () -> Answer?) throws -> Answer {
-        var polled: [Int32] = [], poll = SocketPoll([]), generation = -1
         while true {
             if let answer = done() { return answer }
             if let ended = endReason() {
                 throw RunError(description: "\(ended) before the session could be set up" + (state.lastFailure.map { ": \($0)" } ?? ""))
             }
-            guard let metrics else {
+            if let metrics {
+                metrics.serve(milliseconds: 50) { page($0) }
+            } else {
                 Terminal.sleep(nanoseconds: 50_000_000)
-                continue
             }
-            if metrics.generation != generation {
-                (polled, generation) = (metrics.descriptors, metrics.generation)
-                poll = SocketPoll(polled)
-            }
-            try? poll.wait(milliseconds: 50) { i in
-                metrics.ready(polled[i], now: Terminal.monotonicNanoseconds()) { page($0) }
-            }
-            metrics.tick(now: Terminal.monotonicNanoseconds())
         }
     }
 

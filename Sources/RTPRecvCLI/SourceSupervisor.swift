@@ -33,6 +33,8 @@ final class SourceSupervisor {
         /// Why the run was asked to stop, at once or at its next keyframe; nil when it ended on its own.
         var stoppedBecause: String? { stop.reason ?? stop.reasonAtKeyframe }
         var exitStatus: Int32? { lock.locked { status } }
+        /// Whether its run's loop answers requests: not ended, and its session set up.
+        var answers: Bool { exitStatus == nil && inbox.settingUp == nil }
     }
 
     /// -q and -v of the command line, for every source.
@@ -273,29 +275,17 @@ final class SourceSupervisor {
 
     // MARK: The metrics endpoint
 
-    private var poll = SocketPoll([])
-    private var polled: [Int32] = []
-    private var generation = -1
-
     /// Requests to the endpoint for up to `milliseconds`; a sleep without one.
     private func serve(milliseconds: Int) {
         guard let metrics else { return Terminal.sleep(nanoseconds: Int64(milliseconds) * 1_000_000) }
-        if metrics.generation != generation {
-            polled = metrics.descriptors
-            poll = SocketPoll(polled)
-            generation = metrics.generation
-        }
-        try? poll.wait(milliseconds: milliseconds) { i in
-            metrics.ready(polled[i], now: Terminal.monotonicNanoseconds()) { page($0) }
-        }
-        metrics.tick(now: Terminal.monotonicNanoseconds())
+        metrics.serve(milliseconds: milliseconds) { page($0) }
     }
 
     /// What every source running answers to `request` on its own thread, within `milliseconds`.
     private func ask<Answer>(_ sources: [Running], within milliseconds: Int64 = 300,
                              _ request: @escaping (String, LiveReception, Int64) -> Answer) -> [String: Answer] {
         let answers = SourceAnswers<Answer>()
-        let asked = sources.filter { $0.exitStatus == nil && $0.inbox.settingUp == nil }
+        let asked = sources.filter(\.answers)
         for r in asked {
             let name = r.source.name
             r.inbox.post { reception, now in answers.put(name, request(name, reception, now)) }
@@ -347,7 +337,7 @@ final class SourceSupervisor {
             let answers = ask(owner, within: 1500) { name, reception, now in reception.snapshot(path, now: now, source: name) }
             guard let jpeg = answers.values.first ?? nil else {
                 // A run that was asked and said nothing in time is busy, not without a picture.
-                let busy = answers.isEmpty && owner.contains { $0.exitStatus == nil && $0.inbox.settingUp == nil }
+                let busy = answers.isEmpty && owner.contains(where: \.answers)
                 return busy ? HTTPAnswer(503, "Service Unavailable", "text/plain", "the source did not answer in time\n")
                     : HTTPAnswer(404, "Not Found", "text/plain", "no keyframe of such a stream yet\n")
             }
