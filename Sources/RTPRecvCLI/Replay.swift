@@ -52,67 +52,52 @@ struct Replay {
         if let mapped = capture.mappedBytes { run.gatherWrites(within: mapped) }
         var skipped: [FrameSkip: Int] = [:]
         var tcp = InterleavedCapture(framing: options.tcpFraming)
-        var channelRoles = InterleavedChannelRoles()
-        var datagramsRead = 0
-        var datagramsOfTheServer = 0
+        var feed = CapturedPacketFeed(run: run, capture: capture, serverEndpoints: serverEndpoints,
+                                      progress: Progress(enabled: options.showsProgress))
         var damage: String?
-        let progress = Progress(enabled: options.showsProgress)
         // Ctrl-C stops the replay as it stops live reception: what came before is written and counted.
         // (From a pipe, `tcpdump ... | rtprecv --pcap -`, the writer's end of the input ends it too.)
         try StopSignal.install()
-
-        /// Hands a packet to the run; false once it takes no more, or Ctrl-C came.
-        @inline(__always) func deliver(_ p: CapturedPacket, offset: Int64) throws -> Bool {
-            datagramsRead += 1
-            // Over TCP the port is the connection's, not a media line's: no port selects.
-            let rtcpOnly = p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false
-            var destination = p.channel == nil ? p.destination : nil
-            if !serverEndpoints.isEmpty, destination != nil, let port = serverEndpoints[p.source], port != p.destination.port {
-                destination!.port = port
-                datagramsOfTheServer += 1
-            }
-            try run.receive(datagram: p.bytes, source: p.source, destination: destination, arrival: p.time, rtcpOnly: rtcpOnly)
-            if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
-                let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
-                progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")
-            }
-            return run.takesMore && StopSignal.received == 0
-        }
-
         try run.writing {
             guard run.takesMore else { return }
-            guard let walk = capture.walkAhead(skipped: skipped, tcp: tcp) else {
-                damage = try capture.forEachDatagram(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) {
-                    try deliver($0, offset: capture.offset)
-                }
-                return
-            }
-            // The walk goes on, on a thread of its own, while this one receives.
-            var goesOn = true
-            while goesOn, let batch = walk.next() {
-                for (i, p) in batch.packets.enumerated() {
-                    batch.prefetch(after: i)
-                    // The file shrank under the walk: from here on it reads as zeros.
-                    if walk.isLost(p) { break }
-                    goesOn = try deliver(p, offset: batch.offset)
-                    if !goesOn { break }
-                }
-                if !batch.copies.isEmpty { run.stopReferring(to: batch.copies) }
-                walk.recycle(batch)
-            }
-            let outcome = try walk.finish()
-            (skipped, tcp) = (outcome.skipped, outcome.tcp)
-            if goesOn { damage = outcome.damage }
+            damage = try Self.walk(capture, into: &feed, skipped: &skipped, tcp: &tcp)
         }
-        progress.clear()
+        feed.progress.clear()
         try run.finish()
         // The file may shrink once the walk is past: what was read of it since then reads as zeros.
         if damage == nil { damage = capture.truncationFoundAfterTheWalk()?.damage }
         if StopSignal.received != 0 && !options.quiet { Terminal.printError("stopped by \(StopSignal.name)\n") }
-        try run.report(reportInput(capture, datagramsRead: datagramsRead, datagramsOfTheServer: datagramsOfTheServer,
+        try run.report(reportInput(capture, datagramsRead: feed.datagramsRead, datagramsOfTheServer: feed.datagramsOfTheServer,
                                    skipped: skipped, tcp: tcp, damage: damage))
         if let failure = run.failure { throw RunError(description: failure) }
-        return run.exitStatus(where: "in \(capture.path) (\(datagramsRead) datagrams)", quiet: options.quiet)
+        return run.exitStatus(where: "in \(capture.path) (\(feed.datagramsRead) datagrams)", quiet: options.quiet)
+    }
+
+    /// Every packet of `capture` into `feed`, walked ahead on a thread of its own where the capture
+    /// allows, else in place; the damage that ended the walk early, if any.
+    private static func walk<R: Recording>(_ capture: CaptureFile, into feed: inout CapturedPacketFeed<R>,
+                                           skipped: inout [FrameSkip: Int], tcp: inout InterleavedCapture) throws -> String? {
+        guard let walk = capture.walkAhead(skipped: skipped, tcp: tcp) else {
+            let run = feed.run
+            return try capture.forEachDatagram(skipped: &skipped, tcp: &tcp, releasing: { run.stopReferring(to: $0) }) {
+                try feed.deliver($0, offset: capture.offset)
+            }
+        }
+        var goesOn = true
+        while goesOn, let batch = walk.next() {
+            for (i, p) in batch.packets.enumerated() {
+                batch.prefetch(after: i)
+                // The file shrank under the walk: from here on it reads as zeros.
+                if walk.isLost(p) { break }
+                goesOn = try feed.deliver(p, offset: batch.offset)
+                if !goesOn { break }
+            }
+            if !batch.copies.isEmpty { feed.run.stopReferring(to: batch.copies) }
+            walk.recycle(batch)
+        }
+        let outcome = try walk.finish()
+        (skipped, tcp) = (outcome.skipped, outcome.tcp)
+        return goesOn ? outcome.damage : nil
     }
 
     /// What the replay read, for the report: the summary's lines and the statistics' fields.
@@ -141,5 +126,35 @@ struct Replay {
                    ("tcp", .object([("packets", .int(tcp.frames)), ("skipped_bytes", .int(tcp.skippedBytes))]
                                    + Report.json(tcp.statistics.counts.fields))),
                    ("truncated", damage.map(JSON.string) ?? .null)])
+    }
+}
+
+/// A replay's packet path: each captured packet into the run, counted, with the progress line.
+private struct CapturedPacketFeed<R: Recording> {
+    let run: R
+    let capture: CaptureFile
+    /// The server's endpoints of each media line its signalling set up, with the line's client port.
+    let serverEndpoints: [Endpoint: UInt16]
+    let progress: Progress
+    var channelRoles = InterleavedChannelRoles()
+    var datagramsRead = 0
+    var datagramsOfTheServer = 0
+
+    /// Hands a packet to the run; false once it takes no more, or Ctrl-C came.
+    @inline(__always) mutating func deliver(_ p: CapturedPacket, offset: Int64) throws -> Bool {
+        datagramsRead += 1
+        // Over TCP the port is the connection's, not a media line's: no port selects.
+        let rtcpOnly = p.channel.map { channelRoles.isRTCP(p.bytes, channel: $0) } ?? false
+        var destination = p.channel == nil ? p.destination : nil
+        if !serverEndpoints.isEmpty, destination != nil, let port = serverEndpoints[p.source], port != p.destination.port {
+            destination!.port = port
+            datagramsOfTheServer += 1
+        }
+        try run.receive(datagram: p.bytes, source: p.source, destination: destination, arrival: p.time, rtcpOnly: rtcpOnly)
+        if datagramsRead & 0xFFF == 0 && progress.due(now: Terminal.monotonicNanoseconds()) {
+            let percent = capture.fileSize > 0 ? "\(offset * 100 / capture.fileSize)% " : ""
+            progress.show("reading: \(percent)(\(offset >> 20) MiB), \(run.framesWritten) frames written")
+        }
+        return run.takesMore && StopSignal.received == 0
     }
 }
