@@ -76,7 +76,6 @@ final class LiveReception {
     private var poll = SocketPoll([])
     private var metricsGeneration = -1
 
-    private var duration: Int64? { options.durationNanoseconds }
     private var timeout: Int64? { options.timeoutNanoseconds }
     /// Why the RTSP session's media has stopped: its TCP connection lost, or the session ended.
     /// (Not while it is being set up again.)
@@ -295,7 +294,7 @@ final class LiveReception {
     private func timesOut() -> String? {
         if let rtspEnded { return "stopped: \(rtspEnded)" }
         let now = Terminal.monotonicNanoseconds()
-        if let duration, now - start >= duration { return "stopped after \(options.duration!) s" }
+        if let passed = options.durationPassed(since: start, now: now) { return passed }
         if let timeout, now - lastPacket >= timeout, !silenceReported, !reconnection.isUnderway {
             silenceReported = true
             progress.clear()

@@ -211,6 +211,12 @@ public struct Options {
     public var durationNanoseconds: Int64? { duration.map { Int64($0 * 1e9) } }
     public var timeoutNanoseconds: Int64? { timeout.map { Int64($0 * 1e9) } }
 
+    /// Why a live run begun at `start` stops for time: --duration has passed.
+    func durationPassed(since start: Int64, now: Int64) -> String? {
+        guard let duration = durationNanoseconds, now - start >= duration else { return nil }
+        return "stopped after \(self.duration!) s"
+    }
+
     /// `--audio-codec NAME`: the formats whose RTP clock and channels are the same in every session.
     static func audioCodec(named text: String) throws(UsageError) -> MediaDescription.Format {
         switch text.lowercased() {

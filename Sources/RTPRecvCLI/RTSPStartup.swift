@@ -76,9 +76,7 @@ struct RTSPStartup {
     /// A signal, a config's stop, or --duration, counted from the start.
     private func endReason() -> String? {
         options.stopReason ?? options.supervised?.stop.reasonAtKeyframe.map { "stopped: \($0)" }
-            ?? options.durationNanoseconds.flatMap {
-                Terminal.monotonicNanoseconds() - started >= $0 ? "stopped after \(options.duration!) s" : nil
-            }
+            ?? options.durationPassed(since: started, now: Terminal.monotonicNanoseconds())
     }
 
     /// What the endpoint answers while the session is set up.
