@@ -31,6 +31,23 @@ final class AccessUnitNALUnitsTests: XCTestCase {
         return (out, units, copy)
     }
 
+    /// The parameter sets a container's track takes from the keyframe of `pieces` and `offsets`,
+    /// and whether the offsets found them.
+    private func parameterSets(_ pieces: [[UInt8]], offsets: [Int]) -> (sets: [UInt8], byOffsets: Bool) {
+        let buffers = pieces.map { UnsafeRawBufferPointer(UnsafeMutableRawBufferPointer.allocate(byteCount: $0.count, alignment: 1)) }
+        defer { buffers.forEach { $0.deallocate() } }
+        for (buffer, piece) in zip(buffers, pieces) { UnsafeMutableRawBufferPointer(mutating: buffer).copyBytes(from: piece) }
+        return buffers.withUnsafeBufferPointer { views in
+            offsets.withUnsafeBufferPointer { offsets in
+                var unit = AccessUnit(timestamp: 0, pts: 0, pieces: views, isKeyframe: true)
+                unit.nalUnitOffsets = offsets
+                let isSlice: (UnsafeRawBufferPointer) -> Bool = { NALUnitType.isVCL(nalUnitType($0[0])) }
+                let keep: (UnsafeRawBufferPointer) -> Bool = { [NALUnitType.sps, NALUnitType.pps].contains(nalUnitType($0[0])) }
+                return (VideoTrack.parameterSets(of: unit, isSlice: isSlice, keep), unit.leadingNALUnits(until: isSlice, keep) != nil)
+            }
+        }
+    }
+
     func testTheOffsetsTheReceiverGaveAreUsedAcrossPieces() {
         // Two units over three pieces, the first ending in two zero bytes.
         let annexB = Fixture.annexB([idr, nonIDR])
@@ -50,5 +67,28 @@ final class AccessUnitNALUnitsTests: XCTestCase {
 
     func testOffsetsThatNameNoStartCodeAreNotTrusted() {
         XCTAssertEqual(converted([Fixture.annexB([idr, nonIDR])], offsets: [0, 7]), expected)
+    }
+
+    func testATracksParameterSetsAreTheUnitsBeforeTheFirstSliceByTheOffsets() {
+        let sei: [UInt8] = [0x06, 0x05, 0x01, 0x80]
+        let annexB = Fixture.annexB([Fixture.sps, sei, Fixture.pps, idr, nonIDR])
+        let offsets = [0, 4 + Fixture.sps.count, 8 + Fixture.sps.count + sei.count,
+                       12 + Fixture.sps.count + sei.count + Fixture.pps.count,
+                       16 + Fixture.sps.count + sei.count + Fixture.pps.count + idr.count]
+        let sets = Fixture.annexB([Fixture.sps, Fixture.pps])
+        // The PPS split over two pieces, and the slice's header alone at a piece's end.
+        let pieces = [Array(annexB[..<(offsets[2] + 6)]), Array(annexB[(offsets[2] + 6)..<(offsets[3] + 5)]),
+                      Array(annexB[(offsets[3] + 5)...])]
+        for found in [parameterSets(pieces, offsets: offsets), parameterSets([annexB], offsets: offsets)] {
+            XCTAssertEqual(found.sets, sets)
+            XCTAssertTrue(found.byOffsets)
+        }
+        // Without offsets, or with offsets that name no start code, the start codes are looked for.
+        for found in [parameterSets(pieces, offsets: []), parameterSets(pieces, offsets: [0, 5])] {
+            XCTAssertEqual(found.sets, sets)
+            XCTAssertFalse(found.byOffsets)
+        }
+        // A keyframe with no parameter sets in front has none.
+        XCTAssertEqual(parameterSets([Fixture.annexB([idr])], offsets: [0]).sets, [])
     }
 }

@@ -29,6 +29,39 @@ extension AccessUnit {
         }
     }
 
+    /// By `nalUnitOffsets`, the NAL units before the first for which `stop` (reading its header
+    /// only) says so, each behind a 4-byte start code where `keep` takes it; nil where the unit
+    /// carries no offsets or they name no start code.
+    func leadingNALUnits(until stop: (UnsafeRawBufferPointer) -> Bool, _ keep: (UnsafeRawBufferPointer) -> Bool) -> [UInt8]? {
+        guard nalUnitOffsets.first == 0 else { return nil }
+        let count = pieces.reduce(0) { $0 + $1.count }
+        var kept: [UInt8] = [], nal: [UInt8] = []
+        for (i, start) in nalUnitOffsets.enumerated() {
+            let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : count
+            // A start code and the longest NAL header (H.265's two bytes).
+            guard start + 4 <= end, end <= count else { return nil }
+            if end == start + 4 { continue }
+            nal.removeAll(keepingCapacity: true)
+            append(start..<min(end, start + 6), to: &nal)
+            guard nal[0] == 0, nal[1] == 0, nal[2] == 0, nal[3] == 1 else { return nil }
+            if nal.withUnsafeBytes({ stop($0.view(4..<$0.count)) }) { break }
+            append(start + 6..<max(end, start + 6), to: &nal)
+            if nal.withUnsafeBytes({ keep($0.view(4..<$0.count)) }) { kept += nal }
+        }
+        return kept
+    }
+
+    /// Bytes `range` of the unit, across its pieces, appended to `out`.
+    private func append(_ range: Range<Int>, to out: inout [UInt8]) {
+        var at = 0
+        for piece in pieces {
+            defer { at += piece.count }
+            let lower = max(range.lowerBound, at), upper = min(range.upperBound, at + piece.count)
+            if lower < upper { out.append(contentsOf: piece.view(lower - at..<upper - at)) }
+            if at + piece.count >= range.upperBound { break }
+        }
+    }
+
     /// Where each NAL unit lies by `nalUnitOffsets`, its start code included, in a unit of `count`
     /// bytes: each runs to the next, the last to the end.
     private func forEachNALUnit(in count: Int, _ body: (Range<Int>) -> Void) {

@@ -45,12 +45,14 @@ public struct VideoTrack: Equatable, Sendable {
         }
     }
 
-    /// The NAL units of `unit` before its first coded slice (`isSlice`, by the NAL header) for
-    /// which `keep` says so, each behind a 4-byte start code. The pieces are gathered one at a time
-    /// only until a slice begins: a keyframe's parameter sets lead it, and the rest of a large
-    /// keyframe is neither copied nor scanned.
+    /// The NAL units of `unit` before its first coded slice (`isSlice`, which reads the NAL header
+    /// only) for which `keep` says so, each behind a 4-byte start code. Where the receiver said
+    /// where the NAL units lie, only the units before the first slice are copied; else the pieces
+    /// are gathered one at a time until a slice begins. Either way the rest of a large keyframe is
+    /// neither copied nor scanned.
     static func parameterSets(of unit: AccessUnit, isSlice: (UnsafeRawBufferPointer) -> Bool,
                               _ keep: (UnsafeRawBufferPointer) -> Bool) -> [UInt8] {
+        if let sets = unit.leadingNALUnits(until: isSlice, keep) { return sets }
         var prefix: [UInt8] = []
         for piece in unit.pieces {
             prefix.append(contentsOf: piece)
