@@ -38,9 +38,9 @@ extension AccessUnit {
         var kept: [UInt8] = [], nal: [UInt8] = []
         for (i, start) in nalUnitOffsets.enumerated() {
             let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : count
-            // A start code and the longest NAL header (H.265's two bytes).
             guard start + 4 <= end, end <= count else { return nil }
             if end == start + 4 { continue }
+            // Its start code and header (H.265's is two bytes), then the rest if it is kept.
             nal.removeAll(keepingCapacity: true)
             append(start..<min(end, start + 6), to: &nal)
             guard nal[0] == 0, nal[1] == 0, nal[2] == 0, nal[3] == 1 else { return nil }
