@@ -37,13 +37,20 @@ enum Container: String, CaseIterable {
     /// length at most; MPEG-TS is readable anywhere as it is. Tracks are interleaved within as long.
     /// Matroska's CRC-32 elements are left out: optional, checked by no player or demuxer, they took
     /// half of the time a Matroska recording cost.
-    func options(fragmentMilliseconds: Int) -> [(String, String)] {
+    ///
+    /// `audioAloneFrameNanoseconds`: an AAC frame's duration, in a file of audio alone. MPEG-TS then
+    /// carries its clock reference (PCR) on the audio, spaced by a frame duration libavformat cannot
+    /// know for AAC: it would say "frame size not set" and guess. The file is the same either way
+    /// (every audio frame is a random access point, and gets a PCR), so the period is one frame.
+    func options(fragmentMilliseconds: Int, audioAloneFrameNanoseconds: Int64? = nil) -> [(String, String)] {
         let interleave = ("max_interleave_delta", String(fragmentMilliseconds * 1000))
         switch self {
         case .mp4: return [("movflags", "+frag_keyframe+empty_moov+delay_moov+default_base_moof"),
                            ("frag_duration", String(fragmentMilliseconds * 1000)), interleave]
         case .mkv: return [("cluster_time_limit", String(fragmentMilliseconds)), ("write_crc32", "0"), interleave]
-        case .ts: return [interleave]
+        case .ts:
+            guard let frame = audioAloneFrameNanoseconds else { return [interleave] }
+            return [interleave, ("pcr_period", String(max(1, frame / 1_000_000)))]
         }
     }
 

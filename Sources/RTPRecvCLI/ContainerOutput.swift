@@ -295,7 +295,11 @@ final class ContainerOutput {
             declared.frameSize = audio.config?.samplesPerFrame ?? 0
             return try muxer.add(declared)
         }
-        try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds))
+        let aacFrame = videoIndex == nil ? audioTrack?.config.map {
+            ClockTicks.nanoseconds(Int64($0.samplesPerFrame), clockRate: $0.samplingFrequency)
+        } : nil
+        try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds,
+                                                   audioAloneFrameNanoseconds: aacFrame))
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
         var codecs: [String] = []
         if let track, videoIndex != nil { codecs.append(track.codec.libavcodecName) }

@@ -117,4 +117,23 @@ final class CallAudioTests: XCTestCase {
             .firstMatch(of: /RMS level dB: (-?[0-9.]+)/).flatMap { Double($0.1) }
         XCTAssertEqual(try XCTUnwrap(rms, stats.stderr), -level, accuracy: 1.5)
     }
+
+    /// The call alone in MPEG-TS and MP4, its G.711 made AAC: as long as the voice, the silence
+    /// included, and nothing of libavformat's own on the terminal (an MPEG-TS of audio alone made it
+    /// say "frame size not set").
+    func testCallAloneIsRecordedAsAAC() throws {
+        let voice = try Self.packets(call, port: 5300, eventType: 101).filter { $0.payloadType == 0 }
+        let seconds = Double(voice.last!.timestamp &- voice.first!.timestamp + 160) / 8000
+        let ts = Harness.temporaryFile("call.ts"), mp4 = Harness.temporaryFile("call.mp4")
+        let run = try Harness.rtprecv(["--pcap", call.path, "--ts", ts.path, "--mp4", mp4.path, "-q"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(run.stderr.contains("@ 0x"), run.stderr)
+        for file in [ts, mp4] {
+            let probe = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=codec_name",
+                                                    "-show_entries", "format=duration", "-of", "csv=p=0", file.path])
+            let lines = String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n")
+            XCTAssertEqual(lines.first, "aac", file.lastPathComponent)
+            XCTAssertEqual(try XCTUnwrap(Double(lines.last ?? "")), seconds, accuracy: 0.15, file.lastPathComponent)
+        }
+    }
 }
