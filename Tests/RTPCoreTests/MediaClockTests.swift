@@ -162,4 +162,20 @@ final class MediaClockTests: XCTestCase {
         XCTAssertEqual(clock.time(ssrc: 1, ticks: 12 * frame + jump, clockRate: 90000, arrival: 0) - times[7], 100_000_000, accuracy: 1)
         XCTAssertEqual(clock.streams[1]?.timestampJumps, 1)
     }
+
+    /// A phone's audio clock reset while its packets kept coming (Linphone's stepped back 330 ms):
+    /// an audio stream bridges a step back as a jump, one frame on; video's decoding order steps
+    /// back (B-frames) and is taken as it comes.
+    func testAnAudioStepBackContinuesTheTimeline() {
+        let clock = MediaClock()
+        var times: [Int64] = []
+        for ticks: Int64 in [0, 160, 320, 480, 480 - 2640, 640 - 2640] {
+            times.append(clock.time(ssrc: 1, ticks: ticks, clockRate: 8000, arrival: 0, backIsJump: true))
+        }
+        XCTAssertEqual(zip(times, times.dropFirst()).map { $1 - $0 }, Array(repeating: 20_000_000, count: 5))
+        XCTAssertEqual(clock.streams[1]?.timestampJumps, 1)
+        for ticks: Int64 in [0, 9000, 3000] { times.append(clock.time(ssrc: 2, ticks: ticks, clockRate: 90000, arrival: 0)) }
+        XCTAssertEqual(times.suffix(2).first! - times.last!, 66_666_666, accuracy: 1)
+        XCTAssertEqual(clock.streams[2]?.timestampJumps, 0)
+    }
 }

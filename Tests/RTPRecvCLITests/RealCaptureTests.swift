@@ -32,8 +32,9 @@ final class RealCaptureTests: XCTestCase {
         XCTAssertTrue(try Harness.probe(out, "stream=width,height,profile").contains("profile=High 4:4:4 Predictive"))
     }
 
-    /// A call over the Internet whose G.711 packets came in bursts: the FLV's audio tags never
-    /// repeat a time (FFmpeg's muxers refuse a repeated one), and every frame is in it.
+    /// A call over the Internet whose G.711 packets came in bursts, and whose audio clock stepped
+    /// back: the FLV's audio tags never repeat a time (FFmpeg's muxers refuse a repeated one), and
+    /// every frame is in it.
     func testAnFLVOfABurstyCallNeverRepeatsATime() throws {
         let flv = Harness.temporaryFile("linphone.flv"), stats = Harness.temporaryFile("linphone.json")
         let result = try Harness.rtprecv(["--pcap", try capture("linphone_vp8_pcma.pcapng").path, "--flv", flv.path,
@@ -43,7 +44,31 @@ final class RealCaptureTests: XCTestCase {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
         let f = try XCTUnwrap(json["flv"] as? [String: Any])
         XCTAssertEqual(f["audio_frames_written"] as? Int, 1493)
-        XCTAssertGreaterThan(f["frames_made_later"] as? Int ?? 0, 0)
+        let times = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "packet=pts",
+                                                "-of", "csv=p=0", flv.path])
+        let pts = String(decoding: times.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+        XCTAssertEqual(pts.count, 1493)
+        XCTAssertTrue(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 }, "an audio tag's time repeated or went back")
+    }
+
+    /// The phone's audio clock stepped back 330 ms (seq 302) while its packets kept coming: the
+    /// timeline bridges it, so the Matroska file's G.711 frames follow one another (none pushed
+    /// later to keep the decode times going forward) and it lasts as long as the call.
+    func testAnAudioClockSteppedBackIsBridged() throws {
+        let mkv = Harness.temporaryFile("linphone.mkv"), stats = Harness.temporaryFile("linphone-mkv.json")
+        let result = try Harness.rtprecv(["--pcap", try capture("linphone_vp8_pcma.pcapng").path, "--mkv", mkv.path,
+                                          "--stats-json", stats.path, "-q"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        XCTAssertEqual((json["mkv"] as? [String: Any])?["frames_retimed"] as? Int, 0, "\(json["mkv"] ?? "")")
+        let audio = try XCTUnwrap((json["audio_streams"] as? [[String: Any]])?.first)
+        XCTAssertEqual(audio["timestamp_jumps"] as? Int, 1)
+        let times = try Harness.run("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "packet=pts_time",
+                                                "-of", "csv=p=0", mkv.path])
+        let pts = String(decoding: times.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
+        XCTAssertEqual(pts.count, 1493)
+        let steps = zip(pts, pts.dropFirst()).map { $1 - $0 }
+        XCTAssertGreaterThan(steps.min() ?? 0, 0.015, "no frame squeezed against the one before")
     }
 
     func testDeadsfuPcapngGivesItsKeyframe() throws {

@@ -137,7 +137,9 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         var noiseLevel: UInt8?
         if let expected {
             let step = timestamp.subtractingSaturated(expected)
-            if step.magnitude > UInt64(clockRate) * 5 {
+            // Back before the frame before is a jump too: the session timeline bridges it (MediaClock).
+            // bounded: a clock rate, positive and at most MediaDescription.Format.clockRates
+            if step.magnitude > UInt64(clockRate) * 5 || step < 0 && step.magnitude > duration.magnitude {
                 timestampJumps += 1
             } else if step * 2 >= duration {
                 // Less than half a frame is the sender's rounding (FFmpeg's Opus steps 952-968), not a loss.
@@ -211,7 +213,7 @@ public struct AudioStreamStatistics: Sendable {
     public var counts: [Count] {
         [Count(name: "gaps", help: "holes in the audio where whole frames were lost", value: gaps),
          Count(name: "gap_ms", help: "audio lost in the holes", value: Int(clamping: gapMilliseconds)),
-         Count(name: "timestamp_jumps", help: "jumps of the audio's RTP timestamps", value: timestampJumps),
+         Count(name: "timestamp_jumps", help: "jumps of the audio's RTP timestamps (beyond 5 s, or back), bridged", value: timestampJumps),
          Count(name: "comfort_noise_spans", help: "silences sent as comfort noise (RFC 3389)", value: comfortNoiseSpans),
          Count(name: "comfort_noise_ms", help: "audio sent as comfort noise", value: Int(clamping: comfortNoiseMilliseconds))]
     }

@@ -55,11 +55,11 @@ public final class MediaClock {
         func nanoseconds(_ ticks: Int64) -> Int64 { ClockTicks.nanoseconds(ticks, clockRate: clockRate) }
 
         /// The time of `ticks` given out, and the books kept for it. A step beyond `jumpLimit` (in
-        /// nanoseconds) is a jump: it continues where the steps before say, or else a frame's
-        /// worth (20 ms) after the latest time given out.
-        mutating func advance(to ticks: Int64, jumpLimit: Int64) -> Int64 {
+        /// nanoseconds), or back when `backIsJump`, is a jump: it continues where the steps before
+        /// say, or else a frame's worth (20 ms) after the latest time given out.
+        mutating func advance(to ticks: Int64, jumpLimit: Int64, backIsJump: Bool) -> Int64 {
             let step = nanoseconds(ticks.subtractingSaturated(lastTicks))
-            if step.magnitude > jumpLimit.magnitude {
+            if step.magnitude > jumpLimit.magnitude || backIsJump && step < 0 {
                 if let predicted = predictedStep() {
                     anchorTime = time(previousTicks).addingSaturated(nanoseconds(predicted))
                 } else {
@@ -138,17 +138,20 @@ public final class MediaClock {
 
     public init() {}
 
-    /// The session time of `ticks` (extended RTP time) of the stream `ssrc`.
-    public func time(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64) -> Int64 {
-        place(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival).time
+    /// The session time of `ticks` (extended RTP time) of the stream `ssrc`. `backIsJump`: its
+    /// frames follow one another in time (audio), so a step back is the sender's clock reset while
+    /// its packets kept coming, bridged as a jump; video's decoding order steps back (B-frames).
+    public func time(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64, backIsJump: Bool = false) -> Int64 {
+        place(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival, backIsJump: backIsJump).time
     }
 
     /// `time`, and the timestamp jumps of the stream so far: a frame needs both, in one lookup.
-    public func place(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64) -> (time: Int64, timestampJumps: Int) {
+    public func place(ssrc: UInt32, ticks: Int64, clockRate: Int, arrival: Int64,
+                      backIsJump: Bool = false) -> (time: Int64, timestampJumps: Int) {
         guard let index = streams.index(forKey: ssrc) else {
             return (firstTime(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival), 0)
         }
-        let time = streams.values[index].advance(to: ticks, jumpLimit: maxTimestampJump).addingSaturated(shift)
+        let time = streams.values[index].advance(to: ticks, jumpLimit: maxTimestampJump, backIsJump: backIsJump).addingSaturated(shift)
         return (time, streams.values[index].timestampJumps)
     }
 

@@ -353,7 +353,7 @@ public final class Receiver {
             record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
             if var frame {
                 frame.time = self.clock.time(ssrc: frame.record.ssrc, ticks: frame.pts, clockRate: frame.track.clockRate,
-                                             arrival: frame.arrival)
+                                             arrival: frame.arrival, backIsJump: true)
                 try self.sink.write(audio: frame)
             }
             _ = try self.sink.account(record)
