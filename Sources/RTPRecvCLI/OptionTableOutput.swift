@@ -11,7 +11,8 @@ extension Options {
                 (times on the 90 kHz clock, from 0; the frame count filled in at
                 the end when FILE is a regular file). Output starts at the first
                 keyframe (IDR or recovery point), with its SPS and PPS put in
-                front when the stream did not carry them.
+                front when the stream did not carry them. The directories of
+                every output's path are made when missing.
                 """) { o, r in o.out = try r.value() },
             OptionSpec(["--wait-keyframe"], """
                 After a lost reference picture, also drop frames until the next

@@ -336,10 +336,16 @@ final class Outputs: AccessUnitSink {
     }
 }
 
-/// An output file at `path`, its failure said as the run's error.
+/// An output file at `path`, in directories made as needed (a config's `{source}/`, a port's
+/// `{port}/`, which nobody makes beforehand), its failure said as the run's error.
 func open(_ path: String, appending: Bool = false) throws -> OutputFile {
     do {
-        return try OutputFile(path: path, appending: appending)
+        do {
+            return try OutputFile(path: path, appending: appending)
+        } catch let error as SystemError where error.isNoSuchFile && path != "-" {
+            try Directory.makeParents(of: path)
+            return try OutputFile(path: path, appending: appending)
+        }
     } catch let error as SystemError {
         throw RunError(description: "cannot open output \(error)")
     }

@@ -202,12 +202,7 @@ public final class OutputFile {
         try flush()
         guard path != "-" else { return }
         guard fsync(descriptor) == 0 || errno == EINVAL else { throw SystemError("fsync", displayName) }
-        guard directory else { return }
-        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let handle = open(parent.isEmpty ? "/" : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard handle >= 0 else { throw SystemError("open", parent) }
-        defer { Glibc.close(handle) }
-        guard fsync(handle) == 0 || errno == EINVAL else { throw SystemError("fsync", parent) }
+        if directory { try Directory.synchronize(Directory.parent(of: path)) }
     }
 
     /// Closes the file and reports what the kernel reports then: some file systems only say

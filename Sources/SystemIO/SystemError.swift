@@ -17,6 +17,7 @@ public struct SystemError: Error, CustomStringConvertible {
     }
 
     public var isBrokenPipe: Bool { errno == EPIPE }
+    public var isNoSuchFile: Bool { errno == ENOENT }
 }
 
 /// Retries a call interrupted by a signal; throws on any other failure.

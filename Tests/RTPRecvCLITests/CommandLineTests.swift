@@ -87,10 +87,27 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testUnwritableOutputExitsOneNamingIt() throws {
-        let result = try Harness.rtprecv(["--pcap", Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path,
-                                          "--out", "/nonexistent-dir/out.h264"])
+        // A directory that cannot be: its parent is a file.
+        let capture = Harness.captures.appendingPathComponent("gst-stapa-fua.pcap").path
+        let result = try Harness.rtprecv(["--pcap", capture, "--out", capture + "/out.h264"])
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("/nonexistent-dir/out.h264"), result.stderr)
+        XCTAssertTrue(result.stderr.contains(capture + "/out.h264: Not a directory"), result.stderr)
+    }
+
+    /// The directories an output's path names are made as needed: a template's per source or per
+    /// port, which nobody can make beforehand, and a plain path's.
+    func testOutputsDirectoriesAreMade() throws {
+        let root = try Harness.emptyDirectory("made-directories")
+        let out = root.appendingPathComponent("a/b/out.h264"), segments = root.appendingPathComponent("a/c/d")
+        let capture = ["--pcap", Harness.captures.appendingPathComponent("ffmpeg-inband.pcap").path, "-q"]
+        let plain = try Harness.rtprecv(capture + ["--out", out.path])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(try Harness.frameMD5(out).count, 90)
+        let result = try Harness.rtprecv(capture + ["--mp4", segments.path + "/{n}.mp4", "--segment-seconds", "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let files = try FileManager.default.contentsOfDirectory(atPath: segments.path).sorted()
+        XCTAssertEqual(files, ["0.mp4", "1.mp4", "2.mp4"])
+        for file in files { XCTAssertEqual(try Harness.decodeErrors(segments.appendingPathComponent(file)), "", file) }
     }
 
     func testReaderThatGoesAwayEndsTheRunWithAMessage() throws {
