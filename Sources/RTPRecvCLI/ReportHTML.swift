@@ -64,6 +64,7 @@ extension Report {
             rows.append(("  " + reason.description, "frames_dropped." + reason.code, String(s.frames.dropped(reason))))
         }
         if let audio = s.audio, audio.gaps > 0 { rows.append(("gaps", "gap_ms", "\(audio.gaps) (\(audio.gapMilliseconds) ms)")) }
+        if let audio = s.audio, audio.timestampJumps > 0 { rows.append(("timestamp jumps", "timestamp_jumps", String(audio.timestampJumps))) }
         if let sync = synchronization(s) {
             rows.append(("synchronized", "sr_correction_ms", "by sender reports after \(format(sync.after)) s, moved \(sync.correction) ms"))
         }
