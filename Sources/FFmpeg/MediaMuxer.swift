@@ -91,7 +91,9 @@ public final class MediaMuxer {
         // MP4 and Matroska build each fragment or cluster in a buffer of their own and hand it over
         // whole: going through AVIO's buffer too would copy every frame once more (a tenth of an
         // MP4 recording's time). MPEG-TS hands over 188 bytes at a time, and needs that buffer.
-        if Self.handsOverWholeFragments.contains(format) { pb.pointee.direct = 1 }
+        // Where nothing can be overwritten (a pipe), MP4 fills in a box's size by going back
+        // within that buffer, so the box must still be in it: there, no fragment goes past it.
+        if seekable && Self.handsOverWholeFragments.contains(format) { pb.pointee.direct = 1 }
         // What the muxer hands over goes to the file at once: a crash loses only what it still holds.
         context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS | AVFMT_FLAG_CUSTOM_IO
         if bitExact { context.pointee.flags |= AVFMT_FLAG_BITEXACT }

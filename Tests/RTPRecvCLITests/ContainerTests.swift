@@ -44,6 +44,23 @@ final class ContainerTests: XCTestCase {
         }
     }
 
+    /// To standard output, a pipe nothing is written back into: each container is read from the
+    /// pipe by ffmpeg, every frame and audio packet as in the file of the same capture.
+    func testEveryContainerPlaysFromAPipe() throws {
+        let input = ["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path, "-q"]
+        for container in ["mp4", "mkv", "ts"] {
+            let file = Harness.temporaryFile("piped.\(container)")
+            XCTAssertEqual(try Harness.rtprecv(input + ["--\(container)", file.path]).status, 0)
+            let command = ([Harness.binary.path] + input + ["--\(container)", "-"]).map { "'\($0)'" }.joined(separator: " ")
+            let piped = try Harness.run("bash", ["-c", "set -o pipefail; \(command) | ffmpeg -v error -i - -map 0 -c copy -f framemd5 -"])
+            XCTAssertEqual(piped.status, 0, "\(container): \(piped.stderr)")
+            let whole = try Harness.run("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0", "-c", "copy", "-f", "framemd5", "-"])
+            let packets = { (r: Harness.Result) in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") } }
+            XCTAssertGreaterThan(packets(whole).count, 300, container)
+            XCTAssertEqual(packets(piped), packets(whole), container)
+        }
+    }
+
     /// The source's frame times survive, B-frames and all: ffprobe's packet times in the MP4 are the
     /// encoder's (whole milliseconds, as its Matroska source kept them), a frame (1/30 s) apart in
     /// display order, starting at 0.
