@@ -112,6 +112,8 @@ public final class Receiver {
     /// The audio stream followed, and those it took over from.
     public private(set) var audio: AudioStream?
     public private(set) var previousAudioStreams: [StreamStatistics] = []
+    /// Another audio SSRC's packets, held while the followed one talks.
+    private var takeover: AudioTakeover?
     /// Audio streams whose payload format could not be set up (an fmtp without its config), said once each.
     public private(set) var unusableAudio: [UInt32: String] = [:]
     /// Ports other than `destinationPort` that belong to the session: audio, and RTCP.
@@ -309,19 +311,15 @@ public final class Receiver {
     private func receiveAudio(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, source: Endpoint?,
                               destination: Endpoint?, arrival: Int64) throws -> Bool {
         if let audio, audio.ssrc == packet.ssrc {
-            if packet.payloadType == audio.payloadType {
-                try audio.receive(packet, payload: payload, arrival: arrival)
-            } else {
-                try audio.receive(otherPayloadType: packet, payload: payload, arrival: arrival)
-            }
+            try Self.feed(audio, packet, payload: payload, arrival: arrival)
             return true
         }
-        guard let rtpmap = configuration.audio.format(payloadType: packet.payloadType, ssrc: packet.ssrc,
-                                                      port: destination?.port) else { return false }
+        let waiting = takeover?.ssrc == packet.ssrc
+        guard waiting || audioFormat(of: packet, at: destination) != nil else { return false }
         if let current = audio {
-            // Another sender while this one talks is not a restart.
+            // Another sender while this one talks is not a restart: held, in case it becomes one.
             guard arrival &- current.lastArrival > 1_000_000_000 else {
-                noteOther(packet, payload: payload, source: source, destination: destination)
+                hold(packet, payload: payload, source: source, destination: destination, arrival: arrival)
                 return true
             }
             try current.finish()
@@ -329,15 +327,69 @@ public final class Receiver {
             counters.audioSSRCChanges += 1
             audio = nil
         }
+        let held = waiting ? takeover?.held ?? [] : []
+        if waiting { takeover = nil } else { releaseTakeover() }
+        // The stream begins at its first packet of an audio payload type (the others, events and
+        // comfort noise, go on it).
+        guard let first = held.first(where: { audioFormat(of: $0.packet, at: destination) != nil }).map({ ($0.packet, $0.arrival) })
+                ?? (audioFormat(of: packet, at: destination) != nil ? (packet, arrival) : nil),
+              let stream = try startAudio(first.0, source: source, destination: destination, arrival: first.1) else {
+            for h in held { h.payload.withUnsafeBytes { noteOther(h.packet, payload: $0, source: source, destination: destination) } }
+            noteOther(packet, payload: payload, source: source, destination: destination)
+            return true
+        }
+        for h in held { try h.payload.withUnsafeBytes { try Self.feed(stream, h.packet, payload: $0, arrival: h.arrival) } }
+        try Self.feed(stream, packet, payload: payload, arrival: arrival)
+        return true
+    }
+
+    /// A packet of the audio stream, of its payload type or another on its SSRC (events, comfort noise).
+    private static func feed(_ stream: AudioStream, _ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
+        if packet.payloadType == stream.payloadType {
+            try stream.receive(packet, payload: payload, arrival: arrival)
+        } else {
+            try stream.receive(otherPayloadType: packet, payload: payload, arrival: arrival)
+        }
+    }
+
+    private func audioFormat(of packet: RTPPacket, at destination: Endpoint?) -> MediaDescription.Format? {
+        configuration.audio.format(payloadType: packet.payloadType, ssrc: packet.ssrc, port: destination?.port)
+    }
+
+    /// Holds a packet of another audio SSRC while the followed one talks: of the first such SSRC
+    /// (any other is counted and dropped), what falls out of the hold counted too.
+    private func hold(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?, arrival: Int64) {
+        if takeover == nil { takeover = AudioTakeover(ssrc: packet.ssrc, source: source, destination: destination) }
+        guard takeover?.ssrc == packet.ssrc else {
+            noteOther(packet, payload: payload, source: source, destination: destination)
+            return
+        }
+        takeover!.hold(packet, payload: payload, arrival: arrival) { dropped in
+            dropped.payload.withUnsafeBytes { noteOther(dropped.packet, payload: $0, source: source, destination: destination) }
+        }
+    }
+
+    /// The packets held for a takeover that did not come, counted as another SSRC's.
+    private func releaseTakeover() {
+        guard let takeover else { return }
+        self.takeover = nil
+        for h in takeover.held {
+            h.payload.withUnsafeBytes { noteOther(h.packet, payload: $0, source: takeover.source, destination: takeover.destination) }
+        }
+    }
+
+    /// The audio stream of `packet`'s SSRC and payload type, or nil where its payload format
+    /// cannot be set up (said once, in `unusableAudio`).
+    private func startAudio(_ packet: RTPPacket, source: Endpoint?, destination: Endpoint?, arrival: Int64) throws -> AudioStream? {
+        guard let rtpmap = audioFormat(of: packet, at: destination) else { return nil }
         let depacketizer: (any AudioDepacketizer)?
         do {
             depacketizer = try AudioFormats.depacketizer(for: rtpmap, maxFrameBytes: configuration.audio.maxFrameBytes)
         } catch {
             if unusableAudio[packet.ssrc] == nil && unusableAudio.count < 16 { unusableAudio[packet.ssrc] = "\(error)" }
-            noteOther(packet, payload: payload, source: source, destination: destination)
-            return true
+            return nil
         }
-        guard let depacketizer else { return false }
+        guard let depacketizer else { return nil }
         let format = AudioPayloadFormat(ssrc: packet.ssrc, depacketizer: depacketizer)
         var streamConfiguration = configuration.stream
         // Audio frames are copied out of their packets: nothing is borrowed.
@@ -363,8 +415,7 @@ public final class Receiver {
         format.telephoneEventOutput = { [unowned(unsafe) self] in try self.sink.write(telephoneEvent: $0) }
         stream.onNotice = { [unowned self] stream, notice in self.onNotice(stream.ssrc, notice) }
         audio = stream
-        try stream.receive(packet, payload: payload, arrival: arrival)
-        return true
+        return stream
     }
 
     private func accepts(_ packet: RTPPacket) -> Bool {
@@ -504,6 +555,7 @@ public final class Receiver {
         }
         try selected?.finish()
         try audio?.finish()
+        releaseTakeover()
         // Of an SSRC's candidates (one per codec tried), the registry's first is kept, written last:
         // its payload checks (H.264's forbidden bit) are what tell ciphertext from the rest.
         for (_, stream) in candidates.sorted(by: { $0.key > $1.key }) where stream !== selected {
