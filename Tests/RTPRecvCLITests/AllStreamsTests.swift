@@ -91,10 +91,11 @@ final class AllStreamsTests: XCTestCase {
         let pcap = try TestPcap.merged(sources.map(\.pcap), name: "all-streams-failing")
         let dir = Harness.temporaryFile("all-streams-failing")
         try? FileManager.default.removeItem(at: dir)
-        // No directory for port 5014.
+        // Port 5014's directory cannot be: a file is in its place.
         for port in [5004, 5190] {
             try FileManager.default.createDirectory(at: dir.appendingPathComponent("\(port)"), withIntermediateDirectories: true)
         }
+        try Data().write(to: dir.appendingPathComponent("5014"))
         let result = try Harness.rtprecv(["--pcap", pcap.path, "--out", dir.path + "/{port}/{ssrc}.es"])
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("stopped, the others go on"), result.stderr)
