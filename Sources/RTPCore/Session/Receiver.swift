@@ -331,9 +331,8 @@ public final class Receiver {
         if waiting { takeover = nil } else { releaseTakeover() }
         // The stream begins at its first packet of an audio payload type (the others, events and
         // comfort noise, go on it).
-        guard let first = held.first(where: { audioFormat(of: $0.packet, at: destination) != nil }).map({ ($0.packet, $0.arrival) })
-                ?? (audioFormat(of: packet, at: destination) != nil ? (packet, arrival) : nil),
-              let stream = try startAudio(first.0, source: source, destination: destination, arrival: first.1) else {
+        let first = held.first { audioFormat(of: $0.packet, at: destination) != nil }.map { ($0.packet, $0.arrival) } ?? (packet, arrival)
+        guard let stream = try startAudio(first.0, source: source, destination: destination, arrival: first.1) else {
             for h in held { h.payload.withUnsafeBytes { noteOther(h.packet, payload: $0, source: source, destination: destination) } }
             noteOther(packet, payload: payload, source: source, destination: destination)
             return true
