@@ -8,8 +8,8 @@
 /// that has room (`placement`): the members agree on that too, from the same claims. A member
 /// claims the free sources placed with it, and any source left free for a grace period (the member
 /// it was placed with may be slow or partitioned), never past its share, so that however they race
-/// every source has a place. A member above its share (others joined since it claimed) lets go,
-/// one at a time, of sources whose home is another member.
+/// every source has a place. A member above its share (others joined since it claimed) lets go of
+/// sources whose home is another member, one at first, then twice as many each time.
 public enum FleetPlan {
     /// FNV-1a over "member/source", then MurmurHash3's 64-bit finaliser: stable across processes
     /// and machines (Swift's hash is not). FNV alone ranks names that differ in one character
@@ -65,13 +65,16 @@ public enum FleetPlan {
         return Array((own + overdue).prefix(room))
     }
 
-    /// A source `me` lets go of now, while it holds more than its share: one whose home is another
-    /// member, else any (it may be the home of more than its share). Let go, it is placed with a
-    /// member that has room.
-    public static func release(me: String, members: [String], sources: Int, held: [String]) -> String? {
+    /// The sources `me` lets go of now, at most `count`, while it holds more than its share: those
+    /// whose home is another member first, then any (it may be the home of more than its share).
+    /// Let go, each is placed with a member that has room.
+    public static func release(me: String, members: [String], sources: Int, held: [String], count: Int = 1) -> [String] {
         let alive = members.contains(me) ? members : members + [me]
-        guard alive.count > 1, held.count > share(sources: sources, members: alive.count) else { return nil }
+        let excess = held.count - share(sources: sources, members: alive.count)
+        guard alive.count > 1, excess > 0 else { return [] }
         let ordered = held.sorted()
-        return ordered.first { home(of: $0, among: alive) != me } ?? ordered.last
+        let elsewhere = ordered.filter { home(of: $0, among: alive) != me }
+        let own = ordered.filter { home(of: $0, among: alive) == me }.reversed()
+        return Array((elsewhere + own).prefix(min(max(count, 1), excess)))
     }
 }

@@ -60,6 +60,10 @@ final class FleetMember {
     private var rounds = 0
     /// The round of the last claim or release: the next release waits two more, for the fleet to settle.
     private var lastChange = 0
+    /// The most sources the next hand-over lets go of: one, then twice as many after each while the
+    /// members stay the same, so that a member back in a large fleet has its share within a few
+    /// hand-overs, and one that comes and goes (a crash loop) is never handed more than it stayed for.
+    private var handOverBatch = (size: 1, members: Set<String>())
     /// Why NATS failed, since when no round succeeded, and whether the member had joined by then.
     private var outage: (error: String, joined: Bool)?
 
@@ -308,20 +312,25 @@ final class FleetMember {
         }
     }
 
-    /// Free sources claimed, or one source handed over when this member holds more than its share.
+    /// Free sources claimed, or sources handed over when this member holds more than its share.
     private func balance(now: Int64) throws {
         let (all, mine, ended, leaving) = lock.locked { (sources, claimed, endedHere, handingOver) }
         let (members, holders) = try survey(all, except: mine.union(leaving), now: now)
-        if rounds - lastChange >= 2, leaving.isEmpty,
-           let excess = FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine)) {
+        if handOverBatch.members != Set(members) { handOverBatch = (1, Set(members)) }
+        let excess = rounds - lastChange >= 2 && leaving.isEmpty
+            ? FleetPlan.release(me: settings.member, members: members, sources: all.count, held: Array(mine), count: handOverBatch.size) : []
+        if !excess.isEmpty {
             lock.locked {
-                claimed.remove(excess)
-                handingOver.insert(excess)
+                claimed.subtract(excess)
+                handingOver.formUnion(excess)
             }
             lastChange = rounds
+            handOverBatch.size = min(handOverBatch.size * 2, 1 << 10)
             let share = FleetPlan.share(sources: all.count, members: members.count)
-            Terminal.printError("'\(excess)' handed over: \(members.count) members share \(all.count) sources, \(share) at most each\n")
-            post(excess, "released", [("share", .int(share))])
+            for source in excess {
+                Terminal.printError("'\(source)' handed over: \(members.count) members share \(all.count) sources, \(share) at most each\n")
+                post(source, "released", [("share", .int(share))])
+            }
             return
         }
         let free = all.filter { holders[$0] == nil && !mine.contains($0) && !ended.contains($0) && !leaving.contains($0) }

@@ -56,8 +56,23 @@ extension FleetPlanTests {
         let pair = ["a", "b"]
         let homes = (0..<40).map { "cam\($0)" }.filter { FleetPlan.home(of: $0, among: pair) == "a" }.prefix(3)
         XCTAssertEqual(homes.count, 3)
-        XCTAssertNotNil(FleetPlan.release(me: "a", members: pair, sources: 4, held: Array(homes)), "3 held, a share of 2")
-        XCTAssertNil(FleetPlan.release(me: "a", members: pair, sources: 4, held: Array(homes.prefix(2))))
+        XCTAssertEqual(FleetPlan.release(me: "a", members: pair, sources: 4, held: Array(homes)), [homes.sorted().last!],
+                       "3 held, a share of 2")
+        XCTAssertEqual(FleetPlan.release(me: "a", members: pair, sources: 4, held: Array(homes.prefix(2))), [])
+    }
+
+    /// A member back in a fleet of 300 sources: each of the others lets go of as many as it is
+    /// asked, never below its share, those whose home is elsewhere first.
+    func testAReleaseLetsGoOfUpToItsCountAndNoMore() {
+        let all = (0..<300).map { "cam\($0)" }, trio = ["a", "b", "c"]
+        let held = Array(all.prefix(150))
+        let elsewhere = held.filter { FleetPlan.home(of: $0, among: trio) != "a" }
+        XCTAssertGreaterThan(elsewhere.count, 50)
+        XCTAssertEqual(FleetPlan.release(me: "a", members: trio, sources: 300, held: held, count: 32), Array(elsewhere.sorted().prefix(32)))
+        let all50 = FleetPlan.release(me: "a", members: trio, sources: 300, held: held, count: 1000)
+        XCTAssertEqual(all50.count, 50, "150 held, a share of 100")
+        XCTAssertEqual(Set(all50).count, 50)
+        XCTAssertEqual(FleetPlan.release(me: "a", members: trio, sources: 300, held: held, count: 0).count, 1)
     }
 
     /// Homes spread about evenly over members whose names differ in one character, as a fleet's do.
