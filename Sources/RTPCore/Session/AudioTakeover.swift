@@ -1,11 +1,11 @@
+import NetworkAddress
+
 /// The packets of an audio SSRC that came while the followed one was still talking: a second
 /// sender, or the same phone under a new SSRC (a transfer, a re-INVITE), which takes over once the
 /// followed one has been silent a second. Held rather than dropped, so that a taking-over SSRC
 /// loses none of its first second; copied, since they outlive their datagrams. Only the last
 /// `window` of arrivals is kept, and at most `maxPackets` and `maxBytes`: what falls out is given
 /// back to be counted as ignored, as it would have been without the hold.
-import NetworkAddress
-
 struct AudioTakeover {
     struct Held {
         var packet: RTPPacket
