@@ -11,7 +11,7 @@ extension AccessUnit {
         for piece in pieces { out.append(contentsOf: piece) }
         guard Self.startCodes(at: nalUnitOffsets, in: out) else { return Self.lengthPrefixByScanning(&out) }
         out.withUnsafeMutableBytes { bytes in
-            forEachNALUnit(in: bytes.count) { unit in
+            for unit in nalUnitRanges(in: bytes.count) {
                 bytes.storeBytes(of: UInt32(truncatingIfNeeded: unit.count - 4).bigEndian, toByteOffset: unit.lowerBound, as: UInt32.self)
             }
         }
@@ -23,8 +23,8 @@ extension AccessUnit {
     public func forEachNALUnit(scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) -> Void) {
         withContiguousBytes(scratch: &scratch) { bytes in
             guard Self.startCodes(at: nalUnitOffsets, in: bytes) else { return AnnexB.forEachNALUnit(bytes, body) }
-            forEachNALUnit(in: bytes.count) { unit in
-                if unit.count > 4 { body(bytes.view(unit.lowerBound + 4..<unit.upperBound)) }
+            for unit in nalUnitRanges(in: bytes.count) where unit.count > 4 {
+                body(bytes.view(unit.lowerBound + 4..<unit.upperBound))
             }
         }
     }
@@ -36,8 +36,8 @@ extension AccessUnit {
         guard nalUnitOffsets.first == 0 else { return nil }
         let count = pieces.reduce(0) { $0 + $1.count }
         var kept: [UInt8] = [], nal: [UInt8] = []
-        for (i, start) in nalUnitOffsets.enumerated() {
-            let end = i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : count
+        for unit in nalUnitRanges(in: count) {
+            let (start, end) = (unit.lowerBound, unit.upperBound)
             guard start + 4 <= end, end <= count else { return nil }
             if end == start + 4 { continue }
             // Its start code and header (H.265's is two bytes), then the rest if it is kept.
@@ -63,11 +63,11 @@ extension AccessUnit {
     }
 
     /// Where each NAL unit lies by `nalUnitOffsets`, its start code included, in a unit of `count`
-    /// bytes: each runs to the next, the last to the end.
-    private func forEachNALUnit(in count: Int, _ body: (Range<Int>) -> Void) {
-        for (i, start) in nalUnitOffsets.enumerated() {
-            body(start..<(i + 1 < nalUnitOffsets.count ? nalUnitOffsets[i + 1] : count))
-        }
+    /// bytes: each runs to the next, the last to the end (empty, never trapping, where the offsets
+    /// go back: a unit made by hand).
+    private func nalUnitRanges(in count: Int) -> some Sequence<Range<Int>> {
+        let offsets = nalUnitOffsets
+        return offsets.indices.lazy.map { i in offsets[i]..<max(offsets[i], i + 1 < offsets.count ? offsets[i + 1] : count) }
     }
 
     /// Whether `offsets` begin at 0 and each names a 4-byte start code, in order, within `bytes`.
