@@ -16,7 +16,11 @@ struct AudioTakeover {
     let ssrc: UInt32
     let source: Endpoint?
     let destination: Endpoint?
-    private(set) var held: [Held] = []
+    /// The packets held, oldest first, from `head` on: those before it have fallen out, and are
+    /// cleared away once there are `maxPackets` of them, so that a packet costs the same however
+    /// fast a second sender sends.
+    private var entries: [Held] = []
+    private var head = 0
     private var bytes = 0
     static let window: Int64 = 2_000_000_000
     static let maxPackets = 1024
@@ -26,17 +30,22 @@ struct AudioTakeover {
         (self.ssrc, self.source, self.destination) = (ssrc, source, destination)
     }
 
+    var held: ArraySlice<Held> { entries[head...] }
+
     /// Holds `packet`; `dropped` gets each held packet that no longer fits, oldest first.
     mutating func hold(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64, dropped: (Held) -> Void) {
-        held.append(Held(packet: packet, payload: Array(payload), arrival: arrival))
+        entries.append(Held(packet: packet, payload: Array(payload), arrival: arrival))
         bytes += payload.count
-        var first = 0
-        while first < held.count, held.count - first > Self.maxPackets || bytes > Self.maxBytes
-                || arrival &- held[first].arrival > Self.window {
-            bytes -= held[first].payload.count
-            dropped(held[first])
-            first += 1
+        while head < entries.count, entries.count - head > Self.maxPackets || bytes > Self.maxBytes
+                || arrival &- entries[head].arrival > Self.window {
+            bytes -= entries[head].payload.count
+            dropped(entries[head])
+            entries[head].payload = []
+            head += 1
         }
-        held.removeFirst(first)
+        if head >= Self.maxPackets {
+            entries.removeFirst(head)
+            head = 0
+        }
     }
 }
