@@ -49,12 +49,13 @@ final class AudioTakeoverTests: XCTestCase {
     /// Two senders at once: the first keeps the stream; the second's packets are counted as another
     /// SSRC's, every one, whether they fell out of the hold or were still in it at the end.
     func testASecondSenderIsCountedAsIgnored() throws {
-        let first = (0..<300).map { (ssrc: UInt32(1), sequenceNumber: UInt16($0), milliseconds: Int64($0) * 20) }
-        let second = (0..<250).map { (ssrc: UInt32(2), sequenceNumber: UInt16(7000 + $0), milliseconds: 10 + Int64($0) * 20) }
+        // A minute: far more of the second's packets fall out of the hold than it holds at once.
+        let first = (0..<3000).map { (ssrc: UInt32(1), sequenceNumber: UInt16($0), milliseconds: Int64($0) * 20) }
+        let second = (0..<2500).map { (ssrc: UInt32(2), sequenceNumber: UInt16(7000 + $0), milliseconds: 10 + Int64($0) * 20) }
         let (sink, receiver) = try run(first + second)
-        XCTAssertEqual(sink.frames.count, 300)
+        XCTAssertEqual(sink.frames.count, 3000)
         XCTAssertTrue(sink.frames.allSatisfy { $0.ssrc == 1 })
         XCTAssertEqual(receiver.counters.audioSSRCChanges, 0)
-        XCTAssertEqual(receiver.otherStreams[2]?.packets, 250)
+        XCTAssertEqual(receiver.otherStreams[2]?.packets, 2500)
     }
 }
