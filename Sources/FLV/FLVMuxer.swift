@@ -131,7 +131,8 @@ public final class FLVMuxer {
     private var videoStarted = false
     private var metadataOffsets: [String: Int] = [:]
     private var framerate: Double = 0
-    // The video timeline, in nanoseconds: presentation times shifted past jumps.
+    // The video timeline, in nanoseconds: presentation times of units without a session time (made
+    // by hand) shifted past jumps, as the session timeline does for the others.
     private var presentation: ContinuousTimeline
     private var lastDTS: Int64 = Int64.min
     /// A frame was dropped for its size: the ones that refer to it go too, up to a keyframe.
@@ -173,7 +174,8 @@ public final class FLVMuxer {
 
     /// Adds one access unit; `emit` receives the bytes of every tag that became ready.
     public func write(_ accessUnit: AccessUnit, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let pts = timeline(accessUnit.time ?? ClockTicks.nanoseconds(accessUnit.pts, clockRate: configuration.clockRate))
+        let pts = timeline(accessUnit.time ?? ClockTicks.nanoseconds(accessUnit.pts, clockRate: configuration.clockRate),
+                           bridging: accessUnit.time == nil)
         now = max(now, accessUnit.arrival)
         if codec == nil && Self.carries(accessUnit.codec) { codec = accessUnit.codec }
         guard accessUnit.codec == codec else {
@@ -246,9 +248,9 @@ public final class FLVMuxer {
             }
     }
 
-    private func timeline(_ input: Int64) -> Int64 {
+    private func timeline(_ input: Int64, bridging: Bool) -> Int64 {
         defer { statistics.timestampJumps = presentation.jumps }
-        return presentation.place(input)
+        return presentation.place(input, bridging: bridging)
     }
 
     private func startSequence(_ newRecord: VideoConfiguration, arrival: Int64) {

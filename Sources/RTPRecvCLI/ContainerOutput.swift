@@ -114,6 +114,7 @@ final class ContainerOutput {
     private var audioNotCarried = false
     /// The file's first presentation time, which is its 0.
     private var origin: Int64 = 0
+    /// For units without a session time (made by hand): the session timeline bridged the others' jumps.
     private var timeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var audioTimeline = ContinuousTimeline(limitMilliseconds: 5000)
     private var timestamps = DecodeTimestamps(reorderDepth: 0)
@@ -144,7 +145,7 @@ final class ContainerOutput {
     /// recording.
     func write(_ unit: AccessUnit, keyframeTrack: VideoTrack?) throws {
         latestArrival = unit.arrival
-        let time = timeline.place(unit.time ?? ClockTicks.nanoseconds(unit.pts, clockRate: 90000))
+        let time = unit.time ?? timeline.place(ClockTicks.nanoseconds(unit.pts, clockRate: 90000))
         // Jumps the session timeline bridged, or, for units timed by their RTP timestamps alone, this one.
         statistics.timestampJumps = max(statistics.timestampJumps, unit.discontinuities + timeline.jumps)
         if unit.isKeyframe { try declare(keyframeTrack, at: unit.arrival) }
@@ -165,7 +166,7 @@ final class ContainerOutput {
 
     func write(audio frame: AudioFrame) throws {
         latestArrival = frame.arrival
-        let time = audioTimeline.place(frame.time ?? ClockTicks.nanoseconds(frame.pts, clockRate: frame.track.clockRate))
+        let time = frame.time ?? audioTimeline.place(ClockTicks.nanoseconds(frame.pts, clockRate: frame.track.clockRate))
         if audioTrack == nil && !audioNotCarried { try chooseAudioTrack(frame.track) }
         let duration = ClockTicks.nanoseconds(frame.duration, clockRate: frame.track.clockRate)
         guard frame.track.codec == (transcoder?.source ?? audioTrack?.codec) else {

@@ -15,15 +15,18 @@ public struct ContinuousTimeline: Sendable {
         limit = limitMilliseconds.multipliedSaturated(by: 1_000_000)
     }
 
-    /// Where a frame whose time is `input` goes on the timeline.
-    public mutating func place(_ input: Int64) -> Int64 {
+    /// Where a frame whose time is `input` goes on the timeline. Not `bridging`: a time the session
+    /// timeline gave, which bridged its own jumps (`MediaClock`), is taken as it is, and its steps
+    /// still say a frame's duration.
+    public mutating func place(_ input: Int64, bridging: Bool = true) -> Int64 {
         defer { lastInput = input }
         guard let previous = lastInput else { return input }
         let step = input &- previous
-        if step > limit || step < -limit {
+        let beyond = step > limit || step < -limit
+        if beyond && bridging {
             shift = latest &+ frameDuration &- input
             jumps += 1
-        } else if step > 0 {
+        } else if step > 0 && !beyond {
             frameDuration = step
         }
         latest = max(latest, input &+ shift)
