@@ -81,14 +81,21 @@ final class AudioFileOutput {
         try wav?.wrote(frame.bytes.count, to: file)
     }
 
-    /// G.711's zero sample (μ-law 0xFF, A-law 0xD5) for the silence, one byte a sample.
+    /// G.711's zero sample (μ-law 0xFF, A-law 0xD5) for the silence, one byte a sample, a second at
+    /// a time, for at most as long as the WAV fills (`WAVOutput.maxFillSeconds`).
     private func keepSilence(ticks: Int64, of track: AudioTrack) throws {
-        let count = Int(min(ticks, Int64(track.clockRate) * 5)) * max(1, track.channels)
-        let silence = [UInt8](repeating: track.codec == .pcmu ? 0xFF : 0xD5, count: count)
-        try silence.withUnsafeBytes { try file.write($0) }
-        bytesWritten += count
+        let channels = max(1, track.channels), rate = max(1, track.clockRate)
+        let silence = [UInt8](repeating: track.codec == .pcmu ? 0xFF : 0xD5, count: rate * channels)
+        // bounded: a clock rate, at most 2^32, and an hour's worth
+        var left = min(ticks, WAVOutput.maxFillSeconds * Int64(rate)) * Int64(channels)
+        while left > 0 {
+            let count = Int(min(left, Int64(silence.count)))  // bounded: at most a second's bytes
+            try silence.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            bytesWritten += count
+            try wav?.wrote(count, to: file)
+            left -= Int64(count)
+        }
         silencesKept += 1
-        try wav?.wrote(count, to: file)
     }
 
     private func start(_ track: AudioTrack) throws {

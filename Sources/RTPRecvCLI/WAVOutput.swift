@@ -72,7 +72,7 @@ final class WAVOutput {
     /// Silence as long as the lost frames, for the codecs whose frames stand alone: for AAC a whole
     /// number of frames (senders' timestamps wobble by a few ticks), for G.711 every sample.
     private func fill(gap measured: Int64, frameDuration: Int64, of track: AudioTrack) throws {
-        var gap = measured
+        var gap = Self.capped(measured, of: track)
         if case .aac = track.codec, frameDuration > 0 { gap = (measured + frameDuration / 2) / frameDuration * frameDuration }
         switch track.codec {
         case .pcmu, .pcma, .aac:
@@ -86,23 +86,38 @@ final class WAVOutput {
     }
 
     /// Noise at the sender's level for as long as the silence.
-    private func fill(comfortNoise level: UInt8, gap: Int64, of track: AudioTrack) throws {
+    private func fill(comfortNoise level: UInt8, gap measured: Int64, of track: AudioTrack) throws {
+        let gap = Self.capped(measured, of: track)
         var generator = ComfortNoise(level: level)
         guard try write(gap, of: track, from: &noise, { generator.fill($0) }) else { return }
         comfortNoiseFilled += 1
         comfortNoiseMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
     }
 
-    /// `gap` ticks of `track` in the file's format, from `buffer` (grown to fit) once `prepare` has
-    /// set its samples; false before the file's format is known.
+    /// A silence filled for at most an hour (a call on hold; a capture's times may say anything),
+    /// after which the file goes on as if it had been that long.
+    static let maxFillSeconds: Int64 = 3600
+
+    private static func capped(_ gap: Int64, of track: AudioTrack) -> Int64 {
+        min(gap, maxFillSeconds * Int64(max(1, track.clockRate)))  // bounded: a clock rate, at most 2^32
+    }
+
+    /// `gap` ticks of `track` in the file's format, a second at a time from `buffer` (grown to a
+    /// second) once `prepare` has set its samples; false before the file's format is known.
     private func write(_ gap: Int64, of track: AudioTrack, from buffer: inout [Int16],
                        _ prepare: (UnsafeMutableBufferPointer<Int16>) -> Void) throws -> Bool {
         guard let format = header?.header, gap > 0 else { return false }
-        let count = Int(gap * Int64(format.sampleRate) / Int64(max(1, track.clockRate))) * format.channels
-        if buffer.count < count { buffer = Array(repeating: 0, count: count) }
-        buffer.withUnsafeMutableBufferPointer { prepare(UnsafeMutableBufferPointer(rebasing: $0[0..<count])) }
-        try buffer.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
-                                                     channels: format.channels) }
+        // bounded: a WAV header's rate and channels, and a gap of at most maxFillSeconds
+        var left = gap.multipliedSaturated(by: Int64(format.sampleRate)) / Int64(max(1, track.clockRate)) * Int64(format.channels)
+        let second = format.sampleRate * format.channels
+        if buffer.count < second { buffer = Array(repeating: 0, count: second) }
+        while left > 0 {
+            let count = Int(min(left, Int64(second)))  // bounded: at most a second of samples
+            buffer.withUnsafeMutableBufferPointer { prepare(UnsafeMutableBufferPointer(rebasing: $0[0..<count])) }
+            try buffer.withUnsafeBufferPointer { try put(UnsafeBufferPointer(rebasing: $0[0..<count]), rate: format.sampleRate,
+                                                         channels: format.channels) }
+            left -= Int64(count)
+        }
         return true
     }
 
