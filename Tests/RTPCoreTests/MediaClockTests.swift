@@ -149,6 +149,23 @@ final class MediaClockTests: XCTestCase {
         XCTAssertEqual(clock.streams[1]?.timestampJumps, 1)
     }
 
+    /// A sender silent for 8 s with its clock running (a hold, an outage): the step is the arrival's
+    /// too, so the silence is kept; the same step in 20 ms of arrival is a new timeline, bridged.
+    func testAPauseWithTheClockRunningIsKept() {
+        let clock = MediaClock()
+        _ = clock.time(ssrc: 1, ticks: 0, clockRate: 8000, arrival: 0, backIsJump: true)
+        let before = clock.time(ssrc: 1, ticks: 160, clockRate: 8000, arrival: 20_000_000, backIsJump: true)
+        let after = clock.time(ssrc: 1, ticks: 160 + 8000 * 8, clockRate: 8000, arrival: 8_500_000_000, backIsJump: true)
+        XCTAssertEqual(after - before, 8_000_000_000)
+        XCTAssertEqual(clock.streams[1]?.timestampJumps, 0)
+        let jumped = clock.time(ssrc: 1, ticks: 320 + 8000 * 16, clockRate: 8000, arrival: 8_520_000_000, backIsJump: true)
+        XCTAssertEqual(jumped - after, 20_000_000)
+        XCTAssertEqual(clock.streams[1]?.timestampJumps, 1)
+        XCTAssertFalse(MediaClock.isJump(step: 60_000_000_000, arrived: 66_500_000_000, backIsJump: false), "within a tenth more")
+        XCTAssertTrue(MediaClock.isJump(step: 60_000_000_000, arrived: 70_000_000_000, backIsJump: false))
+        XCTAssertTrue(MediaClock.isJump(step: -8_000_000_000, arrived: 8_000_000_000, backIsJump: false), "back is never a pause")
+    }
+
     /// With B-frames, timestamps go back and forth in decoding order (I P B B: +3, -2, +1 frames).
     /// A jump before the second B of a pair puts it where it would have been, between the first B
     /// and the P, not after the P; then the pattern goes on from there.

@@ -125,6 +125,79 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertTrue(stderr.contains("does not carry G.711 A-law; it is left out"), stderr)
     }
 
+    /// An outage of 7 s 1.5 s into a session (the flash and beep of 1 s before it, those of 2 s
+    /// and 3 s after it), its senders' clocks running on as RFC 3550's do (a link down, a call on
+    /// hold): the recordings keep it in time rather than bridging it as a sender's restart. Each
+    /// track lasts 7 s longer than the capture's, the flashes meet the beeps after it as they did,
+    /// Matroska's G.711 resumes 7 s on, the WAV fills it with silence, and the statistics count it
+    /// as a gap, not a jump.
+    func testAnOutageIsKeptInTime() throws {
+        let name = "ffmpeg-h264-pcma", sdp = capture(name + ".sdp").path
+        let outage = try Self.withOutage(capture(name + ".pcap"), at: 1.5, seconds: 7, name: "\(name)-outage")
+        var runs: [(files: [String: URL], wav: URL)] = []
+        for (pcap, tag) in [(capture(name + ".pcap"), "whole"), (outage, "outage")] {
+            var files: [String: URL] = [:], args = ["--pcap", pcap.path, "--sdp", sdp, "-q"]
+            for container in ["mp4", "mkv", "wav", "flv", "json"] {
+                files[container] = Harness.temporaryFile("\(tag)-\(name).\(container)")
+                args += [container == "json" ? "--stats-json" : "--\(container)", files[container]!.path]
+            }
+            let result = try Harness.rtprecv(args)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            runs.append((files, files["wav"]!))
+        }
+        let duration = { (file: URL, stream: String) in
+            Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
+                                                   "stream=duration", "-of", "csv=p=0", file.path]).first ?? "") ?? 0
+        }
+        let lastAudio = { (file: URL) in
+            Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "packet=pts_time",
+                                                   "-of", "csv=p=0", file.path]).last ?? "") ?? 0
+        }
+        let (whole, cut) = (runs[0].files, runs[1].files)
+        XCTAssertEqual(try duration(cut["mp4"]!, "v") - duration(whole["mp4"]!, "v"), 7, accuracy: 0.1)
+        XCTAssertEqual(try duration(cut["mp4"]!, "a"), try duration(cut["mp4"]!, "v"), accuracy: 0.15, "the audio lasts as the video")
+        XCTAssertEqual(try lastAudio(cut["mkv"]!) - lastAudio(whole["mkv"]!), 7, accuracy: 0.05)
+        let wavSeconds = { (file: URL) in
+            Double(try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file.path]).first ?? "") ?? 0
+        }
+        XCTAssertEqual(try wavSeconds(runs[1].wav) - wavSeconds(runs[0].wav), 7, accuracy: 0.01)
+        XCTAssertEqual(try wavSeconds(cut["flv"]!) - wavSeconds(whole["flv"]!), 7, accuracy: 0.05)
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: cut["json"]!)) as? [String: Any]
+        let audio = try XCTUnwrap((stats?["audio_streams"] as? [[String: Any]])?.first)
+        XCTAssertEqual(audio["timestamp_jumps"] as? Int, 0)
+        XCTAssertEqual(audio["gap_ms"] as? Int, 7000)
+        let (before, after) = (try SyncProbe.offsets(whole["mp4"]!, "whole"), try SyncProbe.offsets(cut["mp4"]!, "outage"))
+        XCTAssertEqual(after.count, before.count)
+        for (b, a) in zip(before, after) {
+            XCTAssertEqual(a.flash - b.flash, b.flash < 1.5 ? 0 : 7, accuracy: 0.05, "flash at \(b.flash) s")
+            XCTAssertEqual(a.offset, b.offset, accuracy: 0.005, "A/V offset at the flash at \(a.flash) s")
+        }
+    }
+
+    /// `pcap` with the RTP packets of each stream from `at` seconds of its media on (by its RTP
+    /// time: port 5160's at 90 kHz, the other's at 8 kHz) moved `seconds` later, in RTP time and
+    /// in capture time, then put in order. Its RTCP comes first, and is left as it is.
+    private static func withOutage(_ pcap: URL, at: Double, seconds: Double, name: String) throws -> URL {
+        var first: [Int: UInt32] = [:]
+        let moved = try TestPcap.records(of: pcap).map { record -> (nanoseconds: UInt64, frame: [UInt8]) in
+            var frame = record.frame
+            let udp = 14 + Int(frame[14] & 0x0F) * 4, port = Int(frame[udp + 2]) << 8 | Int(frame[udp + 3])
+            guard port % 2 == 0 else { return (record.microseconds * 1000, frame) }
+            let rtp = udp + 8, rate: Double = port == 5160 ? 90000 : 8000
+            let ts = frame[rtp + 4..<rtp + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard Double(ts &- first[port, default: ts]) / rate >= at else {
+                first[port] = first[port] ?? ts
+                return (record.microseconds * 1000, frame)
+            }
+            let later = ts &+ UInt32(seconds * rate)
+            for i in 0..<4 { frame[rtp + 4 + i] = UInt8(later >> (24 - 8 * i) & 0xFF) }
+            return ((record.microseconds + UInt64(seconds * 1e6)) * 1000, frame)
+        }
+        let url = Harness.temporaryFile(name + ".pcap")
+        try TestPcap.data(linkType: 1, records: moved.sorted { $0.nanoseconds < $1.nanoseconds }).write(to: url)
+        return url
+    }
+
     /// A session of audio alone (FFmpeg's Opus, as a call would have): the file starts at its first
     /// frame, and each packet is an RTP payload of the capture, as tshark reads them, in order.
     func testOpusAloneIsRecorded() throws {

@@ -16,15 +16,16 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     private var timestamps = TimestampExtender()
     private var arrival: Int64 = 0
     private var firstPTS: Int64?
-    /// Where the next frame should start, after the one before.
+    /// Where the next frame should start, after the one before, and when the one before came.
     private var expected: Int64?
+    private var expectedSince: Int64 = 0
 
     public private(set) var tally = FrameTally()
     public private(set) var invalid: [AudioPayloadInvalid: Int] = [:]
     /// Gaps in the timeline (frames wholly lost), and their length in clock ticks.
     public private(set) var gaps = 0
     public private(set) var gapTicks: Int64 = 0
-    /// Steps in the timestamps of more than `maxTimestampJump`, either way: a new timeline.
+    /// Steps in the timestamps that begin a new timeline (`MediaClock.isJump`).
     public private(set) var timestampJumps = 0
 
     /// What another payload type on the SSRC carries, by the session's SDP; nil leaves it to the
@@ -137,9 +138,10 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         var noiseLevel: UInt8?
         if let expected {
             let step = timestamp.subtractingSaturated(expected)
-            // Back before the frame before is a jump too: the session timeline bridges it (MediaClock).
-            // bounded: a clock rate, positive and at most MediaDescription.Format.clockRates
-            if step.magnitude > UInt64(clockRate) * 5 || step < 0 && step.magnitude > duration.magnitude {
+            // Back before the frame before is a jump too; the session timeline bridges both (MediaClock).
+            if step < 0 && step.magnitude > duration.magnitude
+                || MediaClock.isJump(step: ClockTicks.nanoseconds(step, clockRate: clockRate),
+                                     arrived: arrival.subtractingSaturated(expectedSince), backIsJump: false) {
                 timestampJumps += 1
             } else if step * 2 >= duration {
                 // Less than half a frame is the sender's rounding (FFmpeg's Opus steps 952-968), not a loss.
@@ -158,6 +160,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         }
         if let noise = comfortNoise, noise.timestamp < timestamp { comfortNoise = nil }
         expected = timestamp.addingSaturated(duration)
+        expectedSince = arrival
         let record = self.record(timestamp: timestamp, status: .written, bytes: bytes.count,
                                  first: firstSequenceNumber, last: lastSequenceNumber)
         tally.count(record)
@@ -213,7 +216,7 @@ public struct AudioStreamStatistics: Sendable {
     public var counts: [Count] {
         [Count(name: "gaps", help: "holes in the audio where whole frames were lost", value: gaps),
          Count(name: "gap_ms", help: "audio lost in the holes", value: Int(clamping: gapMilliseconds)),
-         Count(name: "timestamp_jumps", help: "jumps of the audio's RTP timestamps (beyond 5 s, or back), bridged", value: timestampJumps),
+         Count(name: "timestamp_jumps", help: "jumps of the audio's RTP timestamps (beyond 5 s and not in time with the packets' arrival, or back), bridged", value: timestampJumps),
          Count(name: "comfort_noise_spans", help: "silences sent as comfort noise (RFC 3389)", value: comfortNoiseSpans),
          Count(name: "comfort_noise_ms", help: "audio sent as comfort noise", value: Int(clamping: comfortNoiseMilliseconds))]
     }

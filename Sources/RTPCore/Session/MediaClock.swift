@@ -24,6 +24,8 @@ public final class MediaClock {
         var anchorTicks: Int64
         var anchorTime: Int64
         var lastTicks: Int64
+        /// When the frame before came (on the packet clock), which says whether a long step is a pause.
+        var lastArrival: Int64
         /// The ticks last given, and the steps to them from the ticks before (newest first, the last
         /// `stepCount`): in decoding order, what a jump's own step is predicted from.
         var previousTicks: Int64
@@ -54,12 +56,14 @@ public final class MediaClock {
         /// `ticks` of this stream's clock in nanoseconds, saturating.
         func nanoseconds(_ ticks: Int64) -> Int64 { ClockTicks.nanoseconds(ticks, clockRate: clockRate) }
 
-        /// The time of `ticks` given out, and the books kept for it. A step beyond `jumpLimit` (in
-        /// nanoseconds), or back when `backIsJump`, is a jump: it continues where the steps before
-        /// say, or else a frame's worth (20 ms) after the latest time given out.
-        mutating func advance(to ticks: Int64, jumpLimit: Int64, backIsJump: Bool) -> Int64 {
+        /// The time of `ticks`, arrived at `arrival`, given out, and the books kept for it. A jump
+        /// (`MediaClock.isJump`) continues where the steps before say, or else a frame's worth
+        /// (20 ms) after the latest time given out.
+        mutating func advance(to ticks: Int64, arrival: Int64, jumpLimit: Int64, arrivalTolerance: Int64, backIsJump: Bool) -> Int64 {
             let step = nanoseconds(ticks.subtractingSaturated(lastTicks))
-            if step.magnitude > jumpLimit.magnitude || backIsJump && step < 0 {
+            defer { lastArrival = arrival }
+            if MediaClock.isJump(step: step, arrived: arrival.subtractingSaturated(lastArrival), limit: jumpLimit,
+                                 tolerance: arrivalTolerance, backIsJump: backIsJump) {
                 if let predicted = predictedStep() {
                     anchorTime = time(previousTicks).addingSaturated(nanoseconds(predicted))
                 } else {
@@ -116,15 +120,18 @@ public final class MediaClock {
         case inconsistentWithArrival = "its NTP time does not advance as the packets' arrival does"
     }
 
-    /// A step in a stream's timestamps beyond this is a new timeline (a sender restart), bridged.
-    public var maxTimestampJump: Int64 = 5_000_000_000
+    /// A step in a stream's timestamps beyond this is a new timeline (a sender restart), bridged,
+    /// unless the packets' arrival stepped as far.
+    public var maxTimestampJump: Int64 = MediaClock.jumpLimit
+    public static let jumpLimit: Int64 = 5_000_000_000
     /// How far a report may move a stream: its first (which puts it beside the others, by up to
     /// the sender's capture and network delays), and later ones (drift between RTP and NTP clocks).
     public var maxFirstCorrection: Int64 = 5_000_000_000
     public var maxReportCorrection: Int64 = 500_000_000
-    /// How far NTP time may advance from arrival time between two reports: 1 s, and 10% more of
-    /// the time between them (network and capture delays).
-    public var maxArrivalDisagreement: Int64 = 1_000_000_000
+    /// How far NTP time may advance from arrival time between two reports, and a stream's clock
+    /// over a pause: 1 s, and 10% more of the time between them (network and capture delays).
+    public var maxArrivalDisagreement: Int64 = MediaClock.arrivalTolerance
+    public static let arrivalTolerance: Int64 = 1_000_000_000
     /// Reports closer together than this (on the packet clock) move nothing.
     public var minReportInterval: Int64 = 1_000_000_000
     public private(set) var streams: [UInt32: Stream] = [:]
@@ -151,7 +158,8 @@ public final class MediaClock {
         guard let index = streams.index(forKey: ssrc) else {
             return (firstTime(ssrc: ssrc, ticks: ticks, clockRate: clockRate, arrival: arrival), 0)
         }
-        let time = streams.values[index].advance(to: ticks, jumpLimit: maxTimestampJump, backIsJump: backIsJump).addingSaturated(shift)
+        let time = streams.values[index].advance(to: ticks, arrival: arrival, jumpLimit: maxTimestampJump,
+                                                 arrivalTolerance: maxArrivalDisagreement, backIsJump: backIsJump).addingSaturated(shift)
         return (time, streams.values[index].timestampJumps)
     }
 
@@ -159,7 +167,7 @@ public final class MediaClock {
         guard streams.count < MediaClock.maxStreams else { return arrival }
         let rate = min(max(1, clockRate), MediaDescription.Format.clockRates.upperBound)
         streams[ssrc] = Stream(clockRate: rate, anchorTicks: ticks, anchorTime: arrival.subtractingSaturated(shift),
-                               lastTicks: ticks, previousTicks: ticks)
+                               lastTicks: ticks, lastArrival: arrival, previousTicks: ticks)
         if let report = pending.removeValue(forKey: ssrc) {
             senderReport(ssrc: ssrc, ntp: report.ntp, rtp: report.rtp, arrival: report.arrival)
         }
@@ -223,9 +231,25 @@ public final class MediaClock {
 
     /// Whether NTP time advanced from `a` to `b` as the arrival times did.
     private func advancesWithArrival(from a: (ticks: Int64, ntp: Int64, arrival: Int64), to b: (ticks: Int64, ntp: Int64, arrival: Int64)) -> Bool {
-        let arrived = b.arrival.subtractingSaturated(a.arrival)
-        let disagreement = b.ntp.subtractingSaturated(a.ntp).subtractingSaturated(arrived)
-        return disagreement.magnitude <= maxArrivalDisagreement.addingSaturated(arrived / 10).magnitude
+        Self.agree(b.ntp.subtractingSaturated(a.ntp), arrived: b.arrival.subtractingSaturated(a.arrival), tolerance: maxArrivalDisagreement)
+    }
+
+    /// Whether a sender's clock advanced `step` (nanoseconds) as the arrival did (`arrived`): within
+    /// `tolerance`, and 10% more of the time between.
+    static func agree(_ step: Int64, arrived: Int64, tolerance: Int64) -> Bool {
+        step.subtractingSaturated(arrived).magnitude <= tolerance.addingSaturated(arrived / 10).magnitude
+    }
+
+    /// Whether a step of a stream's clock from its frame before (`step`, in nanoseconds) begins a
+    /// new timeline (a sender restarted, its clock reset): beyond `limit` either way, or back where
+    /// `backIsJump`. A step forward that the packets' arrival took too (`arrived`) is none: the
+    /// sender was silent with its clock running (a hold, silence suppression, an outage), RFC 3550's
+    /// timestamps advancing as they should, and the silence is kept.
+    public static func isJump(step: Int64, arrived: Int64, limit: Int64 = jumpLimit, tolerance: Int64 = arrivalTolerance,
+                              backIsJump: Bool) -> Bool {
+        if backIsJump && step < 0 { return true }
+        guard step.magnitude > limit.magnitude else { return false }
+        return step < 0 || !agree(step, arrived: arrived, tolerance: tolerance)
     }
 
     /// Whether two rejected reports agree with each other: the same clock, stepped.
