@@ -170,6 +170,30 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertEqual(edges.media[0].formats[97]?.clockRate, 10_000_000)
     }
 
+    /// An fmtp line with no parameters (a camera's Opus: `a=fmtp:97`, with or without a space after)
+    /// says nothing and is taken; one without its payload type is still an error naming the line.
+    func testAnFmtpWithoutParametersIsTaken() throws {
+        for fmtp in ["a=fmtp:97", "a=fmtp:97 "] {
+            let sdp = try SessionDescription(parsing: """
+                v=0\r
+                m=audio 0 RTP/AVP 97\r
+                a=rtpmap:97 opus/48000/2\r
+                \(fmtp)\r
+                m=video 0 RTP/AVP 96\r
+                a=rtpmap:96 H264/90000\r
+                a=fmtp:96 packetization-mode=1\r
+
+                """)
+            XCTAssertEqual(sdp.media.count, 2, fmtp)
+            XCTAssertEqual(sdp.media[0].formats[97]?.encodingName, "opus", fmtp)
+            XCTAssertTrue(sdp.media[0].formats[97]?.parameters.isEmpty ?? false, fmtp)
+            XCTAssertEqual(sdp.media[1].formats[96]?.parameter("packetization-mode"), "1", fmtp)
+        }
+        XCTAssertThrowsError(try SessionDescription(parsing: "v=0\nm=audio 0 RTP/AVP 97\na=fmtp: x=1\n")) { error in
+            XCTAssertTrue("\(error)".contains("line 3"), "\(error)")
+        }
+    }
+
     func testAudioOnlySessionHasNoVideo() throws {
         let sdp = try SessionDescription(parsing: "m=audio 5000 RTP/AVP 0\n")
         XCTAssertNil(sdp.video)

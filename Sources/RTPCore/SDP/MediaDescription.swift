@@ -184,14 +184,16 @@ public struct MediaDescription: Sendable {
         formats[pt] = format
     }
 
-    /// a=fmtp:<payload type> <key>=<value>; <key>=<value>...
+    /// a=fmtp:<payload type> <key>=<value>; <key>=<value>... A line with no parameters at all
+    /// (Ubiquiti's cameras send `a=fmtp:96` for Opus) says nothing, and is taken.
     private mutating func addFormatParameters(_ value: Substring, line: Int) throws(SessionDescription.ParseError) {
         let body = value.dropFirst("fmtp:".count)
-        guard let space = body.firstIndex(of: " "), let pt = UInt8(body[..<space]) else {
+        let space = body.firstIndex(of: " ") ?? body.endIndex
+        guard let pt = UInt8(body[..<space]) else {
             throw SessionDescription.ParseError(line: line, message: "malformed fmtp 'a=\(value)'")
         }
         var format = formats[pt] ?? Format(encodingName: "", clockRate: 90000)
-        for item in body[body.index(after: space)...].split(separator: ";") {
+        for item in body[space...].split(separator: ";") {
             let pair = item.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
             format.parameters.append((String(pair[0].trimmingWhitespace()).lowercased(), String(pair[1].trimmingWhitespace())))
