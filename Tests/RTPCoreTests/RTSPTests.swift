@@ -156,6 +156,25 @@ final class RTSPTests: XCTestCase {
         XCTAssertEqual(signalling.sessionDescription?.media.count, 2, "a DESCRIBE without Content-Type still gives its SDP")
     }
 
+    /// A DVR that names another session in the second SETUP's reply plays under the first, which
+    /// every later request then carries; a DESCRIBE's Session before any SETUP gives way to SETUP's.
+    func testTheFirstSetupsSessionIsKept() throws {
+        let url = try RTSPURL(parsing: "rtsp://dvr/live")
+        var client = RTSPClient(authorization: RTSPAuthorization(user: nil, password: nil, seed: 1))
+        func answer(_ method: String, session: String) -> String {
+            _ = client.request(method, url)
+            var m = RTSPMessage()
+            m.statusCode = 200
+            m.headers = [("CSeq", String(client.cseq)), ("Session", session)]
+            _ = client.receiveReply(m)
+            return String(decoding: client.request("PLAY", url), as: UTF8.self)
+        }
+        XCTAssertTrue(answer("DESCRIBE", session: "1111").contains("Session: 1111\r\n"))
+        XCTAssertTrue(answer("SETUP", session: "231970;timeout=60").contains("Session: 231970\r\n"))
+        XCTAssertTrue(answer("SETUP", session: "231980;timeout=60").contains("Session: 231970\r\n"))
+        XCTAssertEqual(client.session?.timeoutSeconds, 60)
+    }
+
     func testSessionIdWithItsTimeout() {
         XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30"), .some(.init(parsing: "47112344;timeout=30")!))
         XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30")?.id, "47112344")

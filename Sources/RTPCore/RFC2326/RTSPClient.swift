@@ -22,6 +22,8 @@ public struct RTSPClient: Sendable {
 
     public private(set) var cseq = 0
     public private(set) var session: RTSPSessionHeader?
+    /// A SETUP's reply named the session, which later replies then cannot change.
+    private var sessionSetUp = false
     /// The methods the server's OPTIONS reply lists in Public.
     public private(set) var publicMethods: Set<String> = []
     /// GET_PARAMETER when the server lists it, else OPTIONS; the other after 405, 454 or 501.
@@ -70,7 +72,10 @@ public struct RTSPClient: Sendable {
             if let known = session, known.id == parsed.id, !header.lowercased().contains("timeout=") {
                 parsed.timeoutSeconds = known.timeoutSeconds
             }
-            session = parsed
+            // The first SETUP's session is the session: some DVRs ("H264DVR") name another in the
+            // second SETUP's reply, yet play only under the first.
+            if !sessionSetUp || session?.id == parsed.id { session = parsed }
+            if request?.method == "SETUP" && (200..<300).contains(message.statusCode) { sessionSetUp = true }
         }
         switch message.statusCode {
         case 200..<300:
