@@ -62,6 +62,24 @@ final class DepacketizerTests: XCTestCase {
         XCTAssertEqual(try feeder.finish(), [expectedIDR])
     }
 
+    /// FU-A fragments with no bytes after their FU header, as some cameras send between the others
+    /// (and as the last): each adds nothing, and the unit is whole.
+    func testEmptyFUAFragmentsAddNothing() throws {
+        let feeder = Feeder()
+        var packets: [[UInt8]] = [Fixture.rtp(seq: 1, ts: 3000, payload: Fixture.stapA([Fixture.sps, Fixture.pps]))]
+        let fragments = Fixture.fuA(idr, size: 100)
+        var seq: UInt16 = 2
+        for (i, f) in fragments.enumerated() {
+            let last = i == fragments.count - 1
+            packets.append(Fixture.rtp(seq: seq, ts: 3000, payload: last ? [f[0], f[1] & ~0x40] + f.dropFirst(2) : f))
+            packets.append(Fixture.rtp(seq: seq + 1, ts: 3000, marker: last, payload: [f[0], f[1] & 0x1F | (last ? 0x40 : 0)]))
+            seq += 2
+        }
+        for p in packets { try feeder.send(p) }
+        XCTAssertEqual(try feeder.finish(), [expectedIDR])
+        XCTAssertTrue(feeder.stream.invalidPayload.isEmpty, "\(feeder.stream.invalidPayload)")
+    }
+
     func testSTAPAOverrunIsRejectedBeforeItTakesASequenceNumber() throws {
         let feeder = Feeder()
         var packets = stream()

@@ -9,7 +9,7 @@ public enum VideoPayloadInvalid: String, Error, CaseIterable, Sendable {
     case aggregationOverrun = "aggregation packet whose first unit runs past its end"
     case aggregationEmpty = "aggregation packet with no NAL unit"
     case aggregationNestedType = "aggregation packet carries an aggregation or fragment type"
-    case fragmentTooShort = "fragmentation unit without fragment bytes"
+    case fragmentTooShort = "fragmentation unit shorter than its headers"
     case fragmentType = "fragmentation unit carries an aggregation or fragment type"
     case fuBWithoutStart = "FU-B that is not a first fragment"
     case paciOverrun = "PACI whose extensions run past its end"

@@ -30,13 +30,14 @@ public enum H264Payload {
             // STAP-A/B (§5.7.1) and MTAP16/24 (§5.7.2); see `AggregationUnits`.
             return validateAggregation(payload)
         case fuA:
-            // FU-A (§5.8): FU indicator, FU header S|E|R|Type, then fragment bytes.
-            guard payload.count >= 3 else { return .fragmentTooShort }
+            // FU-A (§5.8): FU indicator, FU header S|E|R|Type, then fragment bytes; none at all is
+            // a fragment that adds nothing, as some cameras send, not a loss.
+            guard payload.count >= 2 else { return .fragmentTooShort }
             let inner = nalUnitType(payload[1])
             return inner == 0 || inner >= 24 ? .fragmentType : nil
         case fuB:
             // FU-B (§5.8): as FU-A with a 16-bit DON after the FU header; first fragments only.
-            guard payload.count >= 5 else { return .fragmentTooShort }
+            guard payload.count >= 4 else { return .fragmentTooShort }
             guard payload[1] & 0x80 != 0 else { return .fuBWithoutStart }
             let inner = nalUnitType(payload[1])
             return inner == 0 || inner >= 24 ? .fragmentType : nil

@@ -53,9 +53,10 @@ public enum H265Payload {
             if count == 0 { return units.overran ? .aggregationOverrun : .aggregationEmpty }
             return nil
         case fragmentationUnit:
-            guard rest.count >= 2 else { return .fragmentTooShort }
+            // An FU header (and a first fragment's DONL) and no fragment bytes adds nothing: taken.
+            guard rest.count >= 1 else { return .fragmentTooShort }
             let start = rest[0] & 0x80 != 0
-            if start && donl && rest.count < 4 { return .fragmentTooShort }
+            if start && donl && rest.count < 3 { return .fragmentTooShort }
             let type = rest[0] & 0x3F
             return type >= aggregationPacket && type <= paci ? .fragmentType : nil
         default:
