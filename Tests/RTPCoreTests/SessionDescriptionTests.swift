@@ -64,6 +64,18 @@ final class SessionDescriptionTests: XCTestCase {
         XCTAssertEqual(sdp.payloadType, 97)
     }
 
+    /// Start codes inside an item (GW Security's cameras end each with 00 00 00 01; others begin
+    /// with one, or put both sets in one item): the NAL units between them, without the codes.
+    func testStartCodesInSpropItemsAreTakenAsBoundaries() throws {
+        for sprop in ["Z0LAHtkBQfsBEAAAAwAQAAADA8DxYuSAAAAAAQ==,AAAAAWjOPIA=", "AAAAAWdCwB7ZAUH7ARAAAAMAEAAAAwPA8WLkgAAAAWjOPIAAAAAB"] {
+            let sdp = try SessionDescription(parsing: "m=video 0 RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 sprop-parameter-sets=\(sprop)\n")
+            XCTAssertEqual(sdp.parameterSets, [Fixture.sps, Fixture.pps], sprop)
+        }
+        let vps = "QAEMAf//AWAAAAMAkAAAAwAAAwA8lZQJ"
+        let hevc = H265FormatParameters([("sprop-vps", Data([0, 0, 0, 1] + Data(base64Encoded: vps)! + [0, 0, 0, 1]).base64EncodedString())])
+        XCTAssertEqual(hevc.parameterSets, [[UInt8](Data(base64Encoded: vps)!)])
+    }
+
     func testGarbageSpropItemIsSkippedWithAWarning() throws {
         let sdp = try SessionDescription(parsing: "m=video 1 RTP/AVP 96\na=fmtp:96 sprop-parameter-sets=Z0LA*,aM48gA==\n")
         XCTAssertEqual(sdp.parameterSets, [Fixture.pps])

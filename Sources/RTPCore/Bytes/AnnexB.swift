@@ -25,4 +25,22 @@ public enum AnnexB {
         }
         if start >= 0 && start < n { _ = body(bytes.view(start..<n)) }
     }
+
+    /// The NAL units of an SDP's parameter-set item: the item itself, or, where a camera put start
+    /// codes in it (GW Security's end each item with 00 00 00 01), the units between them. A NAL
+    /// unit never holds 00 00 01 (emulation prevention), so one found is a start code.
+    public static func parameterSetNALUnits(_ item: [UInt8]) -> [[UInt8]] {
+        guard item.count >= 3, (0..<item.count - 2).contains(where: { item[$0] == 0 && item[$0 + 1] == 0 && item[$0 + 2] == 1 }) else {
+            return [item]
+        }
+        var units: [[UInt8]] = []
+        ([0, 0, 1] + item).withUnsafeBytes { bytes in
+            forEachNALUnit(bytes) { (nal: UnsafeRawBufferPointer) -> Void in
+                var unit = Array(nal)
+                while unit.last == 0 { unit.removeLast() }
+                if !unit.isEmpty { units.append(unit) }
+            }
+        }
+        return units
+    }
 }

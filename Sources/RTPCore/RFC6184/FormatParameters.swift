@@ -39,7 +39,7 @@ public struct H264FormatParameters: VideoFormatParameters {
                         warnings.append("sprop-parameter-sets item '\(encoded)' is not base64; skipped")
                         continue
                     }
-                    parameterSets.append(nal)
+                    parameterSets += AnnexB.parameterSetNALUnits(nal)
                 }
             default:
                 continue

@@ -43,7 +43,7 @@ public struct H265FormatParameters: VideoFormatParameters {
                         warnings.append("\(key) item '\(encoded)' is not base64 of a NAL unit; skipped")
                         continue
                     }
-                    sets[key, default: []].append(nal)
+                    sets[key, default: []] += AnnexB.parameterSetNALUnits(nal).filter { $0.count >= 2 }
                 }
             case "profile-id", "tier-flag", "level-id", "sprop-max-don-diff", "sprop-depack-buf-nalus",
                  "sprop-depack-buf-bytes":
