@@ -80,6 +80,31 @@ final class DepacketizerTests: XCTestCase {
         XCTAssertTrue(feeder.stream.invalidPayload.isEmpty, "\(feeder.stream.invalidPayload)")
     }
 
+    /// A camera that sends its SPS and PPS in one packet with a start code between, and then a whole
+    /// access unit as one Annex-B packet (in a STAP-A too): the NAL units between the start codes,
+    /// the long and short codes' zero bytes left out, counted once per unit that held them.
+    func testStartCodesInsideAUnitSplitIt() throws {
+        let feeder = Feeder()
+        let code: [UInt8] = [0, 0, 0, 1]
+        try feeder.send(Fixture.rtp(seq: 1, ts: 3000, payload: Fixture.sps + code + Fixture.pps))
+        try feeder.send(Fixture.rtp(seq: 2, ts: 3000, marker: true, payload: idr))
+        try feeder.send(Fixture.rtp(seq: 3, ts: 6000, marker: true, payload: Fixture.sps + [0, 0, 1] + Fixture.pps + code + p1 + [0]))
+        try feeder.send(Fixture.rtp(seq: 4, ts: 9000, marker: true, payload: Fixture.stapA([Fixture.pps + code + p2])))
+        XCTAssertEqual(try feeder.finish(), [expectedIDR, Fixture.annexB([Fixture.sps, Fixture.pps, p1]),
+                                               Fixture.annexB([Fixture.pps, p2])])
+        XCTAssertEqual(feeder.stream.unitsWithStartCodes, 3)
+        XCTAssertEqual(feeder.stream.notices, [.startCodesInNALUnits])
+    }
+
+    func testStartCodesAreFoundAsAPlainScanFindsThem() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in [0, 0, 1, 2, 0x80][Int.random(in: 0...4, using: &generator)] as UInt8 }
+            let plain = bytes.count >= 3 && (0..<bytes.count - 2).contains { bytes[$0] == 0 && bytes[$0 + 1] == 0 && bytes[$0 + 2] == 1 }
+            bytes.withUnsafeBytes { XCTAssertEqual(AnnexB.containsStartCode($0), plain, "\(bytes)") }
+        }
+    }
+
     func testSTAPAOverrunIsRejectedBeforeItTakesASequenceNumber() throws {
         let feeder = Feeder()
         var packets = stream()

@@ -26,21 +26,55 @@ public enum AnnexB {
         if start >= 0 && start < n { _ = body(bytes.view(start..<n)) }
     }
 
+    /// Whether `bytes` holds a start code (00 00 01), which no NAL unit does (emulation prevention):
+    /// a sender put an Annex-B stream where one NAL unit belongs. Looks at every third byte where
+    /// it can (the 1 of a start code, or a byte that rules one out), so a slice costs little.
+    @inline(__always)
+    public static func containsStartCode(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 2
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte > 1 {
+                i += 3
+            } else if byte == 1 {
+                if bytes[i - 1] == 0 && bytes[i - 2] == 0 { return true }
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return false
+    }
+
+    /// Where the NAL units of `bytes` lie when start codes split it: the bytes before the first
+    /// code, and after each, without the zero bytes that end them (trailing_zero_8bits and a long
+    /// start code's first byte); empty ones left out.
+    public static func unitRanges(splitting bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
+        var ranges: [Range<Int>] = [], start = 0, i = 0
+        func close(_ end: Int) {
+            var end = end
+            while end > start && bytes[end - 1] == 0 { end -= 1 }
+            if end > start { ranges.append(start..<end) }
+        }
+        while i + 2 < bytes.count {
+            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
+                close(i)
+                i += 3
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        close(bytes.count)
+        return ranges
+    }
+
     /// The NAL units of an SDP's parameter-set item: the item itself, or, where a camera put start
     /// codes in it (GW Security's end each item with 00 00 00 01), the units between them. A NAL
     /// unit never holds 00 00 01 (emulation prevention), so one found is a start code.
     public static func parameterSetNALUnits(_ item: [UInt8]) -> [[UInt8]] {
-        guard item.count >= 3, (0..<item.count - 2).contains(where: { item[$0] == 0 && item[$0 + 1] == 0 && item[$0 + 2] == 1 }) else {
-            return [item]
+        item.withUnsafeBytes { bytes in
+            containsStartCode(bytes) ? unitRanges(splitting: bytes).map { Array(bytes[$0]) } : [item]
         }
-        var units: [[UInt8]] = []
-        ([0, 0, 1] + item).withUnsafeBytes { bytes in
-            forEachNALUnit(bytes) { (nal: UnsafeRawBufferPointer) -> Void in
-                var unit = Array(nal)
-                while unit.last == 0 { unit.removeLast() }
-                if !unit.isEmpty { units.append(unit) }
-            }
-        }
-        return units
     }
 }

@@ -11,6 +11,8 @@ public enum StreamNotice: Sendable, Equatable {
     case senderReportRejected(MediaClock.RejectedReport)
     /// The sender's NTP clock moved (stepped, or it is not the session's): the stream follows it from where it is.
     case senderClockStepped(nanoseconds: Int64)
+    /// NAL units came with Annex-B start codes inside them: split into the units between.
+    case startCodesInNALUnits
 
     public var description: String {
         switch self {
@@ -29,6 +31,9 @@ public enum StreamNotice: Sendable, Equatable {
             let seconds = Double(step / 1_000_000) / 1000
             return "its sender's NTP clock moved by \(seconds) s against its RTP time (stepped, or not the session's): "
                 + "the stream follows the new clock from where it is"
+        case .startCodesInNALUnits:
+            return "its packets hold Annex-B start codes where one NAL unit belongs (RFC 6184 §5.6, RFC 7798 §4.4.1 "
+                + "carry NAL units bare); the units between them are taken"
         }
     }
 }

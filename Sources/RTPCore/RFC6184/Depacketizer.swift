@@ -29,6 +29,8 @@ public final class Depacketizer {
     public private(set) var mtapPacketsWithPrefixInSize = 0
     /// The stream's MTAP size reading, once a packet showed it.
     public private(set) var mtapSizeCountsPrefix = false
+    /// Units that held Annex-B start codes, split (`addNAL`).
+    public private(set) var unitsWithStartCodes = 0
     /// Said once each, when first seen.
     public var onNotice: (StreamNotice) -> Void = { _ in }
     private var depthGrowthNoticed = false
@@ -93,20 +95,32 @@ public final class Depacketizer {
         case H264Payload.stapA:
             fragmentation.drop(assembler)
             var units = AggregationUnits(payload)
-            while let unit = units.next() {
-                try assembler.addNAL(header: unit.nal[0], body: unit.nal.view(1..<unit.nal.count), timestamp: timestamp,
-                                     borrowing: borrowing)
-            }
+            while let unit = units.next() { try addNAL(unit.nal, timestamp: timestamp, borrowing: borrowing) }
             if units.overran {
                 aggregationUnitsOverrun += 1
                 assembler.noteLostUnit(header: units.overrunHeader, reason: .aggregationOverrun)
             }
         default:
             fragmentation.drop(assembler)
-            try assembler.addNAL(header: payload[0], body: payload.view(1..<payload.count), timestamp: timestamp,
-                                 borrowing: borrowing)
+            try addNAL(payload, timestamp: timestamp, borrowing: borrowing)
         }
         try assembler.endOfPacket(marker: marker)
+    }
+
+    /// A whole NAL unit to the assembler; where a sender put an Annex-B stream in its place (start
+    /// codes inside, which no NAL unit holds), the units between them, those of a type a packet may
+    /// carry alone.
+    @inline(__always)
+    private func addNAL(_ nal: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
+        guard AnnexB.containsStartCode(nal) else {
+            return try assembler.addNAL(header: nal[0], body: nal.view(1..<nal.count), timestamp: timestamp, borrowing: borrowing)
+        }
+        if unitsWithStartCodes == 0 { onNotice(.startCodesInNALUnits) }
+        unitsWithStartCodes += 1
+        for range in AnnexB.unitRanges(splitting: nal) where H264Payload.isAggregatable(nal[range.lowerBound]) {
+            try assembler.addNAL(header: nal[range.lowerBound], body: nal.view(range.lowerBound + 1..<range.upperBound),
+                                 timestamp: timestamp, borrowing: borrowing)
+        }
     }
 
     private func processFragment(_ payload: UnsafeRawBufferPointer, timestamp: UInt32, borrowing: Bool) throws {
@@ -236,6 +250,7 @@ public final class Depacketizer {
         s.notAllowedInInterleavedMode = notAllowedInInterleavedMode
         s.aggregationUnitsOverrun = aggregationUnitsOverrun
         s.mtapPacketsWithPrefixInSize = mtapPacketsWithPrefixInSize
+        s.unitsWithStartCodes = unitsWithStartCodes
         if let deinterleaver {
             s.interleavingDepth = (deinterleaver.parameters.interleavingDepth,
                                    max(deinterleaver.parameters.interleavingDepth, deinterleaver.neededDepth))

@@ -21,7 +21,9 @@ public final class H265Depacketizer {
     public private(set) var paciPackets = 0
     /// NAL units of reserved and unspecified types, skipped.
     public private(set) var reservedUnitsSkipped = 0
-    /// Nothing H.265's depacketizer sees is said yet.
+    /// Units that held Annex-B start codes, split (`deliverSplitting`).
+    public private(set) var unitsWithStartCodes = 0
+    /// Said once each, when first seen.
     public var onNotice: (StreamNotice) -> Void = { _ in }
 
     public init(assembler: HEVCAccessUnitAssembler, decodingOrder: DeinterleavingBuffer.Parameters? = nil,
@@ -79,7 +81,8 @@ public final class H265Depacketizer {
             fragmentation.drop(assembler)
             var units = H265AggregationUnits(rest, decodingOrderNumbers: false)
             while let unit = units.next() {
-                try deliver(HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count), timestamp: timestamp, borrowing: borrowing)
+                try deliverSplitting(HEVCNALHeader(unit.nal), unit.nal.view(2..<unit.nal.count), timestamp: timestamp,
+                                     borrowing: borrowing)
             }
             if units.overran {
                 aggregationUnitsOverrun += 1
@@ -87,9 +90,29 @@ public final class H265Depacketizer {
             }
         default:
             fragmentation.drop(assembler)
-            try deliver(header, rest, timestamp: timestamp, borrowing: borrowing)
+            try deliverSplitting(header, rest, timestamp: timestamp, borrowing: borrowing)
         }
         try assembler.endOfPacket(marker: marker)
+    }
+
+    /// `deliver`, or, where a sender put an Annex-B stream in a NAL unit's place (start codes in
+    /// `body`, which no NAL unit holds), the units between them, each behind a header H.265 allows.
+    @inline(__always)
+    private func deliverSplitting(_ header: HEVCNALHeader, _ body: UnsafeRawBufferPointer, timestamp: UInt32,
+                                  borrowing: Bool) throws {
+        guard AnnexB.containsStartCode(body) else { return try deliver(header, body, timestamp: timestamp, borrowing: borrowing) }
+        if unitsWithStartCodes == 0 { onNotice(.startCodesInNALUnits) }
+        unitsWithStartCodes += 1
+        for range in AnnexB.unitRanges(splitting: body) {
+            if range.lowerBound == 0 {
+                try deliver(header, body.view(range), timestamp: timestamp, borrowing: borrowing)
+                continue
+            }
+            let unit = body.view(range)
+            guard unit.count >= 2, case let inner = HEVCNALHeader(unit), !inner.forbiddenZeroBit, inner.temporalIdPlus1 != 0,
+                  inner.type < H265Payload.aggregationPacket else { continue }
+            try deliver(inner, unit.view(2..<unit.count), timestamp: timestamp, borrowing: borrowing)
+        }
     }
 
     /// A whole NAL unit to the assembler, unless H.265 reserves its type.
@@ -196,6 +219,7 @@ public final class H265Depacketizer {
         s.aggregationUnitsOverrun = aggregationUnitsOverrun
         s.paciPackets = paciPackets
         s.reservedUnitsSkipped = reservedUnitsSkipped
+        s.unitsWithStartCodes = unitsWithStartCodes
     }
 
     public func flush() throws {

@@ -54,6 +54,8 @@ public struct StreamStatistics: Sendable {
     public var paciPackets = 0
     /// H.265 NAL units of reserved or unspecified types, skipped.
     public var reservedUnitsSkipped = 0
+    /// Single NAL units and aggregated ones that held Annex-B start codes, split into the units between.
+    public var unitsWithStartCodes = 0
     /// RTP timestamps of the first damaged access units dropped.
     public var droppedTimestamps: [UInt32] = []
     /// What the stream does that was worked around, as said when first seen.
@@ -145,6 +147,8 @@ public struct StreamStatistics: Sendable {
          Count(name: "paci_packets", help: "H.265 PACI packets unwrapped", value: paciPackets),
          Count(name: "reserved_nal_units_skipped", help: "H.265 NAL units of reserved types, skipped",
                  value: reservedUnitsSkipped),
+         Count(name: "nal_units_with_start_codes", help: "NAL units that held Annex-B start codes, split into the units between",
+                 value: unitsWithStartCodes),
          Count(name: "upper_spatial_layer_packets", help: "VP9 packets of spatial layers above --spatial-layer, left out",
                  value: upperSpatialLayerPackets),
          Count(name: "sender_reports", help: "RTCP sender reports received", value: senderReports)]

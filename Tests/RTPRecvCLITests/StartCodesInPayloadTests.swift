@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+
+/// Cameras that put an Annex-B stream where RFC 6184 and RFC 7798 carry one bare NAL unit: their
+/// parameter sets in one packet with start codes between. Made from real captures by joining each
+/// run of parameter-set packets into one; what rtprecv writes must be what it writes from the capture.
+final class StartCodesInPayloadTests: XCTestCase {
+    func testParameterSetsJoinedByStartCodesGiveTheSameStream() throws {
+        // H.264's SPS and PPS (types 7, 8); H.265's VPS, SPS and PPS (32-34).
+        let cases: [(name: String, file: String, isParameterSet: ([UInt8]) -> Bool)] = [
+            ("ffmpeg-inband", "h264", { [7, 8].contains($0[0] & 0x1F) }),
+            ("gst-h265-none", "h265", { (32...34).contains($0[0] >> 1 & 0x3F) }),
+        ]
+        for c in cases {
+            let (joined, runs) = try Self.joiningParameterSets(of: c.name, c.isParameterSet)
+            XCTAssertGreaterThan(runs, 0, c.name)
+            var outputs: [Data] = []
+            for (pcap, tag) in [(FrameCaptures.capture(c.name + ".pcap"), "as-sent"), (joined, "joined")] {
+                let out = Harness.temporaryFile("\(c.name)-\(tag).\(c.file)"), stats = Harness.temporaryFile("\(c.name)-\(tag).json")
+                let run = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path, "--stats-json", stats.path])
+                XCTAssertEqual(run.status, 0, run.stderr)
+                XCTAssertEqual(run.stderr.contains("Annex-B start codes"), tag == "joined", run.stderr)
+                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any]
+                let stream = try XCTUnwrap((json?["streams"] as? [[String: Any]])?.first)
+                XCTAssertEqual(stream["nal_units_with_start_codes"] as? Int, tag == "joined" ? runs : 0, c.name)
+                outputs.append(try Data(contentsOf: out))
+            }
+            XCTAssertGreaterThan(outputs[0].count, 10_000, c.name)
+            XCTAssertEqual(outputs[0], outputs[1], "\(c.name): the stream written differs")
+        }
+    }
+
+    /// The capture with each run of parameter-set packets (single NAL unit packets) made one packet,
+    /// the units joined by 4-byte start codes, and sequence numbers given anew; and how many runs.
+    private static func joiningParameterSets(of name: String, _ isParameterSet: ([UInt8]) -> Bool) throws -> (URL, Int) {
+        var packets: [FrameCaptures.Packet] = [], runs = 0, joining = false
+        for frame in try FrameCaptures.frames(name + ".pcap") {
+            for packet in frame.packets {
+                let payload = Array(packet.rtp[12...])
+                if isParameterSet(payload) && joining {
+                    packets[packets.count - 1].rtp += [0, 0, 0, 1] + payload
+                } else {
+                    if isParameterSet(payload) { runs += 1 }
+                    packets.append(packet)
+                }
+                joining = isParameterSet(payload)
+            }
+        }
+        for i in packets.indices {
+            packets[i].rtp[2] = UInt8(i >> 8 & 0xFF)
+            packets[i].rtp[3] = UInt8(i & 0xFF)
+        }
+        return (try FrameCaptures.pcap(packets, name: name + "-joined"), runs)
+    }
+}
