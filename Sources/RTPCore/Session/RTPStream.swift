@@ -134,9 +134,16 @@ public final class RTPStream<Format: PayloadFormat> {
     /// comfort noise or a telephone event beside a call's audio. The format takes what it knows
     /// of it; the sequence counts it as a packet with no media, out of the jitter (an event's
     /// packets all carry its start's timestamp).
+    /// One that repeats the highest sequence number so far (Geovision's cameras send PT 50 after a
+    /// packet with its number) takes no place in the sequence, where it would count as a duplicate.
     public func receive(otherPayloadType packet: RTPPacket, payload: UnsafeRawBufferPointer, arrival: Int64) throws {
         statistics.otherPayloadType += 1
         try format.otherPayloadType(packet, payload: payload)
+        if let source, packet.sequenceNumber == UInt16(truncatingIfNeeded: source.extendedHighestSequenceNumber) {
+            statistics.packets += 1
+            statistics.bytes += payload.count
+            return
+        }
         try receive(packet, payload: payload, headerExtension: .empty, arrival: arrival, jitter: false, media: false)
     }
 

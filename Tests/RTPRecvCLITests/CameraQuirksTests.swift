@@ -1,10 +1,11 @@
 import Foundation
 import XCTest
 
-/// Cameras that put an Annex-B stream where RFC 6184 and RFC 7798 carry one bare NAL unit: their
-/// parameter sets in one packet with start codes between. Made from real captures by joining each
-/// run of parameter-set packets into one; what rtprecv writes must be what it writes from the capture.
-final class StartCodesInPayloadTests: XCTestCase {
+/// Cameras' packets out of the RFCs' shape, made from real captures: what rtprecv writes must be
+/// what it writes from the capture as sent.
+final class CameraQuirksTests: XCTestCase {
+    /// Parameter sets in one packet with start codes between, where RFC 6184 and RFC 7798 carry one
+    /// bare NAL unit a packet: each run of parameter-set packets of the capture joined into one.
     func testParameterSetsJoinedByStartCodesGiveTheSameStream() throws {
         // H.264's SPS and PPS (types 7, 8); H.265's VPS, SPS and PPS (32-34).
         let cases: [(name: String, file: String, isParameterSet: ([UInt8]) -> Bool)] = [
@@ -28,6 +29,34 @@ final class StartCodesInPayloadTests: XCTestCase {
             XCTAssertGreaterThan(outputs[0].count, 10_000, c.name)
             XCTAssertEqual(outputs[0], outputs[1], "\(c.name): the stream written differs")
         }
+    }
+
+    /// A packet of another payload type after each packet, with its sequence number (Geovision's
+    /// cameras send PT 50 so): nothing counted as lost or duplicate, and the stream as sent.
+    func testAnotherPayloadTypeRepeatingASequenceNumberTakesNoPlaceInTheSequence() throws {
+        let name = "ffmpeg-inband"
+        var packets: [FrameCaptures.Packet] = []
+        for frame in try FrameCaptures.frames(name + ".pcap") {
+            for packet in frame.packets {
+                packets.append(packet)
+                packets.append((packet.microseconds, Array(packet.rtp[0..<12]) + [0, 0, 0, 0]))
+                packets[packets.count - 1].rtp[1] = 50
+            }
+        }
+        let doubled = try FrameCaptures.pcap(packets, name: name + "-pt50")
+        var outputs: [Data] = []
+        for pcap in [FrameCaptures.capture(name + ".pcap"), doubled] {
+            let out = Harness.temporaryFile(pcap.lastPathComponent + ".h264"), stats = Harness.temporaryFile(pcap.lastPathComponent + ".json")
+            let run = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path, "--stats-json", stats.path, "-q"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any]
+            let stream = try XCTUnwrap((json?["streams"] as? [[String: Any]])?.first)
+            XCTAssertEqual(stream["duplicates"] as? Int, 0, pcap.lastPathComponent)
+            XCTAssertEqual(stream["lost"] as? Int, 0, pcap.lastPathComponent)
+            outputs.append(try Data(contentsOf: out))
+        }
+        XCTAssertGreaterThan(outputs[0].count, 10_000)
+        XCTAssertEqual(outputs[0], outputs[1], "the stream written differs")
     }
 
     /// The capture with each run of parameter-set packets (single NAL unit packets) made one packet,
