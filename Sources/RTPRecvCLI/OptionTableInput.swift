@@ -177,8 +177,10 @@ extension Options {
         ]),
         OptionSection("BOTH:", [
             OptionSpec(["--sdp"], value: "FILE", """
-                Session description: port, address, source filter, payload type,
-                sprop-parameter-sets (SPS/PPS sent only out of band), and for
+                Session description: port, address, source filter, payload types
+                (the video on any of its line's, each with its own fmtp, as an
+                offer lists several), sprop-parameter-sets (SPS/PPS sent only
+                out of band), and for
                 packetization-mode=2 the de-interleaving parameters
                 (sprop-interleaving-depth, -deint-buf-req, -init-buf-time,
                 -max-don-diff). Where the SDP and the packets disagree on the

@@ -147,8 +147,8 @@ final class Run {
         if !options.quiet {
             if let warning = input.warning { Terminal.printError("warning: \(warning)\n") }
             for warning in report.securityWarnings { Terminal.printError("warning: \(warning)\n") }
-            if let sdp, let s = receiver.selected?.snapshot(), s.codec == sdp.codec,
-               let contradiction = sdp.formatParameters?.contradiction(by: s) {
+            if let sdp, let s = receiver.selected?.snapshot(), s.codec == sdp.videoCodecs[s.payloadType] ?? sdp.codec,
+               let contradiction = (sdp.videoFormatParameters[s.payloadType] ?? sdp.formatParameters)?.contradiction(by: s) {
                 // The packets decide; say when the SDP disagreed with them.
                 Terminal.printError("warning: \(options.sdpName) \(contradiction)\n")
             }

@@ -33,6 +33,32 @@ final class ReplayEndToEndTests: XCTestCase {
         try assertIdentical("ffmpeg-bframes.pcap", to: "ffmpeg-bframes.h264", ["--sdp", source("ffmpeg-bframes.sdp").path])
     }
 
+    /// An offer's video line that lists VP8 (and its RTX) before the H.264 the sender uses, whose
+    /// parameter sets are only in its fmtp, as WebRTC offers and some cameras ("98 96") have it:
+    /// the stream on any listed payload type is taken, with that type's fmtp.
+    func testAStreamOnAnyPayloadTypeOfTheVideoLineIsTakenWithItsFmtp() throws {
+        let given = try String(contentsOf: source("ffmpeg-bframes.sdp"), encoding: .utf8)
+        let fmtp = try XCTUnwrap(given.split(whereSeparator: \.isNewline).first { $0.hasPrefix("a=fmtp:96") })
+        let offer = Harness.temporaryFile("offer.sdp")
+        try """
+            v=0\r
+            o=- 1 1 IN IP4 127.0.0.1\r
+            s=-\r
+            t=0 0\r
+            m=video 0 RTP/AVPF 100 101 96 97\r
+            c=IN IP4 127.0.0.1\r
+            a=rtpmap:100 VP8/90000\r
+            a=rtpmap:101 rtx/90000\r
+            a=fmtp:101 apt=100\r
+            a=rtpmap:96 H264/90000\r
+            \(fmtp)\r
+            a=rtpmap:97 rtx/90000\r
+            a=fmtp:97 apt=96\r
+
+            """.write(to: offer, atomically: true, encoding: .utf8)
+        try assertIdentical("ffmpeg-bframes.pcap", to: "ffmpeg-bframes.h264", ["--sdp", offer.path])
+    }
+
     func testFFmpegBFramesWithoutSDPWritesNothingUndecodable() throws {
         // No SPS/PPS anywhere: nothing can be decoded, so nothing is written.
         let (out, result) = try replay("ffmpeg-bframes.pcap")

@@ -32,6 +32,9 @@ public struct SessionDescription: Sendable {
     public var videoCodecs: [UInt8: VideoCodec] = [:]
     /// The fmtp of `payloadType`, as `codec`'s payload format reads it.
     public var formatParameters: (any VideoFormatParameters)?
+    /// The fmtp of every payload type of the video line whose rtpmap names a codec rtprecv takes,
+    /// each read by its codec's format: an offer lists several, and the sender may use any.
+    public var videoFormatParameters: [UInt8: any VideoFormatParameters] = [:]
     /// The parameter sets of the fmtp (sprop-parameter-sets, sprop-vps/sps/pps/sei), decoded.
     public var parameterSets: [[UInt8]] { formatParameters?.parameterSets ?? [] }
 
@@ -108,7 +111,11 @@ public struct SessionDescription: Sendable {
         port = video.port
         connectionAddress = video.connectionAddress
         sourceFilter = video.sourceFilter
-        for pt in video.payloadTypes { if let codec = pt.videoCodec(in: video) { videoCodecs[pt] = codec } }
+        for pt in video.payloadTypes {
+            guard let codec = pt.videoCodec(in: video), let registered = VideoPayloadFormats.registration(codec) else { continue }
+            videoCodecs[pt] = codec
+            videoFormatParameters[pt] = registered.parameters.init(video.formats[pt]?.parameters ?? [])
+        }
         payloadType = video.payloadTypes.first { $0.videoCodec(in: video) != nil } ?? video.payloadTypes.first
         guard let pt = payloadType, let format = video.formats[pt] else { return }
         var registration = VideoPayloadFormats.withoutRtpmap

@@ -20,6 +20,10 @@ public final class Receiver {
         /// The SDP's fmtp for the video, read by its codec's format (RFC 6184's interleaving,
         /// RFC 7798's DON parameters); each codec's format takes what it reads.
         public var formatParameters: (any VideoFormatParameters)?
+        /// Every payload type of the SDP's video line that names a codec, with its fmtp (and
+        /// parameter sets): a stream on any is taken as on `payloadType`, since an offer lists
+        /// several and the sender may use any. Empty when `payloadType` was chosen.
+        public var videoFormatParameters: [UInt8: any VideoFormatParameters] = [:]
         /// The video payload formats a stream may be tried as: the registry's.
         public var formats = VideoPayloadFormats.registered
         /// The codec of each video payload type, as the SDP's a=rtpmap names it.
@@ -419,7 +423,9 @@ public final class Receiver {
 
     private func accepts(_ packet: RTPPacket) -> Bool {
         if let ssrc = configuration.ssrc, packet.ssrc != ssrc { return false }
-        if let pt = configuration.payloadType { return packet.payloadType == pt }
+        if let pt = configuration.payloadType {
+            return packet.payloadType == pt || configuration.videoFormatParameters[packet.payloadType] != nil
+        }
         // H.264 and H.265 have no static payload type (RFC 3551 §6): any type outside the static
         // range may carry them, 35 to 95 included (WebRTC stacks use those when 96 to 127 run out).
         return !StaticPayloadType.isStaticRange(packet.payloadType)
@@ -458,8 +464,12 @@ public final class Receiver {
         var video = configuration.video
         // The de-interleaving buffer waits for a missing unit as long as the reorder buffer waits for a packet.
         video.latencyNanoseconds = configuration.stream.reorder.latencyNanoseconds
-        let format = configuration.formats[index].makeFormat(packet.ssrc, video, configuration.formatParameters)
-        if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {
+        // The SDP's fmtp and parameter sets for the stream's payload type.
+        let listed = configuration.videoFormatParameters[packet.payloadType]
+        let format = configuration.formats[index].makeFormat(packet.ssrc, video, listed ?? configuration.formatParameters)
+        if let listed {
+            format.base.addParameterSets(listed.parameterSets)
+        } else if configuration.payloadType.map({ $0 == packet.payloadType }) ?? true {
             format.base.addParameterSets(configuration.parameterSets)
         }
         let stream = VideoStream(ssrc: packet.ssrc, payloadType: packet.payloadType, arrival: arrival, format: format,

@@ -1,9 +1,10 @@
 extension Receiver.Configuration {
     /// What a session description says about the streams to receive: the video's parameter sets,
-    /// payload type (unless one was chosen), clock rate, codecs and fmtp; the audio lines;
+    /// payload types (unless one was chosen), clock rate, codecs and fmtp; the audio lines;
     /// the RTCP ports; the RTX payload types; the dependency descriptor's ID (unless one was chosen).
     public mutating func take(_ sdp: SessionDescription) {
         parameterSets = sdp.parameterSets
+        if payloadType == nil { videoFormatParameters = sdp.videoFormatParameters }
         payloadType = payloadType ?? sdp.payloadType
         video.clockRate = sdp.clockRate
         formatParameters = sdp.formatParameters
