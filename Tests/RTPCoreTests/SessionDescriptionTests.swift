@@ -206,6 +206,27 @@ final class SessionDescriptionTests: XCTestCase {
         }
     }
 
+    /// Cameras' SDPs with a broken line where nothing is taken from it: a truncated c= line, an
+    /// empty rtpmap and a clock rate of 0 in a metadata line. Each is a warning naming its line; the
+    /// same in the video line is still an error.
+    func testBrokenLinesOutsideTheMediaTakenAreWarnings() throws {
+        let sdp = try SessionDescription(parsing: """
+            v=0\r
+            c=IN \r
+            m=video 5004 RTP/AVP 96\r
+            a=rtpmap:96 H264/90000\r
+            m=application 42508 RTP/AVP 107 95\r
+            a=rtpmap:\r
+            a=rtpmap:95 tp-link/0\r
+
+            """)
+        XCTAssertEqual(sdp.payloadType, 96)
+        XCTAssertEqual(sdp.codec, .h264)
+        XCTAssertEqual(sdp.warnings.count, 3, "\(sdp.warnings)")
+        XCTAssertEqual(sdp.warnings.map { $0.prefix(7) }, ["line 2:", "line 6:", "line 7:"])
+        XCTAssertThrowsError(try SessionDescription(parsing: "v=0\nm=video 5004 RTP/AVP 96\na=rtpmap:\n"))
+    }
+
     func testAudioOnlySessionHasNoVideo() throws {
         let sdp = try SessionDescription(parsing: "m=audio 5000 RTP/AVP 0\n")
         XCTAssertNil(sdp.video)

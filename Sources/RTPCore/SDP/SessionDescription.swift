@@ -73,7 +73,11 @@ public struct SessionDescription: Sendable {
             case "c":
                 // c=IN IP4 239.1.1.1/32 — the TTL suffix is not part of the address.
                 let fields = value.split(separator: " ")
-                guard fields.count >= 3 else { throw ParseError(line: number, message: "malformed c= line '\(line)'") }
+                // Cameras send 'c=IN ' and the like: the address is then unknown, not the SDP unusable.
+                guard fields.count >= 3 else {
+                    warnings.append("line \(number): malformed c= line '\(line)'; ignored")
+                    continue
+                }
                 let address = String(fields[2].split(separator: "/", omittingEmptySubsequences: false)[0])
                 if current != nil { current!.connectionAddress = address } else { sessionAddress = address }
             case "a" where value.hasPrefix("source-filter:"):
@@ -89,7 +93,12 @@ public struct SessionDescription: Sendable {
                     if current != nil { current!.bandwidthKbps = kbps } else { sessionBandwidthKbps = kbps }
                 }
             case "a" where current != nil:
-                try current!.addAttribute(value, line: number, warnings: &warnings)
+                do {
+                    try current!.addAttribute(value, line: number, warnings: &warnings)
+                } catch where !["video", "audio"].contains(current!.media) {
+                    // A camera's metadata line (Samsung's m=application with 'a=rtpmap:'): not taken anyway.
+                    warnings.append("\(error.description); ignored (an m=\(current!.media) line)")
+                }
             default:
                 continue
             }
