@@ -59,6 +59,53 @@ final class CameraQuirksTests: XCTestCase {
         XCTAssertEqual(outputs[0], outputs[1], "the stream written differs")
     }
 
+    /// AAC access units behind ADTS headers inside RFC 3640's payload (some cameras send them so),
+    /// the AU-size counting the header: the AAC written (as .aac and in Matroska) is the capture's
+    /// as sent, every frame, and the stream says so once.
+    func testAACBehindADTSHeadersIsTakenWithout() throws {
+        let name = "gst-h264-aac", sdp = FrameCaptures.capture(name + ".sdp").path
+        // config=119056e500: AAC LC (profile 1), 48 kHz (index 3), 2 channels.
+        func adts(_ length: Int) -> [UInt8] {
+            [0xFF, 0xF1, 1 << 6 | 3 << 2, 2 << 6 | UInt8(length >> 11), UInt8(length >> 3 & 0xFF), UInt8(length & 7) << 5 | 0x1F, 0xFC]
+        }
+        var wrapped = 0
+        let records = try TestPcap.records(of: FrameCaptures.capture(name + ".pcap")).map { record -> (nanoseconds: UInt64, frame: [UInt8]) in
+            var frame = record.frame
+            guard frame[36] == 0x13, frame[37] == 0xF8 else { return (record.microseconds * 1000, frame) }  // port 5112
+            // One AU a packet: AU-headers-length 16, then a 13-bit size and a 3-bit index.
+            let rtp = 42, header = rtp + 12
+            XCTAssertEqual(Array(frame[header..<header + 2]), [0, 16])
+            let size = Int(frame[header + 2]) << 5 | Int(frame[header + 3]) >> 3
+            XCTAssertEqual(frame.count, header + 4 + size)
+            let length = size + 7
+            frame[header + 2] = UInt8(length >> 5)
+            frame[header + 3] = UInt8(length & 0x1F) << 3
+            frame.insert(contentsOf: adts(length), at: header + 4)
+            for (at, value) in [(16, frame.count - 14), (38, frame.count - 34)] {
+                frame[at] = UInt8(value >> 8)
+                frame[at + 1] = UInt8(value & 0xFF)
+            }
+            frame[40] = 0
+            frame[41] = 0  // no UDP checksum
+            wrapped += 1
+            return (record.microseconds * 1000, frame)
+        }
+        XCTAssertGreaterThan(wrapped, 100)
+        let pcap = Harness.temporaryFile(name + "-adts.pcap")
+        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        var outputs: [(aac: [String], mkv: [String])] = []
+        for (input, tag) in [(FrameCaptures.capture(name + ".pcap"), "as-sent"), (pcap, "adts")] {
+            let aac = Harness.temporaryFile("\(tag).aac"), mkv = Harness.temporaryFile("\(tag).mkv")
+            let run = try Harness.rtprecv(["--pcap", input.path, "--sdp", sdp, "--audio", aac.path, "--mkv", mkv.path])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertEqual(run.stderr.contains("ADTS headers"), tag == "adts", run.stderr)
+            outputs.append((try Harness.packetMD5(aac), try Harness.packetMD5(mkv)))
+        }
+        XCTAssertGreaterThan(outputs[0].aac.count, 100)
+        XCTAssertEqual(outputs[0].aac, outputs[1].aac)
+        XCTAssertEqual(outputs[0].mkv, outputs[1].mkv)
+    }
+
     /// The capture with each run of parameter-set packets (single NAL unit packets) made one packet,
     /// the units joined by 4-byte start codes, and sequence numbers given anew; and how many runs.
     private static func joiningParameterSets(of name: String, _ isParameterSet: ([UInt8]) -> Bool) throws -> (URL, Int) {

@@ -33,4 +33,14 @@ public enum ADTSHeader {
                 UInt8(length & 7) << 5 | UInt8(fullness >> 6),
                 UInt8(fullness & 0x3F) << 2)
     }
+
+    /// How long the ADTS header is that `frame` begins with, where it is one whole ADTS frame of a
+    /// single raw data block (its aac_frame_length the frame's size): 7 bytes, or 9 with a CRC; nil
+    /// otherwise. A raw access unit never begins so (0xFF would be ID_END before anything).
+    public static func headerLength(wrapping frame: UnsafeRawBufferPointer) -> Int? {
+        guard frame.count > 9, frame[0] == 0xFF, frame[1] & 0xF6 == 0xF0, frame[6] & 3 == 0 else { return nil }
+        let length = Int(frame[3] & 3) << 11 | Int(frame[4]) << 3 | Int(frame[5]) >> 5  // bounded: bytes, widened
+        let header = frame[1] & 1 == 1 ? size : size + 2
+        return length == frame.count ? header : nil
+    }
 }

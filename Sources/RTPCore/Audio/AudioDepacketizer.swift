@@ -20,6 +20,12 @@ public protocol AudioUnitOutput: AnyObject {
                  lastSequenceNumber: Int64, missingPackets: Int) throws
     /// A payload that breaks the format, skipped.
     func invalid(_ reason: AudioPayloadInvalid)
+    /// Something the stream does that the depacketizer works around, said once.
+    func notice(_ notice: StreamNotice)
+}
+
+extension AudioUnitOutput {
+    public func notice(_ notice: StreamNotice) {}
 }
 
 /// Why an audio payload was skipped, by format.

@@ -181,6 +181,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     }
 
     public func invalid(_ reason: AudioPayloadInvalid) { invalid[reason, default: 0] += 1 }
+    public func notice(_ notice: StreamNotice) { onNotice(notice) }
 
     private func record(timestamp: Int64, status: FrameRecord.Status, bytes: Int, first: Int64, last: Int64) -> FrameRecord {
         if firstPTS == nil { firstPTS = timestamp }

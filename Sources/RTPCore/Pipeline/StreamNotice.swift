@@ -13,6 +13,8 @@ public enum StreamNotice: Sendable, Equatable {
     case senderClockStepped(nanoseconds: Int64)
     /// NAL units came with Annex-B start codes inside them: split into the units between.
     case startCodesInNALUnits
+    /// AAC access units came behind ADTS headers: taken off.
+    case adtsHeadersOnAccessUnits
 
     public var description: String {
         switch self {
@@ -34,6 +36,8 @@ public enum StreamNotice: Sendable, Equatable {
         case .startCodesInNALUnits:
             return "its packets hold Annex-B start codes where one NAL unit belongs (RFC 6184 §5.6, RFC 7798 §4.4.1 "
                 + "carry NAL units bare); the units between them are taken"
+        case .adtsHeadersOnAccessUnits:
+            return "its AAC access units come behind ADTS headers (RFC 3640 carries them bare); the headers are taken off"
         }
     }
 }

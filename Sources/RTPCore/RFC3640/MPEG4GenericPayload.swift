@@ -35,6 +35,8 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
     private var span = 0
     private var nextTimestamp: Int64?
     public private(set) var interleaved = false
+    /// An AU came behind an ADTS header (said once).
+    private var adtsSeen = false
 
     /// At most this many AUs in one packet; more are a broken header section.
     public static let maxAUsPerPacket = 512
@@ -192,9 +194,16 @@ public struct MPEG4GenericPayload: AudioDepacketizer {
         try releaseWaiting(into: output, all: true)
     }
 
-    /// In order, an AU goes straight out; interleaved, it waits for the ones due before it.
-    private mutating func emit(_ bytes: UnsafeRawBufferPointer, timestamp: Int64, first: Int64, last: Int64,
+    /// In order, an AU goes straight out; interleaved, it waits for the ones due before it. One
+    /// behind an ADTS header (some cameras send them so) goes without it.
+    private mutating func emit(_ whole: UnsafeRawBufferPointer, timestamp: Int64, first: Int64, last: Int64,
                                into output: AudioUnitOutput) throws {
+        var bytes = whole
+        if let header = ADTSHeader.headerLength(wrapping: whole) {
+            if !adtsSeen { output.notice(.adtsHeadersOnAccessUnits) }
+            adtsSeen = true
+            bytes = whole.view(header..<whole.count)
+        }
         if !interleaved {
             try output.unit(track, timestamp: timestamp, duration: frameDuration, bytes: bytes,
                             firstSequenceNumber: first, lastSequenceNumber: last)
