@@ -45,7 +45,7 @@ extension RTSPPull {
 
     /// The media lines to set up, or why there is none.
     func mediaToSetUp(_ sdp: SessionDescription) throws -> [Int] {
-        let taken = RTSPPull.mediaToTake(sdp, settings: settings)
+        let taken = sdp.mediaToSetUp(takingAudio: settings.takesAudio)
         guard taken.isEmpty else { return taken }
         let lines = sdp.media.map { "m=\($0.media) \($0.formats.sorted { $0.key < $1.key }.map(\.value.encodingName).joined(separator: "/"))" }
         throw Failure(description: "\(url): the session has no \(VideoCodec.listed()) video or audio rtprecv takes (\(lines.joined(separator: ", ")))")
@@ -173,23 +173,6 @@ extension RTSPPull {
             asked.clientPorts = pair[0].localEndpoint.port...pair[1].localEndpoint.port
             return (asked, pair)
         }
-    }
-
-    /// The media lines to SET UP: the first video line of a registered codec, and the first audio line of a
-    /// codec rtprecv takes (unless --no-audio).
-    static func mediaToTake(_ sdp: SessionDescription, settings: Settings) -> [Int] {
-        var taken: [Int] = []
-        if let video = sdp.media.firstIndex(where: { m in
-            m.media == "video" && m.payloadTypes.contains { m.formats[$0].flatMap { VideoCodec(encodingName: $0.encodingName) } != nil }
-        }) {
-            taken.append(video)
-        }
-        if settings.takesAudio, let audio = sdp.media.firstIndex(where: { m in
-            m.media == "audio" && m.payloadTypes.contains { m.formats[$0].map(AudioFormats.isSupported) ?? false }
-        }) {
-            taken.append(audio)
-        }
-        return taken
     }
 
     /// A pair of UDP sockets on an even port and the next, for RTP and RTCP (RFC 3550 §11).

@@ -175,6 +175,18 @@ final class RTSPTests: XCTestCase {
         XCTAssertEqual(client.session?.timeoutSeconds, 60)
     }
 
+    /// An ONVIF back channel (a=sendonly, the client's side) listed before the camera's own audio
+    /// is not set up; where every line is so marked (some cameras), the first ones are.
+    func testABackChannelIsNotSetUpWhileAnotherLineWouldDo() throws {
+        let lines = ["m=audio 0 RTP/AVP 8\r\na=sendonly\r\n", "m=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=recvonly\r\n",
+                     "m=application 0 RTP/AVP 107\r\na=rtpmap:107 vnd.onvif.metadata/90000\r\n", "m=audio 0 RTP/AVP 0\r\na=recvonly\r\n"]
+        let sdp = try SessionDescription(parsing: "v=0\r\n" + lines.joined())
+        XCTAssertEqual(sdp.mediaToSetUp(takingAudio: true), [1, 3])
+        XCTAssertEqual(sdp.mediaToSetUp(takingAudio: false), [1])
+        let marked = try SessionDescription(parsing: "v=0\r\n" + lines.joined().replacingOccurrences(of: "recvonly", with: "sendonly"))
+        XCTAssertEqual(marked.mediaToSetUp(takingAudio: true), [1, 0])
+    }
+
     func testSessionIdWithItsTimeout() {
         XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30"), .some(.init(parsing: "47112344;timeout=30")!))
         XCTAssertEqual(RTSPSessionHeader(parsing: "47112344;timeout=30")?.id, "47112344")

@@ -41,6 +41,9 @@ public struct MediaDescription: Sendable {
     public var rtcpPort: UInt16?
     /// `a=rtcp-mux` (RFC 5761): RTCP shares the RTP port.
     public var rtcpMux = false
+    /// a=sendonly: in an RTSP server's description, a line the client would send on (an ONVIF
+    /// audio back channel), written from the client's side as cameras write them.
+    public var isSendOnly = false
     /// b=AS (RFC 8866 §5.8), in kbit/s.
     public var bandwidthKbps: Int?
     /// `a=control` (RFC 2326 §C.1.1): the URL to SETUP this media with.
@@ -117,6 +120,8 @@ public struct MediaDescription: Sendable {
             rtcpPort = port ?? rtcpPort
         } else if value == "rtcp-mux" {
             rtcpMux = true
+        } else if value == "sendonly" {
+            isSendOnly = true
         } else if value.hasPrefix("control:") {
             control = String(value.dropFirst("control:".count).trimmingWhitespace())
         } else if value.hasPrefix("rtcp-fb:") {
