@@ -8,65 +8,67 @@ public enum AnnexB {
 
     /// Calls `body` with each NAL unit of an Annex-B buffer, until it returns false.
     public static func forEachNALUnit(_ bytes: UnsafeRawBufferPointer, while body: (UnsafeRawBufferPointer) -> Bool) {
-        var i = 0, start = -1
-        let n = bytes.count
-        while i + 2 < n {
-            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
-                if start >= 0 {
-                    var end = i
-                    if end > start && bytes[end - 1] == 0 { end -= 1 }  // the 4th byte of a long start code
-                    if end > start && !body(bytes.view(start..<end)) { return }
-                }
-                i += 3
-                start = i
-            } else {
-                i += 1
+        var start = -1, going = true
+        forEachStartCode(bytes) { code in
+            if start >= 0 {
+                var end = code
+                if end > start && bytes[end - 1] == 0 { end -= 1 }  // the 4th byte of a long start code
+                if end > start && !body(bytes.view(start..<end)) { going = false }
             }
+            start = code + 3
+            return going
         }
-        if start >= 0 && start < n { _ = body(bytes.view(start..<n)) }
+        if going && start >= 0 && start < bytes.count { _ = body(bytes.view(start..<bytes.count)) }
     }
 
     /// Whether `bytes` holds a start code (00 00 01), which no NAL unit does (emulation prevention):
-    /// a sender put an Annex-B stream where one NAL unit belongs. Looks at every third byte where
-    /// it can (the 1 of a start code, or a byte that rules one out), so a slice costs little.
+    /// a sender put an Annex-B stream where one NAL unit belongs.
     @inline(__always)
     public static func containsStartCode(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var i = 2
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte > 1 {
-                i += 3
-            } else if byte == 1 {
-                if bytes[i - 1] == 0 && bytes[i - 2] == 0 { return true }
-                i += 3
-            } else {
-                i += 1
-            }
+        var found = false
+        forEachStartCode(bytes) { _ in
+            found = true
+            return false
         }
-        return false
+        return found
     }
 
     /// Where the NAL units of `bytes` lie when start codes split it: the bytes before the first
     /// code, and after each, without the zero bytes that end them (trailing_zero_8bits and a long
     /// start code's first byte); empty ones left out.
     public static func unitRanges(splitting bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
-        var ranges: [Range<Int>] = [], start = 0, i = 0
+        var ranges: [Range<Int>] = [], start = 0
         func close(_ end: Int) {
             var end = end
             while end > start && bytes[end - 1] == 0 { end -= 1 }
             if end > start { ranges.append(start..<end) }
         }
-        while i + 2 < bytes.count {
-            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
-                close(i)
+        forEachStartCode(bytes) { code in
+            close(code)
+            start = code + 3
+            return true
+        }
+        close(bytes.count)
+        return ranges
+    }
+
+    /// Calls `body` with where each start code (00 00 01) begins, in order, until it returns false.
+    /// Looks at every third byte where it can (the 1 of a code, or a byte that rules one out), so a
+    /// slice costs little.
+    @inline(__always)
+    private static func forEachStartCode(_ bytes: UnsafeRawBufferPointer, _ body: (Int) -> Bool) {
+        var i = 2
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte > 1 {
                 i += 3
-                start = i
+            } else if byte == 1 {
+                if bytes[i - 1] == 0 && bytes[i - 2] == 0 && !body(i - 2) { return }
+                i += 3
             } else {
                 i += 1
             }
         }
-        close(bytes.count)
-        return ranges
     }
 
     /// The NAL units of an SDP's parameter-set item: the item itself, or, where a camera put start
