@@ -232,6 +232,34 @@ final class DepacketizerTests: XCTestCase {
         XCTAssertEqual(feeder.stream.frames.writtenWithDamagedReferences, 0)
     }
 
+    /// A sender restarts under a new SSRC whose second packet (its first is held until another
+    /// confirms the source) proves it and completes two frames: the old stream's last frame, held
+    /// for want of a marker, is accounted for before them.
+    func testATakeoverWritesTheSilentStreamsLastFrameFirst() throws {
+        // No wait for reordering: each packet goes through as it comes.
+        let feeder = Feeder { $0.stream.reorder.latencyNanoseconds = 1 }
+        let first = stream()
+        for p in first { try feeder.send(p) }
+        let p3 = Fixture.slice(idr: false, bytes: 60, tag: 0x44)
+        try feeder.send(Fixture.rtp(seq: 100 + UInt16(first.count), ts: 12000, payload: p3))
+        let restartIDR = Fixture.slice(idr: true, bytes: 70, tag: 0x33, frameNum: 0)
+        let restartP = Fixture.slice(idr: false, bytes: 50, tag: 0x55, frameNum: 1)
+        try feeder.send(Fixture.rtp(seq: 900, ts: 90, marker: true, ssrc: 0x5678,
+                                    payload: Fixture.stapA([Fixture.sps, Fixture.pps, restartIDR])))
+        XCTAssertEqual(feeder.sink.accessUnits.count, 3)
+        try feeder.send(Fixture.rtp(seq: 901, ts: 3090, marker: true, ssrc: 0x5678, payload: restartP))
+        XCTAssertEqual(feeder.sink.accessUnits.suffix(3), [Fixture.annexB([p2]), Fixture.annexB([Fixture.sps, Fixture.pps, restartIDR]),
+                                                         Fixture.annexB([restartP])])
+        // The last frame, its end never seen, is accounted for as dropped before the new stream's.
+        XCTAssertEqual(feeder.sink.records.map(\.ssrc), [0x1234, 0x1234, 0x1234, 0x1234, 0x5678, 0x5678])
+        XCTAssertEqual(feeder.sink.records.map(\.status), [.written, .written, .written, .dropped, .written, .written])
+        XCTAssertEqual(feeder.receiver.counters.ssrcChanges, 1)
+        XCTAssertEqual(feeder.receiver.previousStreams.map(\.frames.written), [3])
+        XCTAssertEqual(try feeder.finish().count, 5)
+        XCTAssertEqual(feeder.stream.ssrc, 0x5678)
+        XCTAssertEqual(feeder.stream.frames.written, 2)
+    }
+
     func testHostileSSRCWithEndlessFUADoesNotWin() throws {
         let feeder = Feeder()
         for i in 0..<20 {

@@ -109,6 +109,8 @@ public final class Receiver {
     }
     /// Keyed by SSRC, payload type and codec, so that a foreign payload type on an SSRC cannot pose as it.
     private var candidates: [UInt64: VideoStream] = [:]
+    /// What a stream taking over output before the packet that proved it went through (`hold`).
+    private var heldOutput: HeldOutput?
     /// Every SSRC seen but not selected, with its packet count and addresses.
     public private(set) var otherStreams: [UInt32: StreamStatistics] = [:]
     /// Finished streams that were selected before a change of SSRC.
@@ -212,7 +214,7 @@ public final class Receiver {
             }
             try candidate.receive(packet, payload: payload, headerExtension: dependencyDescriptor(of: packet, in: datagram),
                                   arrival: arrival)
-            if selected !== candidate { try considerSelecting(candidate) }
+            try settle(candidate)
             if selected === candidate { return }
         }
     }
@@ -480,20 +482,12 @@ public final class Receiver {
         }
         // The receiver owns its streams, and this runs once per access unit: no reference counting.
         format.output = { [unowned(unsafe) self, unowned(unsafe) stream] record, accessUnit in
-            if !self.isSelected(stream) { try self.considerSelecting(stream) }
-            guard self.isSelected(stream) else { return false }
-            var record = record
-            record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
-            if self.endsBeforeKeyframe && accessUnit?.isKeyframe == true { self.endedAtKeyframe = true }
-            guard !self.isFull else { return false }
-            if var accessUnit {
-                (accessUnit.time, accessUnit.discontinuities) = self.clock.place(
-                    ssrc: stream.ssrc, ticks: accessUnit.pts, clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
-                try self.sink.write(accessUnit)
-                self.framesWritten += 1
-            }
-            try self.sink.account(record)
-            return true
+            if self.isSelected(stream) { return try self.take(record, accessUnit, of: stream) }
+            guard self.takesOver(stream) else { return false }
+            // Selecting it here would finish the stream before from within this one's output.
+            guard self.selected == nil else { return self.hold(record, accessUnit, of: stream) }
+            try self.select(stream)
+            return try self.take(record, accessUnit, of: stream)
         }
         stream.onNotice = { [unowned self] stream, notice in
             if stream === self.selected { self.onNotice(stream.ssrc, notice) }
@@ -509,11 +503,58 @@ public final class Receiver {
         return stream.format.provesCodec(given: configuration.payloadType != nil || configuration.ssrc != nil)
     }
 
+    /// What the selected stream outputs: its record to the ledger, and its access unit (if written)
+    /// to the sink on the session timeline, up to the frame limit; whether it was taken.
+    private func take(_ record: FrameRecord, _ accessUnit: AccessUnit?, of stream: VideoStream) throws -> Bool {
+        var record = record
+        record.retransmittedPackets = stream.takeRetransmitted(first: record.firstSequenceNumber, last: record.lastSequenceNumber)
+        if endsBeforeKeyframe && accessUnit?.isKeyframe == true { endedAtKeyframe = true }
+        guard !isFull else { return false }
+        if var accessUnit {
+            (accessUnit.time, accessUnit.discontinuities) = clock.place(
+                ssrc: stream.ssrc, ticks: accessUnit.pts, clockRate: stream.format.clockRate, arrival: accessUnit.arrival)
+            try sink.write(accessUnit)
+            framesWritten += 1
+        }
+        try sink.account(record)
+        return true
+    }
+
+    /// Output of a stream taking over from a silent one, before the packet that proved it has gone
+    /// through: held until `settle` finishes the stream before. Whether it will be taken: only the
+    /// frames the stream before still holds may reach the frame limit first.
+    private func hold(_ record: FrameRecord, _ accessUnit: AccessUnit?, of stream: VideoStream) -> Bool {
+        if heldOutput == nil { heldOutput = HeldOutput(stream: stream) }
+        heldOutput?.hold(record, accessUnit)
+        // Its first output is a keyframe, which ends a run that ends before one.
+        return !isFull && !endsBeforeKeyframe
+    }
+
+    /// After a candidate's packet: the hand-over its output began, or its selection if it now convinces.
+    private func settle(_ candidate: VideoStream) throws {
+        if let held = heldOutput {
+            heldOutput = nil
+            try select(held.stream)
+            try held.forEach { _ = try take($0, $1, of: held.stream) }
+        } else if selected !== candidate {
+            try considerSelecting(candidate)
+        }
+    }
+
     private func considerSelecting(_ stream: VideoStream) throws {
-        guard isConvincing(stream) else { return }
+        if takesOver(stream) { try select(stream) }
+    }
+
+    /// Whether `stream` proves its codec, and the selected one (if any) has been silent since it began.
+    private func takesOver(_ stream: VideoStream) -> Bool {
+        guard isConvincing(stream) else { return false }
+        // Another sender while the selected one still talks is not a restart.
+        return selected.map { $0.lastArrival < stream.firstArrival } ?? true
+    }
+
+    /// Selects `stream`, after finishing the one before, whose last frames are written first.
+    private func select(_ stream: VideoStream) throws {
         if let current = selected {
-            // Another sender while the selected one still talks is not a restart.
-            guard current.lastArrival < stream.firstArrival else { return }
             try current.finish()
             previousStreams.append(current.statistics)
             candidates = candidates.filter { $0.value !== current }
