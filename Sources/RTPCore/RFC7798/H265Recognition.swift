@@ -47,7 +47,9 @@ struct H265Recognition: VideoRecognition {
            HEVCSliceSegmentHeaderPrefix(type: h.type, body: nal.view(2..<nal.count)) != nil { slices += 1 }
     }
 
-    func proves(packets: Int) -> Bool { sps != nil || (slices >= 3 && invalid * 10 <= packets) }
+    /// An SPS or three slices, in payloads nine in ten of which are valid: audio samples read as NAL
+    /// units now and then hold one that parses as an SPS, among payloads mostly invalid.
+    func proves(packets: Int) -> Bool { (sps != nil || slices >= 3) && invalid * 10 <= packets }
 
     var sawKeyframe: Bool { ((0 as UInt8)..<64).contains { HEVCNALUnitType.isIRAP($0) && nalTypes & (1 << $0) != 0 } }
 
