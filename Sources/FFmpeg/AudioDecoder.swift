@@ -1,10 +1,10 @@
 import CFFmpeg
 
-/// libavcodec's audio decoders (AAC, MP3, G.711, G.722, Opus), fed one frame at a time, giving
+/// libavcodec's audio decoders (AAC, MP3, G.711, G.722, Opus, linear PCM), fed one frame at a time, giving
 /// interleaved signed 16-bit samples whatever the decoder's own sample format.
 public final class AudioDecoder {
     public enum Codec: Sendable {
-        case aac, mp2, mp3, pcmMuLaw, pcmALaw, g722, opus
+        case aac, mp2, mp3, pcmMuLaw, pcmALaw, g722, opus, pcmS16BE, pcmS24BE
 
         var id: AVCodecID {
             switch self {
@@ -15,6 +15,8 @@ public final class AudioDecoder {
             case .pcmALaw: AV_CODEC_ID_PCM_ALAW
             case .g722: AV_CODEC_ID_ADPCM_G722
             case .opus: AV_CODEC_ID_OPUS
+            case .pcmS16BE: AV_CODEC_ID_PCM_S16BE
+            case .pcmS24BE: AV_CODEC_ID_PCM_S24BE
             }
         }
     }

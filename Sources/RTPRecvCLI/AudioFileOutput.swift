@@ -3,10 +3,11 @@ import SystemIO
 
 /// `--audio`: the audio stream's frames in the file its codec plays from as it is: AAC as ADTS,
 /// MPEG audio as its own frames (.mp3), G.711 as WAV with the A-law or μ-law format tag, G.722 as
-/// WAV with its own, Opus in Ogg (.opus). Frames are written bit-exact; a lost one leaves a gap
+/// WAV with its own, Opus in Ogg (.opus), L16 and L24 as 16- and 24-bit PCM WAV (their samples
+/// turned little-endian, as WAV has them). Frames are written bit-exact; a lost one leaves a gap
 /// (counted in the statistics), never invented samples.
-/// A silence the sender sent as comfort noise keeps G.711's timeline: it is written as the codec's
-/// zero sample for its length, and counted.
+/// A silence the sender sent as comfort noise keeps G.711's and linear PCM's timeline: it is
+/// written as the codec's zero sample for its length, and counted.
 final class AudioFileOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -14,6 +15,8 @@ final class AudioFileOutput {
     private(set) var track: AudioTrack?
     private var wav: WAVHeaderKeeper?
     private var ogg: OggOpusWriter?
+    /// A linear PCM frame's samples turned little-endian.
+    private var swapped: [UInt8] = []
     private(set) var framesWritten = 0
     private(set) var bytesWritten = 0
     /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
@@ -72,22 +75,48 @@ final class AudioFileOutput {
             try withUnsafeBytes(of: &header) { try file.write($0) }
             bytesWritten += ADTSHeader.size
         }
-        if frame.gapBefore > 0, frame.comfortNoiseLevel != nil, frame.track.codec == .pcmu || frame.track.codec == .pcma {
-            try keepSilence(ticks: frame.gapBefore, of: frame.track)
+        if frame.gapBefore > 0, frame.comfortNoiseLevel != nil, let zero = Self.zeroSample(frame.track.codec) {
+            try keepSilence(ticks: frame.gapBefore, of: frame.track, zero: zero)
         }
-        try file.write(frame.bytes)
+        if let width = frame.track.codec.linearPCMBytes {
+            Self.reverseSamples(frame.bytes, width: width, into: &swapped)
+            try swapped.withUnsafeBytes { try file.write($0) }
+        } else {
+            try file.write(frame.bytes)
+        }
         bytesWritten += frame.bytes.count
         framesWritten += 1
         try wav?.wrote(frame.bytes.count, to: file)
     }
 
-    /// G.711's zero sample (μ-law 0xFF, A-law 0xD5) for the silence, one byte a sample, a second at
-    /// a time, for at most as long as the WAV fills (`WAVOutput.maxFillSeconds`).
-    private func keepSilence(ticks: Int64, of track: AudioTrack) throws {
-        let channels = max(1, track.channels), rate = max(1, track.clockRate)
-        let silence = [UInt8](repeating: track.codec == .pcmu ? 0xFF : 0xD5, count: rate * channels)
+    /// The byte of a silent sample, for the codecs whose silences are kept: G.711 (μ-law 0xFF,
+    /// A-law 0xD5) and linear PCM (every byte 0).
+    private static func zeroSample(_ codec: AudioCodec) -> UInt8? {
+        switch codec {
+        case .pcmu: 0xFF
+        case .pcma: 0xD5
+        case .l16, .l24: 0
+        default: nil
+        }
+    }
+
+    /// Big-endian samples of `width` bytes, each reversed into `out` (reused).
+    static func reverseSamples(_ bytes: UnsafeRawBufferPointer, width: Int, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        var at = 0
+        while at + width <= bytes.count {
+            for i in stride(from: at + width - 1, through: at, by: -1) { out.append(bytes[i]) }
+            at += width
+        }
+    }
+
+    /// The codec's zero sample for the silence, a second at a time, for at most as long as the WAV
+    /// fills (`WAVOutput.maxFillSeconds`).
+    private func keepSilence(ticks: Int64, of track: AudioTrack, zero: UInt8) throws {
+        let tick = max(1, track.channels) * (track.codec.linearPCMBytes ?? 1), rate = max(1, track.clockRate)
+        let silence = [UInt8](repeating: zero, count: rate * tick)
         // bounded: a clock rate, at most 2^32, and an hour's worth
-        var left = min(ticks, WAVOutput.maxFillSeconds * Int64(rate)) * Int64(channels)
+        var left = min(ticks, WAVOutput.maxFillSeconds * Int64(rate)) * Int64(tick)
         while left > 0 {
             let count = Int(min(left, Int64(silence.count)))  // bounded: at most a second's bytes
             try silence.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -106,6 +135,9 @@ final class AudioFileOutput {
         case .g722:
             wav = try WAVHeaderKeeper(WAVHeader(format: .g722, channels: max(1, track.channels), sampleRate: track.sampleRate,
                                                 bitsPerSample: 4), file: file)
+        case .l16, .l24:
+            wav = try WAVHeaderKeeper(WAVHeader(format: .pcm, channels: max(1, track.channels), sampleRate: track.sampleRate,
+                                                bitsPerSample: 8 * (track.codec.linearPCMBytes ?? 2)), file: file)
         case .opus:
             ogg = try OggOpusWriter(track, file: file)
         default:

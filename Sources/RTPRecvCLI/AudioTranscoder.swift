@@ -1,7 +1,8 @@
 import FFmpeg
 import RTPCore
 
-/// G.711 and G.722 made AAC for the containers that carry neither (MP4, MPEG-TS): decoded and
+/// G.711, G.722 and linear PCM (L16, L24) made AAC for the containers that carry none of them
+/// (MP4, MPEG-TS): decoded and
 /// encoded through libavcodec, timed on the session timeline. The encoder counts samples, so a gap
 /// in the input (lost packets, a sender's silence suppression) up to `maxFillNanoseconds` is filled
 /// with silence to keep that count the timeline's; a longer gap, or a step back, ends the encoding
@@ -21,19 +22,18 @@ final class AudioTranscoder {
 
     static let maxFillNanoseconds: Int64 = 10_000_000_000
     /// Four bits a sample: 32 kbit/s for G.711's 8 kHz, 64 kbit/s for G.722's 16 kHz, where AAC-LC
-    /// is transparent for speech (the encoder takes at most six).
+    /// is transparent for speech (the encoder takes at most six), 192 kbit/s a channel at 48 kHz.
     let bitRate: Int
 
-    /// G.711 or G.722, mono or stereo (an SDP may say any channel count; a call has one).
+    /// G.711, G.722, L16 or L24, mono or stereo (an SDP may say any channel count; a call has one).
     static func transcodes(_ track: AudioTrack) -> Bool {
-        (track.codec == .pcmu || track.codec == .pcma || track.codec == .g722) && (1...2).contains(track.channels)
+        [.pcmu, .pcma, .g722, .l16, .l24].contains(track.codec) && (1...2).contains(track.channels)
     }
 
     init(from input: AudioTrack) throws {
         source = input.codec
         let channels = max(1, input.channels)
-        decoder = try AudioDecoder(codec: input.codec == .pcmu ? .pcmMuLaw : input.codec == .pcma ? .pcmALaw : .g722,
-                                   sampleRate: input.sampleRate, channels: channels)
+        decoder = try AudioWAV.decoder(for: input)
         bitRate = 4 * input.sampleRate * channels
         let first = try AudioEncoder(sampleRate: input.sampleRate, channels: channels, bitRate: bitRate)
         let config = try AudioSpecificConfig(bytes: first.extradata)

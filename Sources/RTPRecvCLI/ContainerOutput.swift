@@ -66,7 +66,7 @@ final class ContainerOutput {
         var fsync: FsyncPolicy
         /// --faststart: each finished MP4 written again with its index in front.
         var faststart: Bool
-        /// G.711 and G.722 encoded to AAC where the container carries neither (not --no-audio-transcode).
+        /// G.711, G.722 and linear PCM encoded to AAC where the container carries none (not --no-audio-transcode).
         var transcodesAudio: Bool
         /// Live: a file's UTC times are the wall clock's; in a replay, the capture's packet times.
         var live: Bool
@@ -187,7 +187,7 @@ final class ContainerOutput {
     }
 
     /// The file's audio track: the session's own where the container carries it, else AAC made
-    /// from G.711 or G.722 (said once), else none (said once).
+    /// from G.711, G.722 or linear PCM (said once), else none (said once).
     private func chooseAudioTrack(_ input: AudioTrack) throws {
         if try container.carries(input.libavcodecName) {
             audioTrack = input

@@ -46,7 +46,7 @@ struct ListStreams {
     /// its packets (comfort noise and telephone events beside a call's audio).
     static func describe(_ e: StreamSurvey.Entry, keys: Int = 0) -> String {
         let main = e.main
-        var text = describe(main, keys: keys) + (opusHint(e) ?? "")
+        var text = describe(main, keys: keys) + (linearPCMHint(e) ?? opusHint(e) ?? "")
         for other in e.payloadTypes where other.payloadType != main.payloadType {
             let packets = other.packets == 1 ? "1 packet" : "\(other.packets) packets"
             text += "; PT \(other.payloadType) (\(packets)): " + describe(other, keys: keys)
@@ -66,6 +66,24 @@ struct ListStreams {
         let aacLike = abs(step - 1024 * (step / 1024).rounded()) < 16
         guard abs(rate - 48000) < 2400, !aacLike else { return nil }
         return " (its timestamps run at 48 kHz, as Opus's do: --audio-payload-type \(main.payloadType) --audio-codec opus takes it as Opus)"
+    }
+
+    /// A stream nothing names whose packets each hold 2, 3, 4 or 6 bytes a tick of its clock, as
+    /// linear PCM's do, whatever their length (a compressed codec's sizes vary): the rtpmap an SDP
+    /// would need, its rate read from the timestamps, said as the guess it is.
+    private static func linearPCMHint(_ e: StreamSurvey.Entry) -> String? {
+        let main = e.main
+        let span = e.lastTime &- e.firstTime
+        guard case .unknown = main.codec, main.packets >= 50, let bytes = main.constantBytesPerTick, span > 0,
+              let step = main.typicalTimestampStep else { return nil }
+        let encodings = [2: ("L16", 1), 4: ("L16", 2), 3: ("L24", 1), 6: ("L24", 2)]
+        guard let (name, channels) = encodings[bytes] else { return nil }
+        let measured = step * Double(main.packets - 1) / (Double(span) / 1e9)
+        guard let rate = [8000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000].first(where: {
+            abs(measured - Double($0)) < Double($0) / 20
+        }) else { return nil }
+        return " (its packets hold \(bytes) bytes a tick of its clock, as linear PCM's do: an SDP with "
+            + "a=rtpmap:\(main.payloadType) \(name)/\(rate)/\(channels) takes it)"
     }
 
     /// What one payload type carries: a video codec as its recognition sums it up (H.264 with its

@@ -257,13 +257,14 @@ extension Options {
             OptionSpec(["--audio-ssrc"], value: "N", "The audio stream: only this SSRC.") { o, r in o.audioSSRC = try r.number(UInt32.self, 0...UInt32.max) },
             OptionSpec(["--audio-payload-type"], value: "N", """
                 The audio stream: only this payload type (default: the SDP's audio
-                line, else 0 PCMU, 8 PCMA, 9 G.722 or 14 MPA).
+                line, else 0 PCMU, 8 PCMA, 9 G.722, 10 and 11 L16 or 14 MPA).
                 """) { o, r in o.audioPayloadType = try r.number(UInt8.self, 0...127) },
             OptionSpec(["--audio-codec"], value: "NAME", """
                 opus, pcmu, pcma, g722 or mpa: the codec of --audio-payload-type
                 where no SDP names it (a WebRTC or SIP capture without its
                 signalling; Opus is 48000/2 in RTP whatever it carries). AAC
-                needs its config, which only an SDP gives.
+                needs its config, and L16 and L24 their rate and channels, which
+                only an SDP gives (--list names the rtpmap L16 or L24 needs).
                 """) { o, r in o.audioCodec = try Options.audioCodec(named: try r.value()) },
             OptionSpec(["--no-audio"], "Leave audio out: count it as another stream.") { o, r in o.noAudio = true },
         ]),

@@ -226,6 +226,8 @@ public struct Options {
         case "mpa": return .init(encodingName: "MPA", clockRate: 90000)
         case "aac", "mpeg4-generic", "mp4a-latm":
             throw UsageError(description: "'--audio-codec \(text)': AAC needs its config, which comes from an SDP (--sdp FILE)")
+        case "l16", "l24":
+            throw UsageError(description: "'--audio-codec \(text)': its rate and channels come from an SDP (--sdp FILE)")
         default:
             throw UsageError(description: "invalid value '\(text)' for '--audio-codec': expected opus, pcmu, pcma, g722 or mpa")
         }

@@ -158,8 +158,10 @@ final class Run {
                 security == nil && VideoPayloadInvalid.looksLikeCiphertext($0.invalidPayload, packets: $0.packets)
             }
             for other in looksEncrypted.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
+                // Linear PCM's samples set the bit as often: --list tells the two apart by the payloads' sizes.
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "
-                                    + "encrypted (SRTP?): most of its payloads are no video at all; give the key with --srtp-key\n")
+                                    + "encrypted (SRTP?): most of its payloads are no video at all; give the key with --srtp-key "
+                                    + "(or, where --list finds audio, its SDP with --sdp)\n")
             }
             // Of the streams that could have been video: not those --ssrc or --payload-type left out.
             let mightHaveBeenVideo = receiver.otherStreams.values.filter {

@@ -3,8 +3,9 @@ import RTPCore
 import SystemIO
 
 /// `--wav`: the audio stream decoded through libavcodec into 16-bit PCM WAV, for every audio codec
-/// taken (AAC, MPEG audio, G.711, G.722, Opus). A lost G.711 or AAC frame becomes silence of its
-/// exact duration, so that what follows stays in time; other codecs' losses leave a gap. A silence
+/// taken (AAC, MPEG audio, G.711, G.722, Opus, L16 and L24, the last cut to its top 16 bits). A
+/// lost G.711, linear PCM or AAC frame becomes silence of its exact duration, so that what follows
+/// stays in time; other codecs' losses leave a gap. A silence
 /// the sender sent as comfort noise (RFC 3389) is filled with noise at its level, whatever the
 /// codec. All are counted.
 final class WAVOutput {
@@ -75,7 +76,7 @@ final class WAVOutput {
         var gap = Self.capped(measured, of: track)
         if case .aac = track.codec, frameDuration > 0 { gap = (measured + frameDuration / 2) / frameDuration * frameDuration }
         switch track.codec {
-        case .pcmu, .pcma, .aac:
+        case .pcmu, .pcma, .l16, .l24, .aac:
             // The buffer stays zeros: nothing but silence is written from it.
             guard try write(gap, of: track, from: &silence, { _ in }) else { return }
             gapsFilled += 1
@@ -154,6 +155,8 @@ enum AudioWAV {
         case .pcma: return try AudioDecoder(codec: .pcmALaw, sampleRate: track.sampleRate, channels: track.channels)
         case .g722: return try AudioDecoder(codec: .g722, sampleRate: track.sampleRate, channels: track.channels)
         case .opus: return try AudioDecoder(codec: .opus, sampleRate: 48000, channels: track.channels)
+        case .l16: return try AudioDecoder(codec: .pcmS16BE, sampleRate: track.sampleRate, channels: track.channels)
+        case .l24: return try AudioDecoder(codec: .pcmS24BE, sampleRate: track.sampleRate, channels: track.channels)
         }
     }
 }

@@ -5,7 +5,7 @@ public enum AudioFormats {
     }
 
     /// The encoding names taken, as rtpmap spells them (compared without case).
-    public static let names = ["PCMU", "PCMA", "G722", "MPA", "MPEG4-GENERIC", "MP4A-LATM", "OPUS"]
+    public static let names = ["PCMU", "PCMA", "G722", "L16", "L24", "MPA", "MPEG4-GENERIC", "MP4A-LATM", "OPUS"]
 
     public static func isSupported(_ format: MediaDescription.Format) -> Bool {
         names.contains(format.encodingName.uppercased())
@@ -24,6 +24,10 @@ public enum AudioFormats {
         case "G722":
             // RFC 3551 §4.5.2: the clock says 8000, the samples are at 16 kHz.
             return SampleAudioPayload(track: AudioTrack(codec: .g722, clockRate: rate, sampleRate: 16000, channels: channels))
+        case "L16", "L24":
+            // A sample a tick: the clock is the sample rate (RFC 3551 §4.5.11, RFC 3190 §4).
+            let codec: AudioCodec = format.encodingName.uppercased() == "L16" ? .l16 : .l24
+            return SampleAudioPayload(track: AudioTrack(codec: codec, clockRate: rate, sampleRate: rate, channels: channels))
         case "MPA":
             return MPEGAudioPayload(track: AudioTrack(codec: .mpegAudio, clockRate: rate, sampleRate: 0, channels: channels),
                                     maxFrameBytes: maxFrameBytes)

@@ -11,6 +11,10 @@ public enum AudioCodec: Sendable, Equatable {
     case g722
     /// Opus (RFC 7587), on a 48 kHz clock whatever it codes.
     case opus
+    /// Linear PCM, big-endian two's complement: 16 bits (RFC 3551 L16) and 24 bits (RFC 3190
+    /// L24), the clock the sample rate (AES67 and SMPTE ST 2110-30 send these).
+    case l16
+    case l24
 
     public var name: String {
         switch self {
@@ -20,6 +24,17 @@ public enum AudioCodec: Sendable, Equatable {
         case .pcma: "G.711 A-law"
         case .g722: "G.722"
         case .opus: "Opus"
+        case .l16: "L16 PCM"
+        case .l24: "L24 PCM"
+        }
+    }
+
+    /// Bytes a sample takes a channel, for the linear PCM codecs; nil for the others.
+    public var linearPCMBytes: Int? {
+        switch self {
+        case .l16: 2
+        case .l24: 3
+        default: nil
         }
     }
 }

@@ -10,6 +10,8 @@ extension AudioTrack {
         case .pcma: "pcm_alaw"
         case .g722: "adpcm_g722"
         case .opus: "opus"
+        case .l16: "pcm_s16be"
+        case .l24: "pcm_s24be"
         }
     }
 

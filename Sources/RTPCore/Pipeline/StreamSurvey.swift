@@ -79,6 +79,10 @@ public struct StreamSurvey {
         /// The forward steps between successive packets' timestamps, summed, and their number.
         fileprivate var stepTotal: Int64 = 0
         fileprivate var stepCount = 0
+        /// The payload bytes of each packet over the step to the next, while that is one whole
+        /// number for them all (nil before the first step, 0 once they differ).
+        fileprivate var bytesPerTick: Int?
+        fileprivate var lastPayloadBytes = 0
 
         public var codec: Codec {
             if encryptedPackets * 2 > packets { return .encrypted }
@@ -144,6 +148,14 @@ public struct StreamSurvey {
         /// duration in clock ticks. A mean, since senders that time from millisecond timestamps
         /// step 1008 and 1056 ticks for 1024-sample AAC frames.
         public var typicalTimestampStep: Double? { stepCount > 0 ? Double(stepTotal) / Double(stepCount) : nil }
+
+        /// Bytes a tick of the clock, where every packet (of ten steps or more) holds as many
+        /// bytes a tick, as linear PCM's do (L16 two a channel, L24 three), and a compressed
+        /// codec's, whose sizes vary, do not.
+        public var constantBytesPerTick: Int? {
+            guard stepCount >= 10, let bytesPerTick, bytesPerTick > 0 else { return nil }
+            return bytesPerTick
+        }
     }
 
     public private(set) var entries: [Key: Entry] = [:]
@@ -234,9 +246,11 @@ extension StreamSurvey.PayloadTypeEntry {
             if step > 0 && step < 60 * 90000 {
                 stepTotal += step
                 stepCount += 1
+                noteBytes(lastPayloadBytes, over: Int(step))  // bounded: under a minute of ticks
             }
         }
         last = (packet.timestamp, packet.sequenceNumber)
+        lastPayloadBytes = payload.count
         if encrypted {
             encryptedPackets += 1
             return
@@ -254,6 +268,12 @@ extension StreamSurvey.PayloadTypeEntry {
             }
         }
         for i in recognitions.indices { recognitions[i].recognition.record(payload) }
+    }
+
+    /// A packet's `bytes` over the `ticks` it lasted: the same whole number for every packet, or 0.
+    private mutating func noteBytes(_ bytes: Int, over ticks: Int) {
+        let perTick = bytes % ticks == 0 ? bytes / ticks : 0
+        bytesPerTick = bytesPerTick.map { $0 == perTick ? $0 : 0 } ?? perTick
     }
 
     /// RFC 4733: the evidence that a payload type no SDP names carries events, and the events.

@@ -1,6 +1,6 @@
 /// Which packets are the session's audio, and with what payload format: the SDP's audio lines,
 /// `--audio-payload-type` / `--audio-ssrc`, else the static audio payload types rtprecv takes
-/// (RFC 3551: 0 PCMU, 8 PCMA, 9 G.722, 14 MPA).
+/// (RFC 3551: 0 PCMU, 8 PCMA, 9 G.722, 10 and 11 L16, 14 MPA).
 public struct AudioSelection: Sendable {
     public var enabled = true
     public var ssrc: UInt32?
@@ -12,7 +12,7 @@ public struct AudioSelection: Sendable {
     public init() {}
 
     /// The static types taken without an SDP.
-    public static let staticTypes: [StaticPayloadType] = [.pcmu, .pcma, .g722, .mpa]
+    public static let staticTypes: [StaticPayloadType] = [.pcmu, .pcma, .g722, .l16Stereo, .l16Mono, .mpa]
 
     /// The rtpmap of an audio packet's payload type, or nil when the packet is not the session's audio.
     /// Asked once per new SSRC, not per packet.
