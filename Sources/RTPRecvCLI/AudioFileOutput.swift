@@ -6,8 +6,8 @@ import SystemIO
 /// WAV with its own, Opus in Ogg (.opus), L16 and L24 as 16- and 24-bit PCM WAV (their samples
 /// turned little-endian, as WAV has them). Frames are written bit-exact; a lost one leaves a gap
 /// (counted in the statistics), never invented samples.
-/// A silence the sender sent as comfort noise keeps G.711's and linear PCM's timeline: it is
-/// written as the codec's zero sample for its length, and counted.
+/// A silence the sender left (with comfort noise or none, no packet missing) keeps G.711's and
+/// linear PCM's timeline: it is written as the codec's zero sample for its length, and counted.
 final class AudioFileOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -21,7 +21,7 @@ final class AudioFileOutput {
     private(set) var bytesWritten = 0
     /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
     private(set) var framesSkipped = 0
-    /// Silences sent as comfort noise, kept as G.711 silence.
+    /// Silences the sender left, kept as the codec's silence.
     private(set) var silencesKept = 0
 
     /// Every count of the file, declared once: the report, the JSON and the metrics read this.
@@ -29,7 +29,7 @@ final class AudioFileOutput {
         [Count(name: "frames_written", help: "audio frames written", value: framesWritten),
          Count(name: "bytes", help: "bytes written", value: bytesWritten),
          Count(name: "frames_skipped", help: "audio frames the file cannot hold, skipped", value: framesSkipped),
-         Count(name: "silences_kept", help: "comfort-noise silences kept as silence", value: silencesKept)]
+         Count(name: "silences_kept", help: "silences the sender left (comfort noise, or no packet missing) kept as silence", value: silencesKept)]
     }
 
     init(file: OutputFile, quiet: Bool) {
@@ -75,7 +75,7 @@ final class AudioFileOutput {
             try withUnsafeBytes(of: &header) { try file.write($0) }
             bytesWritten += ADTSHeader.size
         }
-        if frame.gapBefore > 0, frame.comfortNoiseLevel != nil, let zero = Self.zeroSample(frame.track.codec) {
+        if frame.gapBefore > 0, frame.senderWasSilent, let zero = Self.zeroSample(frame.track.codec) {
             try keepSilence(ticks: frame.gapBefore, of: frame.track, zero: zero)
         }
         if let width = frame.track.codec.linearPCMBytes {

@@ -80,6 +80,7 @@ extension Report {
         lines.append("  frames     " + Report.audioFrames(s.frames))
         var line = "  audio      \(audio.track.description)"
         if audio.gaps > 0 { line += "; \(audio.gaps) gaps (\(audio.gapMilliseconds) ms in all) where frames were lost, left as gaps" }
+        if audio.silences > 0 { line += "; \(audio.silences) silences the sender left (\(audio.silenceMilliseconds) ms in all)" }
         if audio.timestampJumps > 0 { line += "; \(audio.timestampJumps) timestamp jumps" }
         if audio.comfortNoiseSpans > 0 {
             line += "; \(audio.comfortNoiseSpans) silences sent as comfort noise (\(audio.comfortNoiseMilliseconds) ms in all)"

@@ -6,8 +6,9 @@ import SystemIO
 /// taken (AAC, MPEG audio, G.711, G.722, Opus, L16 and L24, the last cut to its top 16 bits). A
 /// lost G.711, linear PCM or AAC frame becomes silence of its exact duration, so that what follows
 /// stays in time; other codecs' losses leave a gap. A silence
-/// the sender sent as comfort noise (RFC 3389) is filled with noise at its level, whatever the
-/// codec. All are counted.
+/// the sender sent as comfort noise (RFC 3389) is filled with noise at its level, and one it left
+/// with no packet missing (silence suppression, Opus's DTX) with silence, whatever the codec. All
+/// are counted.
 final class WAVOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -25,6 +26,9 @@ final class WAVOutput {
     /// Silences sent as comfort noise, filled with noise, and how long they were.
     private(set) var comfortNoiseFilled = 0
     private(set) var comfortNoiseMilliseconds: Int64 = 0
+    /// Silences the sender left, filled with silence, and how long they were.
+    private(set) var silencesFilled = 0
+    private(set) var silencesFilledMilliseconds: Int64 = 0
     private var silence: [Int16] = []
     private var noise: [Int16] = []
 
@@ -45,6 +49,8 @@ final class WAVOutput {
          Count(name: "gaps_left", help: "losses left as gaps", value: gapsLeft),
          Count(name: "comfort_noise_filled", help: "silences filled with comfort noise", value: comfortNoiseFilled),
          Count(name: "comfort_noise_ms", help: "comfort noise written", value: Int(clamping: comfortNoiseMilliseconds)),
+         Count(name: "silences_filled", help: "silences the sender left (no packet missing) filled with silence", value: silencesFilled),
+         Count(name: "silences_filled_ms", help: "silence written for them", value: Int(clamping: silencesFilledMilliseconds)),
          Count(name: "frames_skipped", help: "audio frames of a second codec, or of one that would not open, skipped", value: framesSkipped)]
     }
 
@@ -63,6 +69,8 @@ final class WAVOutput {
         }
         if frame.gapBefore > 0, let level = frame.comfortNoiseLevel {
             try fill(comfortNoise: level, gap: frame.gapBefore, of: frame.track)
+        } else if frame.gapBefore > 0 && frame.senderWasSilent {
+            try fill(silence: frame.gapBefore, of: frame.track)
         } else if frame.gapBefore > 0 {
             try fill(gap: frame.gapBefore, frameDuration: frame.duration, of: frame.track)
         }
@@ -84,6 +92,14 @@ final class WAVOutput {
         default:
             gapsLeft += 1
         }
+    }
+
+    /// Silence for as long as the sender left one: nothing was lost, whatever the codec.
+    private func fill(silence measured: Int64, of track: AudioTrack) throws {
+        let gap = Self.capped(measured, of: track)
+        guard try write(gap, of: track, from: &silence, { _ in }) else { return }
+        silencesFilled += 1
+        silencesFilledMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
     }
 
     /// Noise at the sender's level for as long as the silence.

@@ -5,10 +5,11 @@ import XCTest
 final class WAVOutputTests: XCTestCase {
     private func capture(_ name: String) -> URL { Harness.captures.appendingPathComponent(name) }
 
+    /// `sdp`: a bundled capture's SDP, or a path.
     private func wav(_ pcap: URL, sdp: String?, tag: String) throws -> (wav: URL, stats: [String: Any]) {
         let out = Harness.temporaryFile(tag + ".wav"), stats = Harness.temporaryFile(tag + ".json")
         let result = try Harness.rtprecv(["--pcap", pcap.path, "--wav", out.path, "--stats-json", stats.path, "-q"]
-                                         + (sdp.map { ["--sdp", capture($0).path] } ?? []))
+                                         + (sdp.map { ["--sdp", $0.hasPrefix("/") ? $0 : capture($0).path] } ?? []))
         XCTAssertEqual(result.status, 0, result.stderr)
         return (out, try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any])
     }
@@ -98,6 +99,32 @@ final class WAVOutputTests: XCTestCase {
             let seconds = Double(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
             XCTAssertEqual(seconds, 4.0, accuracy: 0.2, "\(file.lastPathComponent): \(probe.stderr)")
         }
+    }
+
+    /// Opus with DTX, from GStreamer (opusenc and rtpopuspay, dtx=true): between the beeps the
+    /// sender sends nothing, its sequence numbers unbroken. Silences, not losses: the WAV keeps
+    /// them, so the beeps stay at the whole seconds.
+    func testOpusDTXSilencesAreKeptAndNotCountedAsLosses() throws {
+        let port = UInt16(45000 + Int(getpid() % 1000) * 2)
+        let source = capture("sync-source-mulaw.wav")
+        let recorded = try Harness.record("opus-dtx", port: port, bindingIt: true) {
+            try Harness.runSender(["-q", "filesrc", "location=\(source.path)", "!", "wavparse", "!", "mulawdec",
+                                   "!", "audioconvert", "!", "audioresample", "!", "opusenc", "dtx=true", "audio-type=voice",
+                                   "bitrate=16000", "!", "rtpopuspay", "dtx=true", "pt=111", "!", "udpsink", "host=127.0.0.1",
+                                   "port=\(port)"], seconds: 5)
+        }
+        let sdp = Harness.temporaryFile("opus-dtx.sdp")
+        try "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio \(port) RTP/AVP 111\r\na=rtpmap:111 OPUS/48000/2\r\n"
+            .write(to: sdp, atomically: true, encoding: .utf8)
+        let (out, stats) = try wav(recorded, sdp: sdp.path, tag: "opus-dtx")
+        let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first)
+        XCTAssertEqual(audio["lost"] as? Int, 0)
+        XCTAssertEqual(audio["gaps"] as? Int, 0, "no packet was lost")
+        XCTAssertGreaterThanOrEqual(audio["silences"] as? Int ?? 0, 3, "the sender fell silent between the beeps")
+        XCTAssertEqual((stats["wav"] as? [String: Any])?["silences_filled"] as? Int, audio["silences"] as? Int)
+        let onsets = beeps(try pcm(out))
+        XCTAssertEqual(onsets.count, 3, "\(onsets)")
+        for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) { XCTAssertEqual(onset, second, accuracy: 0.06) }
     }
 
     func testG722FromASIPPhoneDecodesAt16kHz() throws {

@@ -1,8 +1,9 @@
 /// An audio stream's payload format: the depacketizer of its RFC, and what all of them share:
 /// 64-bit timestamps, the frame ledger's records, and gaps measured on the timeline (a lost
-/// G.711 packet leaves nothing to drop, only time missing). Beside the audio on its SSRC come
-/// comfort noise (RFC 3389), whose span is a silence the sender chose, not a loss, and telephone
-/// events (RFC 4733), each told once.
+/// G.711 packet leaves nothing to drop, only time missing). A gap with no packet missing before
+/// it is a silence the sender left (silence suppression, Opus's DTX: RFC 3551 §4.1), not a loss.
+/// Beside the audio on its SSRC come comfort noise (RFC 3389), whose span is a silence the sender
+/// chose, not a loss either, and telephone events (RFC 4733), each told once.
 public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     public let ssrc: UInt32
     public let clockRate: Int
@@ -25,6 +26,12 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     /// Gaps in the timeline (frames wholly lost), and their length in clock ticks.
     public private(set) var gaps = 0
     public private(set) var gapTicks: Int64 = 0
+    /// Gaps with no packet missing (the sender sent nothing, and said so with no comfort noise),
+    /// and their length in clock ticks.
+    public private(set) var silences = 0
+    public private(set) var silenceTicks: Int64 = 0
+    /// A packet was missing since the last frame: a gap before the next is a loss.
+    private var lossSinceLastFrame = false
     /// Steps in the timestamps that begin a new timeline (`MediaClock.isJump`).
     public private(set) var timestampJumps = 0
 
@@ -61,6 +68,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     public func process(payload: UnsafeRawBufferPointer, headerExtension: UnsafeRawBufferPointer, timestamp: UInt32,
                         marker: Bool, lostBefore: Int, arrival: Int64, borrowing: Bool, sequenceNumber: Int64) throws {
         self.arrival = arrival
+        if lostBefore > 0 { lossSinceLastFrame = true }
         try depacketizer.process(payload: payload, timestamp: timestamps.extend(timestamp), marker: marker,
                                  lostBefore: lostBefore, sequenceNumber: sequenceNumber, into: self)
     }
@@ -107,6 +115,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
     public func restart() {
         timestamps.reset()
         expected = nil
+        lossSinceLastFrame = false
         comfortNoise = nil
         events = TelephoneEventTracker()
     }
@@ -121,6 +130,8 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         audio.invalid = invalid
         audio.gaps = gaps
         audio.gapMilliseconds = duration(gapTicks, rate: clockRate, unitsPerSecond: 1000)
+        audio.silences = silences
+        audio.silenceMilliseconds = duration(silenceTicks, rate: clockRate, unitsPerSecond: 1000)
         audio.timestampJumps = timestampJumps
         audio.comfortNoiseSpans = comfortNoiseSpans
         audio.comfortNoiseMilliseconds = duration(comfortNoiseTicks, rate: clockRate, unitsPerSecond: 1000)
@@ -136,6 +147,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         self.track = track
         var gap: Int64 = 0
         var noiseLevel: UInt8?
+        var senderWasSilent = false
         if let expected {
             let step = timestamp.subtractingSaturated(expected)
             // Back before the frame before is a jump too; the session timeline bridges both (MediaClock).
@@ -152,12 +164,17 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
                     noiseLevel = noise.level
                     comfortNoiseSpans += 1
                     comfortNoiseTicks = comfortNoiseTicks.addingSaturated(step)
+                } else if !lossSinceLastFrame {
+                    senderWasSilent = true
+                    silences += 1
+                    silenceTicks = silenceTicks.addingSaturated(step)
                 } else {
                     gaps += 1
                     gapTicks = gapTicks.addingSaturated(step)
                 }
             }
         }
+        lossSinceLastFrame = false
         if let noise = comfortNoise, noise.timestamp < timestamp { comfortNoise = nil }
         expected = timestamp.addingSaturated(duration)
         expectedSince = arrival
@@ -167,6 +184,7 @@ public final class AudioPayloadFormat: PayloadFormat, AudioUnitOutput {
         var frame = AudioFrame(track: track, record: record, pts: timestamp, duration: duration, gapBefore: gap,
                                bytes: bytes, arrival: arrival)
         frame.comfortNoiseLevel = noiseLevel
+        frame.senderWasSilent = senderWasSilent || noiseLevel != nil
         try output(record, frame)
     }
 
@@ -203,6 +221,9 @@ public struct AudioStreamStatistics: Sendable {
     /// Holes in the timeline where whole frames were lost, and how long they were in all.
     public var gaps = 0
     public var gapMilliseconds: Int64 = 0
+    /// Silences the sender left without comfort noise (no packet missing), and how long in all.
+    public var silences = 0
+    public var silenceMilliseconds: Int64 = 0
     public var timestampJumps = 0
     /// Silences the sender marked with comfort noise (RFC 3389), and how long they were in all.
     public var comfortNoiseSpans = 0
@@ -217,6 +238,8 @@ public struct AudioStreamStatistics: Sendable {
     public var counts: [Count] {
         [Count(name: "gaps", help: "holes in the audio where whole frames were lost", value: gaps),
          Count(name: "gap_ms", help: "audio lost in the holes", value: Int(clamping: gapMilliseconds)),
+         Count(name: "silences", help: "silences the sender left, no packet missing (silence suppression, DTX)", value: silences),
+         Count(name: "silence_ms", help: "audio the sender left silent", value: Int(clamping: silenceMilliseconds)),
          Count(name: "timestamp_jumps", help: "jumps of the audio's RTP timestamps (beyond 5 s and not in time with the packets' arrival, or back), bridged", value: timestampJumps),
          Count(name: "comfort_noise_spans", help: "silences sent as comfort noise (RFC 3389)", value: comfortNoiseSpans),
          Count(name: "comfort_noise_ms", help: "audio sent as comfort noise", value: Int(clamping: comfortNoiseMilliseconds))]

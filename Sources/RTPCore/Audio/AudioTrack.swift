@@ -85,6 +85,9 @@ public struct AudioFrame {
     public var gapBefore: Int64
     /// The gap was a silence the sender marked with comfort noise of this level (-dBov, RFC 3389).
     public var comfortNoiseLevel: UInt8?
+    /// The gap was a silence the sender left, no packet missing (with or without comfort noise):
+    /// nothing was lost, and its length is known.
+    public var senderWasSilent = false
     /// The bytes: valid only during the sink's call.
     public var bytes: UnsafeRawBufferPointer
     /// When the packet that completed it arrived, on the packet clock.
