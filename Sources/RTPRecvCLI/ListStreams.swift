@@ -96,6 +96,8 @@ struct ListStreams {
             return e.recognition(of: codec)?.summary ?? codec.encodingName
         case .named(let name, _, _) where name.uppercased() == "CN":
             return "comfort noise (RFC 3389)"
+        case .named(let name, let rate, let channels) where name.uppercased() == "RED":
+            return "\(name)/\(rate)" + (channels.map { "/\($0)" } ?? "") + ": redundant blocks (RFC 2198), taken as their primary"
         case .named(let name, let rate, let channels):
             var text = "\(name)/\(rate)" + (channels.map { "/\($0)" } ?? "")
             if let step = e.typicalTimestampStep, rate > 0, rate != 90000 || name.uppercased() == "MPA" {

@@ -155,6 +155,12 @@ public final class ReorderBuffer {
         return .buffered
     }
 
+    /// Whether packet `extended` came: delivered lately, or waiting here.
+    public func holds(_ extended: Int64) -> Bool {
+        if delivered[Int(extended & deliveredMask)] == extended { return true }  // bounded: masked to the ring
+        return extended >= 0 && slots[slotIndex(extended)].extended == extended
+    }
+
     public func markDelivered(_ extended: Int64) {
         next = extended + 1
         delivered[Int(extended & deliveredMask)] = extended

@@ -69,6 +69,11 @@ public struct MediaDescription: Sendable {
         return map
     }
 
+    /// RED (RFC 2198 §5): `a=rtpmap:N red/…`: N's packets wrap blocks of other payload types.
+    public var redundancyPayloadTypes: Set<UInt8> {
+        Set(formats.filter { $0.value.encodingName.lowercased() == "red" }.map(\.key))
+    }
+
     /// Whether `kind` ("nack pli", "ccm fir") is offered for `payloadType`.
     public func offersFeedback(_ kind: String, for payloadType: UInt8?) -> Bool {
         rtcpFeedback.contains { ($0.payloadType == nil || $0.payloadType == payloadType) && $0.kind == kind }

@@ -130,6 +130,15 @@ public final class RTPStream<Format: PayloadFormat> {
         try receive(packet, payload: payload, headerExtension: headerExtension, arrival: arrival, jitter: true)
     }
 
+    /// Whether the packet numbered `sequenceNumber` came (delivered lately, or waiting to be): a
+    /// redundant copy of it (RFC 2198) is then not worth taking.
+    public func hasArrived(_ sequenceNumber: UInt16) -> Bool {
+        guard let source else { return false }
+        let highest = source.extendedHighestSequenceNumber
+        // bounded: a widening of a 16-bit distance
+        return reorder.holds(highest + Int64(sequenceDistance(sequenceNumber, UInt16(truncatingIfNeeded: highest))))
+    }
+
     /// A packet of another payload type on this SSRC (RFC 3550: the sequence space is the SSRC's):
     /// comfort noise or a telephone event beside a call's audio. The format takes what it knows
     /// of it; the sequence counts it as a packet with no media, out of the jitter (an event's

@@ -39,6 +39,8 @@ public final class Receiver {
         public var audio = AudioSelection()
         /// RTX (RFC 4588): each retransmission payload type, and the payload type it carries (apt).
         public var retransmission: [UInt8: UInt8] = [:]
+        /// RED (RFC 2198): the payload types whose packets wrap blocks of others (WebRTC's Opus).
+        public var redundancy: Set<UInt8> = []
         /// RTCP ports beside the RTP ones (the SDP's a=rtcp); RTP port + 1 is taken anyway.
         public var rtcpPorts: [UInt16] = []
 
@@ -62,6 +64,11 @@ public final class Receiver {
         /// RTX packets (RFC 4588) unwrapped into their stream, and those of no stream followed.
         public var retransmissions = 0
         public var retransmissionsUnmatched = 0
+        /// RED packets (RFC 2198) taken as their primary block, those that did not parse, and the
+        /// redundant blocks that stood in for audio packets lost before them.
+        public var redundantPackets = 0
+        public var redundantPacketsInvalid = 0
+        public var redundantBlocksTaken = 0
 
         /// Datagrams that parsed as RTP, on the session's ports.
         public var rtpPackets: Int { datagrams - otherPort - rtcp - invalidRTP.values.reduce(0, +) }
@@ -82,7 +89,11 @@ public final class Receiver {
              Count(name: "other_payload_type", help: "RTP packets of payload types not taken", value: otherPayloadType),
              Count(name: "retransmissions", help: "RTX packets (RFC 4588) unwrapped into their stream", value: retransmissions),
              Count(name: "retransmissions_unmatched", help: "RTX packets of no stream followed",
-                   value: retransmissionsUnmatched)]
+                   value: retransmissionsUnmatched),
+             Count(name: "red_packets", help: "RED packets (RFC 2198) taken as their primary block", value: redundantPackets),
+             Count(name: "red_packets_invalid", help: "RED packets whose block headers run past the payload",
+                   value: redundantPacketsInvalid),
+             Count(name: "red_blocks_taken", help: "redundant blocks that stood in for audio packets lost", value: redundantBlocksTaken)]
         }
     }
 
@@ -109,6 +120,8 @@ public final class Receiver {
     }
     /// Keyed by SSRC, payload type and codec, so that a foreign payload type on an SSRC cannot pose as it.
     private var candidates: [UInt64: VideoStream] = [:]
+    /// The timestamp step between the audio's RED packets, which says how many packets back a block is.
+    private var redundancyStep = RedundancyStep()
     /// What a stream taking over output before the packet that proved it went through (`hold`).
     private var heldOutput: HeldOutput?
     /// Every SSRC seen but not selected, with its packet count and addresses.
@@ -181,6 +194,16 @@ public final class Receiver {
             counters.invalidRTP[error, default: 0] += 1
             return
         }
+        if !configuration.redundancy.isEmpty && configuration.redundancy.contains(packet.payloadType) {
+            return try receiveRedundant(packet, in: datagram, source: source, destination: destination, arrival: arrival)
+        }
+        try receive(packet, in: datagram, source: source, destination: destination, arrival: arrival)
+    }
+
+    /// An RTP packet of `datagram`, to the stream it belongs to.
+    @inline(__always)
+    private func receive(_ packet: RTPPacket, in datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
+                         arrival: Int64) throws {
         let payload = datagram.view(packet.payloadRange)
         if let reference = selectedReference {
             // `selected` keeps it alive, and nothing below changes `selected`.
@@ -216,6 +239,38 @@ public final class Receiver {
                                   arrival: arrival)
             try settle(candidate)
             if selected === candidate { return }
+        }
+    }
+
+    /// A RED packet (RFC 2198) goes on as its primary block: a packet of the block's payload type
+    /// with the RED packet's sequence number and timestamp (§3: the primary's are the packet's).
+    /// Then, for the audio stream, each redundant block whose packet was lost stands in for it.
+    private func receiveRedundant(_ red: RTPPacket, in datagram: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?,
+                                  arrival: Int64) throws {
+        let payload = datagram.view(red.payloadRange)
+        guard let primary = RedundantPayload.primary(of: payload, redundant: { _ in }) else {
+            counters.redundantPacketsInvalid += 1
+            return
+        }
+        counters.redundantPackets += 1
+        var packet = red
+        packet.payloadType = primary.payloadType
+        packet.payloadRange = red.payloadRange.lowerBound + primary.range.lowerBound..<red.payloadRange.lowerBound + primary.range.upperBound
+        try receive(packet, in: datagram, source: source, destination: destination, arrival: arrival)
+        guard let audio, audio.ssrc == red.ssrc, audio.payloadType == primary.payloadType,
+              let step = redundancyStep.next(red) else { return }
+        _ = try RedundantPayload.primary(of: payload) { block in
+            // A block of the audio's own type, whole packets back: that packet, if it never came.
+            guard block.payloadType == audio.payloadType, block.timestampOffset % step == 0 else { return }
+            let back = block.timestampOffset / step
+            guard (1...16).contains(back) else { return }
+            var lost = red
+            (lost.payloadType, lost.marker, lost.padding) = (block.payloadType, false, false)
+            lost.sequenceNumber = red.sequenceNumber &- UInt16(back)  // bounded: at most 16
+            lost.timestamp = red.timestamp &- block.timestampOffset
+            guard !audio.hasArrived(lost.sequenceNumber) else { return }
+            counters.redundantBlocksTaken += 1
+            try audio.receive(lost, payload: payload.view(block.range), arrival: arrival, retransmitted: true)
         }
     }
 

@@ -1,7 +1,7 @@
 extension Receiver.Configuration {
     /// What a session description says about the streams to receive: the video's parameter sets,
     /// payload types (unless one was chosen), clock rate, codecs and fmtp; the audio lines;
-    /// the RTCP ports; the RTX payload types; the dependency descriptor's ID (unless one was chosen).
+    /// the RTCP ports; the RTX and RED payload types; the dependency descriptor's ID (unless one was chosen).
     public mutating func take(_ sdp: SessionDescription) {
         parameterSets = sdp.parameterSets
         if payloadType == nil { videoFormatParameters = sdp.videoFormatParameters }
@@ -12,6 +12,9 @@ extension Receiver.Configuration {
         video.dependencyDescriptorID = video.dependencyDescriptorID ?? sdp.video?.headerExtensionID(uri: DependencyDescriptor.uri)
         audio.media = sdp.media.filter { $0.media == "audio" }
         rtcpPorts = sdp.media.compactMap(\.rtcpPort)
-        for line in sdp.media { retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a } }
+        for line in sdp.media {
+            retransmission.merge(line.retransmissionPayloadTypes) { a, _ in a }
+            redundancy.formUnion(line.redundancyPayloadTypes)
+        }
     }
 }
