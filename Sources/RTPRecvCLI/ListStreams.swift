@@ -58,11 +58,7 @@ struct ListStreams {
     /// AAC's steps of 1024): what would take it as Opus, said as the guess it is.
     private static func opusHint(_ e: StreamSurvey.Entry) -> String? {
         let main = e.main
-        // A corrupt capture's times may be anything: wrapped, not trapped.
-        let span = e.lastTime &- e.firstTime
-        guard case .unknown = main.codec, main.packets >= 50, let step = main.typicalTimestampStep, span > 0 else { return nil }
-        // The timestamps' span over the capture's: DTX's silences stretch both alike.
-        let rate = step * Double(main.packets - 1) / (Double(span) / 1e9)
+        guard case .unknown = main.codec, let (step, rate) = measuredClock(e) else { return nil }
         let aacLike = abs(step - 1024 * (step / 1024).rounded()) < 16
         guard abs(rate - 48000) < 2400, !aacLike else { return nil }
         return " (its timestamps run at 48 kHz, as Opus's do: --audio-payload-type \(main.payloadType) --audio-codec opus takes it as Opus)"
@@ -73,17 +69,23 @@ struct ListStreams {
     /// would need, its rate read from the timestamps, said as the guess it is.
     private static func linearPCMHint(_ e: StreamSurvey.Entry) -> String? {
         let main = e.main
-        let span = e.lastTime &- e.firstTime
-        guard case .unknown = main.codec, main.packets >= 50, let bytes = main.constantBytesPerTick, span > 0,
-              let step = main.typicalTimestampStep else { return nil }
+        guard case .unknown = main.codec, let bytes = main.constantBytesPerTick, let (_, measured) = measuredClock(e) else { return nil }
         let encodings = [2: ("L16", 1), 4: ("L16", 2), 3: ("L24", 1), 6: ("L24", 2)]
         guard let (name, channels) = encodings[bytes] else { return nil }
-        let measured = step * Double(main.packets - 1) / (Double(span) / 1e9)
         guard let rate = [8000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000].first(where: {
             abs(measured - Double($0)) < Double($0) / 20
         }) else { return nil }
         return " (its packets hold \(bytes) bytes a tick of its clock, as linear PCM's do: an SDP with "
             + "a=rtpmap:\(main.payloadType) \(name)/\(rate)/\(channels) takes it)"
+    }
+
+    /// The main payload type's step between packets and its clock's rate, its timestamps' span over
+    /// the capture's (DTX's silences stretch both alike), from 50 packets on.
+    private static func measuredClock(_ e: StreamSurvey.Entry) -> (step: Double, rate: Double)? {
+        // A corrupt capture's times may be anything: wrapped, not trapped.
+        let span = e.lastTime &- e.firstTime
+        guard e.main.packets >= 50, let step = e.main.typicalTimestampStep, span > 0 else { return nil }
+        return (step, step * Double(e.main.packets - 1) / (Double(span) / 1e9))
     }
 
     /// What one payload type carries: a video codec as its recognition sums it up (H.264 with its
