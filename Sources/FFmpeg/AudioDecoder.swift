@@ -5,6 +5,8 @@ import CFFmpeg
 public final class AudioDecoder {
     public enum Codec: Sendable {
         case aac, mp2, mp3, pcmMuLaw, pcmALaw, g722, opus, pcmS16BE, pcmS24BE
+        /// G.726 packed from each octet's most significant bit (AAL2), and from its least (RFC 3551).
+        case g726, g726LE
 
         var id: AVCodecID {
             switch self {
@@ -17,6 +19,8 @@ public final class AudioDecoder {
             case .opus: AV_CODEC_ID_OPUS
             case .pcmS16BE: AV_CODEC_ID_PCM_S16BE
             case .pcmS24BE: AV_CODEC_ID_PCM_S24BE
+            case .g726: AV_CODEC_ID_ADPCM_G726
+            case .g726LE: AV_CODEC_ID_ADPCM_G726LE
             }
         }
     }
@@ -26,10 +30,12 @@ public final class AudioDecoder {
     public var decodeErrors: Int { decoder.decodeErrors }
 
     /// `config`: the codec's extradata (AAC's AudioSpecificConfig); `sampleRate` and `channels` are
-    /// what the stream says, which decoders without extradata need (G.711, G.722).
-    public init(codec: Codec, sampleRate: Int, channels: Int, config: [UInt8] = []) throws {
+    /// what the stream says, which decoders without extradata need (G.711, G.722), and G.726 its
+    /// `bitsPerSample`.
+    public init(codec: Codec, sampleRate: Int, channels: Int, config: [UInt8] = [], bitsPerSample: Int = 0) throws {
         decoder = try DecoderContext(codec.id) { context in
             context.pointee.sample_rate = Int32(sampleRate)
+            context.pointee.bits_per_coded_sample = Int32(bitsPerSample)
             av_channel_layout_default(&context.pointee.ch_layout, Int32(max(1, channels)))
             if !config.isEmpty, let extradata = av_mallocz(config.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) {
                 extradata.copyMemory(from: config, byteCount: config.count)

@@ -6,7 +6,7 @@ public struct FLVAudioHeader: Equatable, Sendable {
     public var soundFormat: FLVSoundFormat
     public var byte: UInt8
 
-    /// nil for a codec that has no FLV code (Opus, G.722), or none at its rate (FLV's linear PCM is
+    /// nil for a codec that has no FLV code (Opus, G.722, G.726), or none at its rate (FLV's linear PCM is
     /// little-endian and at most 44 kHz: L16 and L24 are left out).
     public init?(_ track: AudioTrack) {
         switch track.codec {
@@ -22,7 +22,7 @@ public struct FLVAudioHeader: Equatable, Sendable {
             // 8 kHz G.711 is implied by the format; the rate code stays 0, as FFmpeg writes it.
             soundFormat = track.codec == .pcma ? .g711ALaw : .g711MuLaw
             byte = soundFormat.rawValue << 4 | 1 << 1 | (track.channels > 1 ? 1 : 0)
-        case .g722, .opus, .l16, .l24:
+        case .g722, .opus, .l16, .l24, .g726:
             return nil
         }
     }

@@ -222,6 +222,7 @@ func fuzzAudio(_ bytes: UnsafeRawBufferPointer) {
               parameters: [("cpresent", "0"), ("config", "40002320adca00")]),
         .init(encodingName: "OPUS", clockRate: 48000, channels: 2),
         .init(encodingName: "L24", clockRate: 48000, channels: 2),
+        .init(encodingName: "G726-24", clockRate: 8000),
     ]
     guard var depacketizer = try? AudioFormats.depacketizer(for: formats[Int(choice) % formats.count], maxFrameBytes: 1 << 14)
     else { return }

@@ -3,8 +3,9 @@ import SystemIO
 
 /// `--audio`: the audio stream's frames in the file its codec plays from as it is: AAC as ADTS,
 /// MPEG audio as its own frames (.mp3), G.711 as WAV with the A-law or μ-law format tag, G.722 as
-/// WAV with its own, Opus in Ogg (.opus), L16 and L24 as 16- and 24-bit PCM WAV (their samples
-/// turned little-endian, as WAV has them). Frames are written bit-exact; a lost one leaves a gap
+/// WAV with its own, G.726 as WAV with its own (codes packed from each octet's top, as WAV has
+/// them), Opus in Ogg (.opus), L16 and L24 as 16- and 24-bit PCM WAV (their samples turned
+/// little-endian, as WAV has them). Frames are written bit-exact; a lost one leaves a gap
 /// (counted in the statistics), never invented samples.
 /// A silence the sender left (with comfort noise or none, no packet missing) keeps G.711's and
 /// linear PCM's timeline: it is written as the codec's zero sample for its length, and counted.
@@ -15,7 +16,7 @@ final class AudioFileOutput {
     private(set) var track: AudioTrack?
     private var wav: WAVHeaderKeeper?
     private var ogg: OggOpusWriter?
-    /// A linear PCM frame's samples turned little-endian.
+    /// A linear PCM frame's samples turned little-endian, or a G.726 frame's codes packed from the top.
     private var swapped: [UInt8] = []
     private(set) var framesWritten = 0
     private(set) var bytesWritten = 0
@@ -81,6 +82,9 @@ final class AudioFileOutput {
         if let width = frame.track.codec.linearPCMBytes {
             Self.reverseSamples(frame.bytes, width: width, into: &swapped)
             try swapped.withUnsafeBytes { try file.write($0) }
+        } else if case .g726(let bits, false) = frame.track.codec {
+            Self.packFromTheTop(frame.bytes, bits: bits, into: &swapped)
+            try swapped.withUnsafeBytes { try file.write($0) }
         } else {
             try file.write(frame.bytes)
         }
@@ -100,8 +104,29 @@ final class AudioFileOutput {
         }
     }
 
+    /// G.726 codes of `bits` bits packed from each octet's least significant bit (RFC 3551), packed
+    /// again from its most into `out` (reused), as WAV's G.726 has them: the same codes.
+    private static func packFromTheTop(_ bytes: UnsafeRawBufferPointer, bits: Int, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        let mask = UInt32(1) << bits - 1
+        var (input, inputBits, output, outputBits) = (UInt32(0), 0, UInt32(0), 0)
+        for byte in bytes {
+            input |= UInt32(byte) << inputBits
+            inputBits += 8
+            while inputBits >= bits {
+                output = output << bits | input & mask
+                (input, inputBits, outputBits) = (input >> bits, inputBits - bits, outputBits + bits)
+                if outputBits >= 8 {
+                    outputBits -= 8
+                    out.append(UInt8(truncatingIfNeeded: output >> outputBits))
+                    output &= UInt32(1) << outputBits - 1
+                }
+            }
+        }
+    }
+
     /// Big-endian samples of `width` bytes, each reversed into `out` (reused).
-    static func reverseSamples(_ bytes: UnsafeRawBufferPointer, width: Int, into out: inout [UInt8]) {
+    private static func reverseSamples(_ bytes: UnsafeRawBufferPointer, width: Int, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         var at = 0
         while at + width <= bytes.count {
@@ -135,6 +160,8 @@ final class AudioFileOutput {
         case .g722:
             wav = try WAVHeaderKeeper(WAVHeader(format: .g722, channels: max(1, track.channels), sampleRate: track.sampleRate,
                                                 bitsPerSample: 4), file: file)
+        case .g726(let bits, _):
+            wav = try WAVHeaderKeeper(WAVHeader(format: .g726, channels: 1, sampleRate: track.sampleRate, bitsPerSample: bits), file: file)
         case .l16, .l24:
             wav = try WAVHeaderKeeper(WAVHeader(format: .pcm, channels: max(1, track.channels), sampleRate: track.sampleRate,
                                                 bitsPerSample: 8 * (track.codec.linearPCMBytes ?? 2)), file: file)

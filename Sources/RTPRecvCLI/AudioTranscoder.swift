@@ -1,7 +1,7 @@
 import FFmpeg
 import RTPCore
 
-/// G.711, G.722 and linear PCM (L16, L24) made AAC for the containers that carry none of them
+/// G.711, G.722, G.726 and linear PCM (L16, L24) made AAC for the containers that carry none of them
 /// (MP4, MPEG-TS): decoded and
 /// encoded through libavcodec, timed on the session timeline. The encoder counts samples, so a gap
 /// in the input (lost packets, a sender's silence suppression) up to `maxFillNanoseconds` is filled
@@ -25,9 +25,12 @@ final class AudioTranscoder {
     /// is transparent for speech (the encoder takes at most six), 192 kbit/s a channel at 48 kHz.
     let bitRate: Int
 
-    /// G.711, G.722, L16 or L24, mono or stereo (an SDP may say any channel count; a call has one).
+    /// G.711, G.722, G.726, L16 or L24, mono or stereo (an SDP may say any channel count; a call has one).
     static func transcodes(_ track: AudioTrack) -> Bool {
-        [.pcmu, .pcma, .g722, .l16, .l24].contains(track.codec) && (1...2).contains(track.channels)
+        switch track.codec {
+        case .pcmu, .pcma, .g722, .l16, .l24, .g726: (1...2).contains(track.channels)
+        default: false
+        }
     }
 
     init(from input: AudioTrack) throws {

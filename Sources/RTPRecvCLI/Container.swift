@@ -56,9 +56,11 @@ enum Container: String, CaseIterable {
 
     /// Whether it carries the codec libavcodec calls `codecName`: as libavformat says (Matroska
     /// with the ACM tracks every player reads, for G.711 and G.722), or, for MPEG-TS, whose muxer
-    /// cannot say, the codecs its stream types (ISO/IEC 13818-1) name.
+    /// cannot say, the codecs its stream types (ISO/IEC 13818-1) name. G.726 in none: Matroska's
+    /// ACM track would not keep the code size a reader needs, nor has a tag for RFC 3551's packing.
     func carries(_ codecName: String) throws -> Bool {
-        try MediaMuxer.carries(format: muxer, codecName: codecName, unofficially: self == .mkv)
+        if codecName.hasPrefix("adpcm_g726") { return false }
+        return try MediaMuxer.carries(format: muxer, codecName: codecName, unofficially: self == .mkv)
             ?? ["h264", "hevc", "aac", "mp1", "mp2", "mp3", "opus"].contains(codecName)
     }
 

@@ -194,8 +194,9 @@ final class ContainerOutput {
         } else if configuration.transcodesAudio && AudioTranscoder.transcodes(input), let made = transcoder(for: input) {
             (transcoder, audioTrack) = (made, made.track)
             if !configuration.quiet {
+                let asItCame = container != .mkv && (try? Container.mkv.carries(input.libavcodecName)) == true
                 Terminal.printError("\(file.displayName): \(container.name) does not carry \(input.codec.name): it is encoded to AAC "
-                                    + "(--no-audio-transcode leaves it out, --mkv carries it as it came)\n")
+                                    + "(--no-audio-transcode leaves it out" + (asItCame ? ", --mkv carries it as it came" : "") + ")\n")
             }
         } else {
             audioNotCarried = true

@@ -114,10 +114,10 @@ extension Options {
                 """) { o, r in o.mkv = try r.value() },
             OptionSpec(["--ts"], value: "FILE", "MPEG-TS (H.264 and H.265), readable from any point.") { o, r in o.ts = try r.value() },
             OptionSpec(["--no-audio-transcode"], """
-                Leave G.711, G.722, L16 and L24 out of --mp4 and --ts, which
-                cannot carry them, rather than encode them to AAC (4 bits a
-                sample: 32 kbit/s at 8 kHz, through libavcodec) on the session
-                timeline, in sync with the video.
+                Leave G.711, G.722, G.726, L16 and L24 out of --mp4 and --ts
+                (and G.726 out of --mkv), which cannot carry them, rather than
+                encode them to AAC (4 bits a sample: 32 kbit/s at 8 kHz, through
+                libavcodec) on the session timeline, in sync with the video.
                 """) { o, r in o.noAudioTranscode = true },
             OptionSpec(["--fragment-ms"], value: "N", """
                 Longest fragment (MP4) or cluster (Matroska) in milliseconds, 100 to

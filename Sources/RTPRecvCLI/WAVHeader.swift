@@ -12,6 +12,8 @@ struct WAVHeader {
         case mulaw = 7
         /// G.722: 4 bits a sample at 16 kHz, as FFmpeg and Windows read it.
         case g722 = 0x028F
+        /// G.726, its codes packed from each octet's most significant bit (as AAL2's are).
+        case g726 = 0x0045
     }
 
     var format: FormatTag

@@ -173,6 +173,9 @@ enum AudioWAV {
         case .opus: return try AudioDecoder(codec: .opus, sampleRate: 48000, channels: track.channels)
         case .l16: return try AudioDecoder(codec: .pcmS16BE, sampleRate: track.sampleRate, channels: track.channels)
         case .l24: return try AudioDecoder(codec: .pcmS24BE, sampleRate: track.sampleRate, channels: track.channels)
+        case .g726(let bits, let aal2):
+            return try AudioDecoder(codec: aal2 ? .g726 : .g726LE, sampleRate: track.sampleRate, channels: track.channels,
+                                    bitsPerSample: bits)
         }
     }
 }

@@ -6,6 +6,7 @@ public enum AudioFormats {
 
     /// The encoding names taken, as rtpmap spells them (compared without case).
     public static let names = ["PCMU", "PCMA", "G722", "L16", "L24", "MPA", "MPEG4-GENERIC", "MP4A-LATM", "OPUS"]
+        + [16, 24, 32, 40].flatMap { ["G726-\($0)", "AAL2-G726-\($0)"] }
 
     public static func isSupported(_ format: MediaDescription.Format) -> Bool {
         names.contains(format.encodingName.uppercased())
@@ -28,6 +29,11 @@ public enum AudioFormats {
             // A sample a tick: the clock is the sample rate (RFC 3551 §4.5.11, RFC 3190 §4).
             let codec: AudioCodec = format.encodingName.uppercased() == "L16" ? .l16 : .l24
             return SampleAudioPayload(track: AudioTrack(codec: codec, clockRate: rate, sampleRate: rate, channels: channels))
+        case let name where name.hasPrefix("G726-") || name.hasPrefix("AAL2-G726-"):
+            // The rate names the bits a sample (16 kbit/s at 8 kHz: 2); one channel, as RFC 3551 has it.
+            guard names.contains(name), let kbits = Int(name.split(separator: "-").last!) else { return nil }
+            let codec = AudioCodec.g726(bitsPerSample: kbits / 8, aal2: name.hasPrefix("AAL2-"))
+            return SampleAudioPayload(track: AudioTrack(codec: codec, clockRate: rate, sampleRate: 8000, channels: 1))
         case "MPA":
             return MPEGAudioPayload(track: AudioTrack(codec: .mpegAudio, clockRate: rate, sampleRate: 0, channels: channels),
                                     maxFrameBytes: maxFrameBytes)

@@ -15,6 +15,10 @@ public enum AudioCodec: Sendable, Equatable {
     /// L24), the clock the sample rate (AES67 and SMPTE ST 2110-30 send these).
     case l16
     case l24
+    /// G.726 ADPCM (RFC 3551 §4.5.4): 2 to 5 bits a sample at 8 kHz (16 to 40 kbit/s), packed from
+    /// each octet's least significant bit (RFC 3551's G726-32), or from its most (`aal2`, ITU-T
+    /// I.366.2's AAL2-G726-32, which cameras send too).
+    case g726(bitsPerSample: Int, aal2: Bool)
 
     public var name: String {
         switch self {
@@ -26,6 +30,7 @@ public enum AudioCodec: Sendable, Equatable {
         case .opus: "Opus"
         case .l16: "L16 PCM"
         case .l24: "L24 PCM"
+        case .g726(let bits, let aal2): "G.726-\(bits * 8)" + (aal2 ? " (AAL2)" : "")
         }
     }
 

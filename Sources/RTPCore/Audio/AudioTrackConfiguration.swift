@@ -12,6 +12,7 @@ extension AudioTrack {
         case .opus: "opus"
         case .l16: "pcm_s16be"
         case .l24: "pcm_s24be"
+        case .g726(_, let aal2): aal2 ? "adpcm_g726" : "adpcm_g726le"
         }
     }
 
