@@ -1,9 +1,9 @@
 import FFmpeg
 import RTPCore
 
-/// G.711, G.722, G.726 and linear PCM (L16, L24) made AAC for the containers that carry none of them
-/// (MP4, MPEG-TS): decoded and
-/// encoded through libavcodec, timed on the session timeline. The encoder counts samples, so a gap
+/// G.711, G.722, G.726 and linear PCM (L16, L24) made AAC where the container does not carry them
+/// (MP4 and MPEG-TS none of them, Matroska G.726): decoded and encoded through libavcodec, timed on
+/// the session timeline. The encoder counts samples, so a gap
 /// in the input (lost packets, a sender's silence suppression) up to `maxFillNanoseconds` is filled
 /// with silence to keep that count the timeline's; a longer gap, or a step back, ends the encoding
 /// and begins another at the frame after it. Each encoding's first AAC frame, which holds the

@@ -56,7 +56,7 @@ struct RedundancyStep {
         if let last, last.ssrc == packet.ssrc {
             if packet.sequenceNumber == last.sequenceNumber &+ 1 {
                 let delta = packet.timestamp &- last.timestamp
-                // A step back or beyond a second is no packet's duration (90 kHz at most for audio).
+                // A step back, or beyond a second at 96 kHz, is no packet's duration.
                 step = delta > 0 && delta <= 96_000 ? delta : nil
             }
         } else {
