@@ -24,14 +24,6 @@ public struct OpusPayload: AudioDepacketizer {
     /// ```
     public static func samples(_ packet: UnsafeRawBufferPointer) -> Int? {
         guard let toc = packet.first else { return nil }
-        let config = Int(toc >> 3)
-        // Frame sizes in 48 kHz samples: SILK 10/20/40/60 ms, hybrid 10/20 ms, CELT 2.5/5/10/20 ms.
-        let frameSize: Int
-        switch config {
-        case 0..<12: frameSize = [480, 960, 1920, 2880][config % 4]
-        case 12..<16: frameSize = [480, 960][config % 2]
-        default: frameSize = [120, 240, 480, 960][config % 4]
-        }
         let frames: Int
         switch toc & 3 {
         case 0: frames = 1
@@ -40,6 +32,17 @@ public struct OpusPayload: AudioDepacketizer {
             guard packet.count >= 2 else { return nil }
             frames = Int(packet[1] & 0x3F)
         }
-        return frames * frameSize
+        return frames * frameSamples(toc)
+    }
+
+    /// Samples at 48 kHz in one frame of the configuration the TOC byte names: SILK 10/20/40/60 ms
+    /// (configurations 0-11), hybrid 10/20 ms (12-15), CELT 2.5/5/10/20 ms (16-31).
+    public static func frameSamples(_ toc: UInt8) -> Int {
+        let config = Int(toc >> 3)  // bounded: five bits
+        switch config {
+        case 0..<12: return [480, 960, 1920, 2880][config % 4]
+        case 12..<16: return [480, 960][config % 2]
+        default: return [120, 240, 480, 960][config % 4]
+        }
     }
 }
