@@ -9,6 +9,8 @@ import SystemIO
 /// (counted in the statistics), never invented samples.
 /// A silence the sender left (with comfort noise or none, no packet missing) keeps G.711's and
 /// linear PCM's timeline: it is written as the codec's zero sample for its length, and counted.
+/// Opus keeps its timeline through silences and losses alike, with packets that ask the player to
+/// conceal them (RFC 7845 §4.1).
 final class AudioFileOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -22,15 +24,20 @@ final class AudioFileOutput {
     private(set) var bytesWritten = 0
     /// Frames of another codec (after an SSRC change), or that the file format cannot carry.
     private(set) var framesSkipped = 0
-    /// Silences the sender left, kept as the codec's silence.
+    /// Silences the sender left, kept as the codec's silence (Opus: concealed).
     private(set) var silencesKept = 0
+    /// Opus: losses concealed, and how long the concealment of losses and silences lasts.
+    private(set) var lossesConcealed = 0
+    private(set) var concealedMilliseconds: Int64 = 0
 
     /// Every count of the file, declared once: the report, the JSON and the metrics read this.
     var counts: [Count] {
         [Count(name: "frames_written", help: "audio frames written", value: framesWritten),
          Count(name: "bytes", help: "bytes written", value: bytesWritten),
          Count(name: "frames_skipped", help: "audio frames the file cannot hold, skipped", value: framesSkipped),
-         Count(name: "silences_kept", help: "silences the sender left (comfort noise, or no packet missing) kept as silence", value: silencesKept)]
+         Count(name: "silences_kept", help: "silences the sender left (comfort noise, or no packet missing) kept as silence", value: silencesKept),
+         Count(name: "losses_concealed", help: "losses an Opus file marks for the player to conceal", value: lossesConcealed),
+         Count(name: "concealed_ms", help: "Opus concealment written for losses and silences", value: Int(clamping: concealedMilliseconds))]
     }
 
     init(file: OutputFile, quiet: Bool) {
@@ -63,7 +70,11 @@ final class AudioFileOutput {
             return
         }
         if let ogg {
-            try ogg.write(frame)
+            let concealed = try ogg.write(frame)
+            if concealed > 0 {
+                if frame.senderWasSilent { silencesKept += 1 } else { lossesConcealed += 1 }
+                concealedMilliseconds += concealed
+            }
             (framesWritten, bytesWritten) = (framesWritten + 1, ogg.size)
             return
         }

@@ -4,10 +4,17 @@ import SystemIO
 
 /// `--audio` of Opus: its packets, bit-exact, in an Ogg file (RFC 7845, the .opus players open)
 /// through libavformat's muxer, which writes the identification and comment headers and each
-/// page's granule position from the times. A lost packet leaves a gap in those times.
+/// page's granule position from the times. What the stream did not carry (packets lost, a silence
+/// the sender left) is filled with packets that ask the player to conceal it (RFC 7845 §4.1), so
+/// that the file plays for as long as the call lasted, every packet in its place.
 final class OggOpusWriter {
     private let muxer: MediaMuxer
-    private var origin: Int64?
+    /// Where the next packet begins, in samples at 48 kHz from the first: the sum of the packets'
+    /// lengths, so that a page's granule position counts the samples up to its end (RFC 7845 §4)
+    /// however the sender's timestamps wobble or jump.
+    private var next: Int64 = 0
+    /// The TOC byte of the last packet, which the concealing packets take after.
+    private var lastTOC: UInt8?
 
     init(_ track: AudioTrack, file: OutputFile) throws {
         // Ogg never goes back: nothing is overwritten. Bit-exact: the stream's serial number is
@@ -21,11 +28,27 @@ final class OggOpusWriter {
     /// The file's size so far.
     var size: Int { muxer.size }
 
-    func write(_ frame: AudioFrame) throws {
-        let origin = origin ?? frame.pts
-        self.origin = origin
-        let pts = frame.pts &- origin
-        try muxer.write(0, frame.bytes, pts: pts, dts: pts, duration: frame.duration, keyframe: true)
+    /// The packet, after packets concealing what `gapBefore` says is missing before it (at most
+    /// `WAVOutput.maxFillSeconds`); the milliseconds concealed.
+    func write(_ frame: AudioFrame) throws -> Int64 {
+        var concealed: Int64 = 0
+        if frame.gapBefore > 0, let toc = lastTOC {
+            let rate = Int64(max(1, frame.track.clockRate))
+            // bounded: at most an hour of a clock rate below 2^32, times 48000
+            let samples = min(frame.gapBefore, WAVOutput.maxFillSeconds * rate) * 48000 / rate
+            try OpusGapPackets.forEach(lasting: Int(samples), after: toc) { packet, length in  // bounded: at most an hour at 48 kHz
+                try put(packet, samples: length)
+                concealed += Int64(length)
+            }
+        }
+        try put(frame.bytes, samples: OpusPayload.samples(frame.bytes) ?? 0)
+        lastTOC = frame.bytes.first
+        return concealed / 48
+    }
+
+    private func put(_ packet: UnsafeRawBufferPointer, samples: Int) throws {
+        try muxer.write(0, packet, pts: next, dts: next, duration: Int64(samples), keyframe: true)
+        next += Int64(samples)
     }
 
     func finish() throws { try muxer.finish() }

@@ -73,11 +73,12 @@ extension Options {
         OptionSection("AUDIO OUTPUT:", [
             OptionSpec(["--audio"], value: "FILE", """
                 The audio stream's frames, bit-exact, in the file its codec plays
-                from: AAC as ADTS (.aac), MPEG audio as .mp3, G.711 as WAV with
-                the A-law or mu-law format tag, G.722 as WAV with its own, Opus
+                from: AAC as ADTS (.aac), MPEG audio as .mp3, G.711, G.722 and
+                G.726 as WAV with their format tags, L16 and L24 as PCM WAV, Opus
                 in Ogg (.opus, through libavformat). '-' for standard output. A
                 lost frame leaves a gap, counted in the statistics, never filled
-                in; a silence sent as comfort noise is kept as G.711 silence.
+                in; a silence the sender left is kept as G.711 or PCM silence.
+                In Ogg, losses and silences are packets the player conceals.
                 """) { o, r in o.audio = try r.value() },
             OptionSpec(["--wav"], value: "FILE", """
                 The audio stream decoded (libavcodec) into 16-bit PCM WAV: every

@@ -105,6 +105,21 @@ final class WAVOutputTests: XCTestCase {
     /// sender sends nothing, its sequence numbers unbroken. Silences, not losses: the WAV keeps
     /// them, so the beeps stay at the whole seconds.
     func testOpusDTXSilencesAreKeptAndNotCountedAsLosses() throws {
+        let (recorded, sdp, _) = try opusDTXCall()
+        let (out, stats) = try wav(recorded, sdp: sdp.path, tag: "opus-dtx")
+        let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first)
+        XCTAssertEqual(audio["lost"] as? Int, 0)
+        XCTAssertEqual(audio["gaps"] as? Int, 0, "no packet was lost")
+        XCTAssertGreaterThanOrEqual(audio["silences"] as? Int ?? 0, 3, "the sender fell silent between the beeps")
+        XCTAssertEqual((stats["wav"] as? [String: Any])?["silences_filled"] as? Int, audio["silences"] as? Int)
+        let onsets = beeps(try pcm(out))
+        XCTAssertEqual(onsets.count, 3, "\(onsets)")
+        for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) { XCTAssertEqual(onset, second, accuracy: 0.06) }
+    }
+
+    /// Four seconds of a call from GStreamer in Opus with DTX (opusenc and rtpopuspay, dtx=true),
+    /// captured on loopback, with its SDP and the port it went to.
+    private func opusDTXCall() throws -> (capture: URL, sdp: URL, port: UInt16) {
         let port = UInt16(45000 + Int(getpid() % 1000) * 2)
         let source = capture("sync-source-mulaw.wav")
         let recorded = try Harness.record("opus-dtx", port: port, bindingIt: true) {
@@ -116,15 +131,50 @@ final class WAVOutputTests: XCTestCase {
         let sdp = Harness.temporaryFile("opus-dtx.sdp")
         try "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio \(port) RTP/AVP 111\r\na=rtpmap:111 OPUS/48000/2\r\n"
             .write(to: sdp, atomically: true, encoding: .utf8)
-        let (out, stats) = try wav(recorded, sdp: sdp.path, tag: "opus-dtx")
-        let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first)
-        XCTAssertEqual(audio["lost"] as? Int, 0)
-        XCTAssertEqual(audio["gaps"] as? Int, 0, "no packet was lost")
-        XCTAssertGreaterThanOrEqual(audio["silences"] as? Int ?? 0, 3, "the sender fell silent between the beeps")
-        XCTAssertEqual((stats["wav"] as? [String: Any])?["silences_filled"] as? Int, audio["silences"] as? Int)
-        let onsets = beeps(try pcm(out))
-        XCTAssertEqual(onsets.count, 3, "\(onsets)")
-        for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) { XCTAssertEqual(onset, second, accuracy: 0.06) }
+        return (recorded, sdp, port)
+    }
+
+    /// `--audio` of that call as Ogg Opus, whole and with every seventh packet lost: the silences
+    /// and the losses are packets that ask the player to conceal them (RFC 7845 §4.1), so every
+    /// packet follows the one before in time, every packet sent is there in order, and ffmpeg
+    /// decodes the file with the beeps at the whole seconds.
+    func testOpusSilencesAndLossesAreConcealedInTheOggFile() throws {
+        let (recorded, sdp, port) = try opusDTXCall()
+        let records = try TestPcap.records(of: recorded)
+        let lossy = Harness.temporaryFile("opus-dtx-lossy.pcap")
+        try TestPcap.data(linkType: 1, records: records.enumerated().filter { $0.offset % 7 != 3 }
+            .map { ($0.element.microseconds * 1000, $0.element.frame) }).write(to: lossy)
+        for (pcap, tag) in [(recorded, "opus-dtx-whole"), (lossy, "opus-dtx-lossy")] {
+            let out = Harness.temporaryFile(tag + ".opus"), statsFile = Harness.temporaryFile(tag + ".json")
+            let run = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, "--audio", out.path, "--stats-json", statsFile.path, "-q"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: statsFile)) as! [String: Any]
+            let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first, tag)
+            let file = try XCTUnwrap(stats["audio_file"] as? [String: Any], tag)
+            XCTAssertEqual(file["silences_kept"] as? Int, audio["silences"] as? Int, tag)
+            XCTAssertEqual(file["losses_concealed"] as? Int, audio["gaps"] as? Int, tag)
+            XCTAssertGreaterThanOrEqual(audio["silences"] as? Int ?? 0, 3, tag)
+            if pcap == lossy { XCTAssertGreaterThan(audio["gaps"] as? Int ?? 0, 5, tag) }
+
+            // As ffmpeg reads the Ogg: each packet where the one before ends; the payloads sent in
+            // order, with only concealing packets (a TOC byte, and a frame count) between them.
+            let lines = String(decoding: try Harness.run("ffmpeg", ["-v", "error", "-i", out.path, "-c", "copy", "-f", "framemd5", "-"]).stdout,
+                               as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            XCTAssertGreaterThan(lines.count, 50, tag)
+            for (before, packet) in zip(lines, lines.dropFirst()) {
+                XCTAssertEqual(Int(packet[2]), Int(before[2])! + Int(before[3])!, "\(tag): \(packet)")
+            }
+            let payloads = try Harness.rtpPayloadMD5(pcap, port: port, payloadType: 111)
+            var unmatched = payloads[...]
+            for packet in lines {
+                if packet[5] == unmatched.first { unmatched = unmatched.dropFirst() } else { XCTAssertLessThanOrEqual(Int(packet[4])!, 2, tag) }
+            }
+            XCTAssertTrue(unmatched.isEmpty, "\(tag): \(unmatched.count) payloads not in the file")
+            let onsets = beeps(try pcm(out))
+            XCTAssertEqual(onsets.count, 3, "\(tag): \(onsets)")
+            for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) { XCTAssertEqual(onset, second, accuracy: 0.06, tag) }
+        }
     }
 
     func testG722FromASIPPhoneDecodesAt16kHz() throws {
