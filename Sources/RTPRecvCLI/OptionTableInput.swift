@@ -260,7 +260,8 @@ extension Options {
                 line, else 0 PCMU, 8 PCMA, 9 G.722, 10 and 11 L16 or 14 MPA).
                 """) { o, r in o.audioPayloadType = try r.number(UInt8.self, 0...127) },
             OptionSpec(["--audio-codec"], value: "NAME", """
-                opus, pcmu, pcma, g722 or mpa: the codec of --audio-payload-type
+                opus, pcmu, pcma, g722, g726-32 (-16, -24, -40, and AAL2's
+                packing as aal2-g726-32) or mpa: the codec of --audio-payload-type
                 where no SDP names it (a WebRTC or SIP capture without its
                 signalling; Opus is 48000/2 in RTP whatever it carries). AAC
                 needs its config, and L16 and L24 their rate and channels, which

@@ -221,7 +221,8 @@ public struct Options {
     static func audioCodec(named text: String) throws(UsageError) -> MediaDescription.Format {
         switch text.lowercased() {
         case "opus": return .init(encodingName: "opus", clockRate: 48000, channels: 2)
-        case "pcmu", "pcma", "g722":
+        case "pcmu", "pcma", "g722", "g726-16", "g726-24", "g726-32", "g726-40", "aal2-g726-16", "aal2-g726-24", "aal2-g726-32",
+             "aal2-g726-40":
             return .init(encodingName: text.uppercased(), clockRate: 8000, channels: 1)
         case "mpa": return .init(encodingName: "MPA", clockRate: 90000)
         case "aac", "mpeg4-generic", "mp4a-latm":
@@ -229,7 +230,7 @@ public struct Options {
         case "l16", "l24":
             throw UsageError(description: "'--audio-codec \(text)': its rate and channels come from an SDP (--sdp FILE)")
         default:
-            throw UsageError(description: "invalid value '\(text)' for '--audio-codec': expected opus, pcmu, pcma, g722 or mpa")
+            throw UsageError(description: "invalid value '\(text)' for '--audio-codec': expected opus, pcmu, pcma, g722, g726-32 (16, 24, 40; aal2-g726-32…) or mpa")
         }
     }
 

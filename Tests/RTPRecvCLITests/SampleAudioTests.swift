@@ -81,7 +81,8 @@ final class SampleAudioTests: XCTestCase {
 
     /// G.726 at 32 kbit/s as RFC 3551 packs it (G726-32) and at 16 kbit/s as AAL2 does
     /// (AAL2-G726-16): --audio writes WAV (G.726's tag, its codes packed as WAV has them) and --wav
-    /// PCM, both the samples of the codes sent, as ffmpeg decodes them from FFmpeg's own encoding.
+    /// PCM, both the samples of the codes sent, as ffmpeg decodes them from FFmpeg's own encoding;
+    /// without the SDP, --audio-codec names it.
     func testG726InEitherPackingIsTheCodesSent() throws {
         for (encoder, format, bits, rtpmap) in [("adpcm_g726le", "g726le", 4, "G726-32/8000"), ("adpcm_g726", "g726", 2, "AAL2-G726-16/8000")] {
             let name = "g726-\(bits)"
@@ -102,6 +103,13 @@ final class SampleAudioTests: XCTestCase {
                            "codec_name=adpcm_g726\nsample_rate=8000\nchannels=1\n", rtpmap)
             XCTAssertTrue(try samples(audio, "s16le") == sent, "--audio of \(rtpmap): the codes sent")
             XCTAssertTrue(try samples(wav, "s16le") == sent, "--wav of \(rtpmap): their samples")
+            // Without the SDP (a capture without its signalling), the codec named by --audio-codec.
+            let payloadType = try String(contentsOf: sdp, encoding: .utf8).components(separatedBy: "a=rtpmap:")[1].prefix(while: \.isNumber)
+            let named = Harness.temporaryFile(name + "-named.wav"), codec = rtpmap.prefix(while: { $0 != "/" }).lowercased()
+            let byName = try Harness.rtprecv(["--pcap", capture.path, "--audio-payload-type", String(payloadType), "--audio-codec", codec,
+                                              "--wav", named.path])
+            XCTAssertEqual(byName.status, 0, byName.stderr)
+            XCTAssertTrue(try samples(named, "s16le") == sent, "--audio-codec \(codec): the samples")
         }
     }
 }
