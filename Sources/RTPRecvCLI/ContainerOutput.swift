@@ -26,6 +26,8 @@ final class ContainerOutput {
         /// Keyframes whose picture size differs from the one the file's header declares.
         var pictureSizeChanges = 0
         var audioFramesWritten = 0
+        /// Opus: how long the packets asking the player to conceal losses and silences last.
+        var audioConcealedNanoseconds: Int64 = 0
         /// Audio frames of a codec the container cannot carry, before the file began, or after it
         /// began without them.
         var audioFramesNotCarried = 0
@@ -48,6 +50,8 @@ final class ContainerOutput {
              Count(name: "picture_size_changes", help: "keyframes of a picture size other than the one the file declares",
                    value: pictureSizeChanges),
              Count(name: "audio_frames_written", help: "audio frames written", value: audioFramesWritten),
+             Count(name: "audio_concealed_ms", help: "Opus concealment written for losses and silences",
+                   value: Int(clamping: audioConcealedNanoseconds / 1_000_000)),
              Count(name: "audio_frames_not_carried", help: "audio frames the file could not carry, or that came before it began",
                    value: audioFramesNotCarried),
              Count(name: "frames_retimed", help: "frames whose decode time repeated the one before, written a tick later",
@@ -102,6 +106,8 @@ final class ContainerOutput {
     private var audioIndex: Int?
     /// The session's audio made AAC, where the container carries the audio's own codec not.
     private var transcoder: AudioTranscoder?
+    /// Opus as it came: what the stream did not carry, to conceal.
+    private var opusGaps = OpusGapFiller()
     /// Where the audio written last ends: a next file begins there rather than at its keyframe
     /// when that is at most `audioCarryOverNanoseconds` earlier, so that audio of the time before
     /// the keyframe that arrives after it (senders' audio often comes later than their video of
@@ -183,7 +189,20 @@ final class ContainerOutput {
         if muxer == nil && (!held.isEmpty || withoutVideo) {
             try begin(at: min(held.first?.time ?? time, heldAudio.first?.time ?? time, time))
         }
+        if transcoder == nil, frame.track.codec == .opus { try conceal(before: frame, at: time) }
         try writeAudio(frame.bytes, at: time, duration: duration)
+    }
+
+    /// Opus: packets asking the player to conceal what the stream did not carry before `frame`,
+    /// ending at `time` where it begins (`OpusGapFiller`).
+    private func conceal(before frame: AudioFrame, at time: Int64) throws {
+        guard let gap = opusGaps.gap(before: frame) else { return }
+        var at = time &- ClockTicks.nanoseconds(Int64(gap.samples), clockRate: 48000)
+        try OpusGapPackets.forEach(lasting: gap.samples, after: gap.after) { packet, samples in
+            let duration = ClockTicks.nanoseconds(Int64(samples), clockRate: 48000)
+            try writeAudioFrame(packet, at: at, duration: duration, concealing: true)
+            at &+= duration
+        }
     }
 
     /// The file's audio track: the session's own where the container carries it, else AAC made
@@ -220,14 +239,19 @@ final class ContainerOutput {
         try transcoder.transcode(bytes, at: time) { try writeAudioFrame($0, at: $1, duration: $2) }
     }
 
-    private func writeAudioFrame(_ bytes: UnsafeRawBufferPointer, at time: Int64, duration: Int64) throws {
+    /// `concealing`: a packet that stands in for what the stream did not carry, counted apart.
+    private func writeAudioFrame(_ bytes: UnsafeRawBufferPointer, at time: Int64, duration: Int64, concealing: Bool = false) throws {
         guard let muxer, let audioIndex, time >= origin else {
-            statistics.audioFramesNotCarried += 1
+            if !concealing { statistics.audioFramesNotCarried += 1 }
             return
         }
         try muxer.write(audioIndex, bytes, pts: time &- origin, dts: time &- origin, duration: duration, keyframe: true)
         audioEnd = time &+ duration
-        statistics.audioFramesWritten += 1
+        if concealing {
+            statistics.audioConcealedNanoseconds &+= duration
+        } else {
+            statistics.audioFramesWritten += 1
+        }
         entry?.audioFrames += 1
         entry?.extend(to: time &+ duration, at: utc())
         try synchronizeIfDue(at: time &- origin)

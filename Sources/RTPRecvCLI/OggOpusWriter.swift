@@ -13,8 +13,8 @@ final class OggOpusWriter {
     /// lengths, so that a page's granule position counts the samples up to its end (RFC 7845 §4)
     /// however the sender's timestamps wobble or jump.
     private var next: Int64 = 0
-    /// The TOC byte of the last packet, which the concealing packets take after.
-    private var lastTOC: UInt8?
+    /// What the stream did not carry, to conceal.
+    private var gaps = OpusGapFiller()
 
     init(_ track: AudioTrack, file: OutputFile) throws {
         // Ogg never goes back: nothing is overwritten. Bit-exact: the stream's serial number is
@@ -28,22 +28,13 @@ final class OggOpusWriter {
     /// The file's size so far.
     var size: Int { muxer.size }
 
-    /// The packet, after packets concealing what `gapBefore` says is missing before it (at most
-    /// `WAVOutput.maxFillSeconds`); the milliseconds concealed.
+    /// The packet, after packets concealing what the stream did not carry before it; the
+    /// milliseconds concealed.
     func write(_ frame: AudioFrame) throws -> Int64 {
-        var concealed: Int64 = 0
-        if frame.gapBefore > 0, let toc = lastTOC {
-            let rate = Int64(max(1, frame.track.clockRate))
-            // bounded: at most an hour of a clock rate below 2^32, times 48000
-            let samples = min(frame.gapBefore, WAVOutput.maxFillSeconds * rate) * 48000 / rate
-            try OpusGapPackets.forEach(lasting: Int(samples), after: toc) { packet, length in  // bounded: at most an hour at 48 kHz
-                try put(packet, samples: length)
-                concealed += Int64(length)
-            }
-        }
+        let gap = gaps.gap(before: frame)
+        if let gap { try OpusGapPackets.forEach(lasting: gap.samples, after: gap.after) { try put($0, samples: $1) } }
         try put(frame.bytes, samples: OpusPayload.samples(frame.bytes) ?? 0)
-        lastTOC = frame.bytes.first
-        return concealed / 48
+        return Int64((gap?.samples ?? 0) / 48)
     }
 
     private func put(_ packet: UnsafeRawBufferPointer, samples: Int) throws {

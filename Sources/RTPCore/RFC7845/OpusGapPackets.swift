@@ -12,7 +12,7 @@ public enum OpusGapPackets {
     /// Calls `body` with each packet, valid during the call only, and the samples at 48 kHz it
     /// lasts: `samples` in all (to the nearest 2.5 ms), after a packet whose TOC byte was `toc`.
     public static func forEach(lasting samples: Int, after toc: UInt8, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) rethrows {
-        var left = (max(samples, 0) / (step / 2) + 1) / 2 * step
+        var left = rounded(samples)
         let size = OpusPayload.frameSamples(toc)
         try frames(toc & 0xFC, size: size, count: left / size, body)
         left %= size
@@ -21,6 +21,11 @@ public enum OpusGapPackets {
             try frames(celt(like: toc, sizeIndex: index), size: size, count: left / size, body)
             left %= size
         }
+    }
+
+    /// `samples` to the nearest 2.5 ms (none below 0).
+    public static func rounded(_ samples: Int) -> Int {
+        (max(samples, 0) / (step / 2) + 1) / 2 * step
     }
 
     /// `count` empty frames of `size` samples, behind the TOC byte `base` (its frame count code 0),
