@@ -82,11 +82,10 @@ extension Options {
                 """) { o, r in o.audio = try r.value() },
             OptionSpec(["--wav"], value: "FILE", """
                 The audio stream decoded (libavcodec) into 16-bit PCM WAV: every
-                codec above. A lost G.711 or AAC frame becomes
-                silence of its exact length, so what follows stays in time; other
-                codecs' losses leave gaps. A silence sent as comfort noise
-                (RFC 3389) is noise at the sender's level. All are counted. '-'
-                streams it.
+                codec above. A lost frame becomes silence of its length, and so
+                does a silence the sender left, so what follows stays in time; a
+                silence sent as comfort noise (RFC 3389) is noise at the sender's
+                level. All are counted. '-' streams it.
                 """) { o, r in o.wav = try r.value() },
         ]),
         OptionSection("RECORDINGS (libavformat's muxers; each beside every other output):", outro: """

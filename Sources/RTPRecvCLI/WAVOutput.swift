@@ -3,12 +3,11 @@ import RTPCore
 import SystemIO
 
 /// `--wav`: the audio stream decoded through libavcodec into 16-bit PCM WAV, for every audio codec
-/// taken (AAC, MPEG audio, G.711, G.722, Opus, L16 and L24, the last cut to its top 16 bits). A
-/// lost G.711, linear PCM or AAC frame becomes silence of its exact duration, so that what follows
-/// stays in time; other codecs' losses leave a gap. A silence
-/// the sender sent as comfort noise (RFC 3389) is filled with noise at its level, and one it left
-/// with no packet missing (silence suppression, Opus's DTX) with silence, whatever the codec. All
-/// are counted.
+/// taken (AAC, MPEG audio, G.711, G.722, G.726, Opus, L16 and L24, the last cut to its top 16
+/// bits). A lost frame becomes silence of its duration, whatever the codec, so that what follows
+/// stays in time. A silence the sender sent as comfort noise (RFC 3389) is filled with noise at
+/// its level, and one it left with no packet missing (silence suppression, Opus's DTX) with
+/// silence. All are counted.
 final class WAVOutput {
     private let file: OutputFile
     private let quiet: Bool
@@ -22,7 +21,6 @@ final class WAVOutput {
     /// Losses filled with silence, and how long the silence was.
     private(set) var gapsFilled = 0
     private(set) var silenceMilliseconds: Int64 = 0
-    private(set) var gapsLeft = 0
     /// Silences sent as comfort noise, filled with noise, and how long they were.
     private(set) var comfortNoiseFilled = 0
     private(set) var comfortNoiseMilliseconds: Int64 = 0
@@ -46,7 +44,6 @@ final class WAVOutput {
          Count(name: "decode_errors", help: "audio frames the decoder refused", value: decodeErrors),
          Count(name: "gaps_filled_with_silence", help: "lost stretches filled with silence", value: gapsFilled),
          Count(name: "silence_ms", help: "silence written for lost stretches", value: Int(clamping: silenceMilliseconds)),
-         Count(name: "gaps_left", help: "losses left as gaps", value: gapsLeft),
          Count(name: "comfort_noise_filled", help: "silences filled with comfort noise", value: comfortNoiseFilled),
          Count(name: "comfort_noise_ms", help: "comfort noise written", value: Int(clamping: comfortNoiseMilliseconds)),
          Count(name: "silences_filled", help: "silences the sender left (no packet missing) filled with silence", value: silencesFilled),
@@ -78,20 +75,19 @@ final class WAVOutput {
         try decoder.decode(frame.bytes) { samples, rate, channels in try put(samples, rate: rate, channels: channels) }
     }
 
-    /// Silence as long as the lost frames, for the codecs whose frames stand alone: for AAC a whole
-    /// number of frames (senders' timestamps wobble by a few ticks), for G.711 every sample.
+    /// Silence as long as the lost frames: for AAC and MPEG audio a whole number of frames
+    /// (senders' timestamps wobble by a few ticks), for the others every sample. The decoder goes
+    /// on from the frame after as it would without it.
     private func fill(gap measured: Int64, frameDuration: Int64, of track: AudioTrack) throws {
         var gap = Self.capped(measured, of: track)
-        if case .aac = track.codec, frameDuration > 0 { gap = (measured + frameDuration / 2) / frameDuration * frameDuration }
         switch track.codec {
-        case .pcmu, .pcma, .l16, .l24, .aac:
-            // The buffer stays zeros: nothing but silence is written from it.
-            guard try write(gap, of: track, from: &silence, { _ in }) else { return }
-            gapsFilled += 1
-            silenceMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
-        default:
-            gapsLeft += 1
+        case .aac, .mpegAudio: if frameDuration > 0 { gap = (gap + frameDuration / 2) / frameDuration * frameDuration }
+        default: break
         }
+        // The buffer stays zeros: nothing but silence is written from it.
+        guard try write(gap, of: track, from: &silence, { _ in }) else { return }
+        gapsFilled += 1
+        silenceMilliseconds += gap * 1000 / Int64(max(1, track.clockRate))
     }
 
     /// Silence for as long as the sender left one: nothing was lost, whatever the codec.

@@ -80,4 +80,29 @@ final class OpusGapTests: XCTestCase {
             }
         }
     }
+
+    /// `--wav` of the lossy call: each loss is silence of its length, as each silence the sender
+    /// left is, so the beeps stay at the whole seconds and the file lasts as long as the call.
+    func testOpusLossesAreSilenceOfTheirLengthInTheWAV() throws {
+        let (calls, sdp, _) = try calls()
+        var lengths: [Double] = []
+        for (pcap, tag) in calls {
+            let out = Harness.temporaryFile(tag + ".wav"), statsFile = Harness.temporaryFile(tag + "-wav.json")
+            let run = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, "--wav", out.path, "--stats-json", statsFile.path, "-q"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: statsFile)) as! [String: Any]
+            let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first, tag)
+            let wav = try XCTUnwrap(stats["wav"] as? [String: Any], tag)
+            XCTAssertEqual(wav["gaps_filled_with_silence"] as? Int, audio["gaps"] as? Int, tag)
+            XCTAssertEqual(wav["silences_filled"] as? Int, audio["silences"] as? Int, tag)
+            let samples = try Harness.pcm(out)
+            lengths.append(Double(samples.count) / 8000)
+            // A beep whose first packet was lost starts with the packet after, and the decoder
+            // takes a moment to come back to full level.
+            let onsets = Harness.beepOnsets(samples), late = tag.hasSuffix("lossy") ? 0.1 : 0.06
+            XCTAssertEqual(onsets.count, 3, "\(tag): \(onsets)")
+            for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) { XCTAssertEqual(onset, second, accuracy: late, tag) }
+        }
+        XCTAssertEqual(lengths[0], lengths[1], accuracy: 0.03, "the lossy call's WAV lasts as long as the whole one's")
+    }
 }

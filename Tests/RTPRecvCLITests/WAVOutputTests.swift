@@ -96,6 +96,29 @@ final class WAVOutputTests: XCTestCase {
         for (onset, second) in zip(onsets, [1.0, 2.0, 3.0]) { XCTAssertEqual(onset, second, accuracy: 0.06) }
     }
 
+    /// G.722 that FFmpeg encoded, sent as PT 9 (20 ms a packet) with three packets lost: the
+    /// WAV still lasts the 2 s sent, each loss silence of its length.
+    func testLostG722PacketsBecomeSilenceOfTheirLength() throws {
+        let raw = Harness.temporaryFile("lossy.g722")
+        let encoded = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=2",
+                                                 "-c:a", "g722", "-f", "g722", raw.path])
+        XCTAssertEqual(encoded.status, 0, encoded.stderr)
+        let bytes = [UInt8](try Data(contentsOf: raw))
+        let records = stride(from: 0, to: bytes.count, by: 160).enumerated().filter { ![10, 11, 30].contains($0.offset) }.map { i, at in
+            let rtp = TestPcap.rtp(Array(bytes[at..<min(at + 160, bytes.count)]), payloadType: 9, marker: i == 0, sequence: UInt16(i),
+                                   timestamp: UInt32(i * 160), ssrc: 0x0722_0722)
+            return (UInt64(i) * 20_000_000, TestPcap.udpFrame(rtp, ethernet: true))
+        }
+        let pcap = Harness.temporaryFile("lossy-g722.pcap")
+        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        let (out, stats) = try wav(pcap, sdp: nil, tag: "lossy-g722")
+        let wav = try XCTUnwrap(stats["wav"] as? [String: Any])
+        XCTAssertEqual(wav["gaps_filled_with_silence"] as? Int, 2)
+        XCTAssertEqual(wav["silence_ms"] as? Int, 60)
+        XCTAssertEqual(wav["samples"] as? Int, 32000)
+        XCTAssertEqual(try Harness.probe(out, "stream=sample_rate,channels"), "sample_rate=16000\nchannels=1\n")
+    }
+
     func testG722FromASIPPhoneDecodesAt16kHz() throws {
         let url = Harness.realCaptures.appendingPathComponent("videosnarf_cisco7985.pcap")
         try XCTSkipUnless(FileManager.default.fileExists(atPath: url.path), "needs ../shared/captures-real")
