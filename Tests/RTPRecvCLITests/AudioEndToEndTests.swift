@@ -103,19 +103,8 @@ final class AudioEndToEndTests: XCTestCase {
     /// G.722 in WAV with its own format tag: FFmpeg decodes it to what it decodes from the G.722
     /// FFmpeg encoded, sent here as PT 9 (160 bytes, 20 ms a packet), no SDP needed.
     func testG722IsWrittenAsWAVThatFFmpegDecodes() throws {
-        let raw = Harness.temporaryFile("tone.g722")
-        let encoded = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=2",
-                                                 "-c:a", "g722", "-f", "g722", raw.path])
-        XCTAssertEqual(encoded.status, 0, encoded.stderr)
-        let bytes = [UInt8](try Data(contentsOf: raw))
-        XCTAssertEqual(bytes.count, 16000)
-        let records = stride(from: 0, to: bytes.count, by: 160).enumerated().map { i, at in
-            let rtp = TestPcap.rtp(Array(bytes[at..<min(at + 160, bytes.count)]), payloadType: 9, marker: i == 0, sequence: UInt16(i),
-                                   timestamp: UInt32(i * 160), ssrc: 0x0722_0722)
-            return (UInt64(i) * 20_000_000, TestPcap.udpFrame(rtp, ethernet: true))
-        }
-        let pcap = Harness.temporaryFile("g722.pcap"), out = Harness.temporaryFile("g722.wav")
-        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        let (raw, pcap) = try Harness.g722Tone(losing: [], name: "g722")
+        let out = Harness.temporaryFile("g722.wav")
         let result = try Harness.rtprecv(["--pcap", pcap.path, "--audio", out.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate,channels"), "codec_name=adpcm_g722\nsample_rate=16000\nchannels=1\n")

@@ -40,4 +40,22 @@ extension Harness {
         }
         return onsets
     }
+
+    /// Two seconds of a 440 Hz tone FFmpeg encoded to G.722, and a capture of it sent as PT 9
+    /// (160 bytes, 20 ms a packet) without the packets whose indexes are in `losing`.
+    static func g722Tone(losing: Set<Int>, name: String) throws -> (g722: URL, capture: URL) {
+        let raw = temporaryFile(name + ".g722"), capture = temporaryFile(name + ".pcap")
+        let encoded = try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=2",
+                                         "-c:a", "g722", "-f", "g722", raw.path])
+        XCTAssertEqual(encoded.status, 0, encoded.stderr)
+        let bytes = [UInt8](try Data(contentsOf: raw))
+        XCTAssertEqual(bytes.count, 16000)
+        let records = stride(from: 0, to: bytes.count, by: 160).enumerated().filter { !losing.contains($0.offset) }.map { i, at in
+            let rtp = TestPcap.rtp(Array(bytes[at..<min(at + 160, bytes.count)]), payloadType: 9, marker: i == 0, sequence: UInt16(i),
+                                   timestamp: UInt32(i * 160), ssrc: 0x0722_0722)
+            return (UInt64(i) * 20_000_000, TestPcap.udpFrame(rtp, ethernet: true))
+        }
+        try TestPcap.data(linkType: 1, records: records).write(to: capture)
+        return (raw, capture)
+    }
 }

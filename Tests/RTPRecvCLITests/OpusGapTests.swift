@@ -15,6 +15,15 @@ final class OpusGapTests: XCTestCase {
         return ([(recorded, "opus-dtx-whole"), (lossy, "opus-dtx-lossy")], sdp, port)
     }
 
+    /// `pcap` (with `sdp`) through rtprecv into `output` (`--audio`, `--mkv`, …) as file `name`:
+    /// the file, and the statistics.
+    private func run(_ pcap: URL, sdp: URL, _ output: String, as name: String) throws -> (file: URL, stats: [String: Any]) {
+        let out = Harness.temporaryFile(name), statsFile = Harness.temporaryFile(name + ".json")
+        let run = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, output, out.path, "--stats-json", statsFile.path, "-q"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return (out, try JSONSerialization.jsonObject(with: Data(contentsOf: statsFile)) as! [String: Any])
+    }
+
     /// As ffmpeg reads `file`'s audio: each packet at most 120 ms (the longest an Opus packet
     /// lasts) after the one before, and, in Ogg (whose times are the packets' lengths), where it ends;
     /// the payloads `sent` in order, with only concealing packets (a TOC byte, and a frame count)
@@ -47,10 +56,7 @@ final class OpusGapTests: XCTestCase {
     func testOpusSilencesAndLossesAreConcealedInTheOggFile() throws {
         let (calls, sdp, port) = try calls()
         for (pcap, tag) in calls {
-            let out = Harness.temporaryFile(tag + ".opus"), statsFile = Harness.temporaryFile(tag + ".json")
-            let run = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, "--audio", out.path, "--stats-json", statsFile.path, "-q"])
-            XCTAssertEqual(run.status, 0, run.stderr)
-            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: statsFile)) as! [String: Any]
+            let (out, stats) = try run(pcap, sdp: sdp, "--audio", as: tag + ".opus")
             let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first, tag)
             let file = try XCTUnwrap(stats["audio_file"] as? [String: Any], tag)
             XCTAssertEqual(file["silences_kept"] as? Int, audio["silences"] as? Int, tag)
@@ -69,10 +75,7 @@ final class OpusGapTests: XCTestCase {
         for (pcap, tag) in calls {
             let sent = try Harness.rtpPayloadMD5(pcap, port: port, payloadType: 111)
             for container in ["mp4", "mkv"] {
-                let out = Harness.temporaryFile("\(tag).\(container)"), statsFile = Harness.temporaryFile("\(tag)-\(container).json")
-                let run = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, "--\(container)", out.path, "--stats-json", statsFile.path, "-q"])
-                XCTAssertEqual(run.status, 0, run.stderr)
-                let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: statsFile)) as! [String: Any]
+                let (out, stats) = try run(pcap, sdp: sdp, "--\(container)", as: "\(tag).\(container)")
                 let recording = try XCTUnwrap(stats[container] as? [String: Any], "\(tag) \(container): \(stats.keys)")
                 XCTAssertEqual(recording["audio_frames_written"] as? Int, sent.count, "\(tag) \(container)")
                 XCTAssertGreaterThan(recording["audio_concealed_ms"] as? Int ?? 0, 1000, "\(tag) \(container)")
@@ -87,10 +90,7 @@ final class OpusGapTests: XCTestCase {
         let (calls, sdp, _) = try calls()
         var lengths: [Double] = []
         for (pcap, tag) in calls {
-            let out = Harness.temporaryFile(tag + ".wav"), statsFile = Harness.temporaryFile(tag + "-wav.json")
-            let run = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sdp.path, "--wav", out.path, "--stats-json", statsFile.path, "-q"])
-            XCTAssertEqual(run.status, 0, run.stderr)
-            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: statsFile)) as! [String: Any]
+            let (out, stats) = try run(pcap, sdp: sdp, "--wav", as: tag + ".wav")
             let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first, tag)
             let wav = try XCTUnwrap(stats["wav"] as? [String: Any], tag)
             XCTAssertEqual(wav["gaps_filled_with_silence"] as? Int, audio["gaps"] as? Int, tag)

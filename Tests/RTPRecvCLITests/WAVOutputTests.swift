@@ -99,18 +99,7 @@ final class WAVOutputTests: XCTestCase {
     /// G.722 that FFmpeg encoded, sent as PT 9 (20 ms a packet) with three packets lost: the
     /// WAV still lasts the 2 s sent, each loss silence of its length.
     func testLostG722PacketsBecomeSilenceOfTheirLength() throws {
-        let raw = Harness.temporaryFile("lossy.g722")
-        let encoded = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=2",
-                                                 "-c:a", "g722", "-f", "g722", raw.path])
-        XCTAssertEqual(encoded.status, 0, encoded.stderr)
-        let bytes = [UInt8](try Data(contentsOf: raw))
-        let records = stride(from: 0, to: bytes.count, by: 160).enumerated().filter { ![10, 11, 30].contains($0.offset) }.map { i, at in
-            let rtp = TestPcap.rtp(Array(bytes[at..<min(at + 160, bytes.count)]), payloadType: 9, marker: i == 0, sequence: UInt16(i),
-                                   timestamp: UInt32(i * 160), ssrc: 0x0722_0722)
-            return (UInt64(i) * 20_000_000, TestPcap.udpFrame(rtp, ethernet: true))
-        }
-        let pcap = Harness.temporaryFile("lossy-g722.pcap")
-        try TestPcap.data(linkType: 1, records: records).write(to: pcap)
+        let pcap = try Harness.g722Tone(losing: [10, 11, 30], name: "lossy-g722").capture
         let (out, stats) = try wav(pcap, sdp: nil, tag: "lossy-g722")
         let wav = try XCTUnwrap(stats["wav"] as? [String: Any])
         XCTAssertEqual(wav["gaps_filled_with_silence"] as? Int, 2)
