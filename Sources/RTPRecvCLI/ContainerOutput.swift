@@ -131,7 +131,7 @@ final class ContainerOutput {
     /// times on the timeline and from the file's start; buffers to reuse.
     private var held: [(bytes: [UInt8], time: Int64, keyframe: Bool)] = []
     private var heldSince: Int64 = 0
-    private var heldAudio: [(bytes: [UInt8], time: Int64, duration: Int64)] = []
+    private var heldAudio: [(bytes: [UInt8], time: Int64, duration: Int64, concealing: Bool)] = []
     private var waiting: [(bytes: [UInt8], pts: Int64, keyframe: Bool)] = []
     private var spare: [[UInt8]] = []
     private var scratch: [UInt8] = []
@@ -179,8 +179,10 @@ final class ContainerOutput {
             statistics.audioFramesNotCarried += 1
             return
         }
+        let concealsGaps = transcoder == nil && frame.track.codec == .opus
         if muxer == nil && track == nil && configuration.expectsVideo {
-            heldAudio.append((Array(frame.bytes), time, duration))
+            if concealsGaps { conceal(before: frame, at: time) { heldAudio.append((Array($0), $1, $2, true)) } }
+            heldAudio.append((Array(frame.bytes), time, duration, false))
             // Video later than that: the file starts with the audio alone.
             if time &- heldAudio[0].time > Self.videoWaitNanoseconds { try begin(at: heldAudio[0].time) }
             return
@@ -189,18 +191,19 @@ final class ContainerOutput {
         if muxer == nil && (!held.isEmpty || withoutVideo) {
             try begin(at: min(held.first?.time ?? time, heldAudio.first?.time ?? time, time))
         }
-        if transcoder == nil, frame.track.codec == .opus { try conceal(before: frame, at: time) }
+        if concealsGaps { try conceal(before: frame, at: time) { try writeAudioFrame($0, at: $1, duration: $2, concealing: true) } }
         try writeAudio(frame.bytes, at: time, duration: duration)
     }
 
     /// Opus: packets asking the player to conceal what the stream did not carry before `frame`,
-    /// ending at `time` where it begins (`OpusGapFiller`).
-    private func conceal(before frame: AudioFrame, at time: Int64) throws {
+    /// ending at `time` where it begins (`OpusGapFiller`), each to `put` with its time and duration.
+    private func conceal(before frame: AudioFrame, at time: Int64,
+                         _ put: (UnsafeRawBufferPointer, Int64, Int64) throws -> Void) rethrows {
         guard let gap = opusGaps.gap(before: frame) else { return }
         var at = time &- ClockTicks.nanoseconds(Int64(gap.samples), clockRate: 48000)
         try OpusGapPackets.forEach(lasting: gap.samples, after: gap.after) { packet, samples in
             let duration = ClockTicks.nanoseconds(Int64(samples), clockRate: 48000)
-            try writeAudioFrame(packet, at: at, duration: duration, concealing: true)
+            try put(packet, at, duration)
             at &+= duration
         }
     }
@@ -337,7 +340,12 @@ final class ContainerOutput {
         statistics.files += 1
         let (frames, sounds) = (held, heldAudio)
         (held, heldAudio) = ([], [])
-        for sound in sounds { try sound.bytes.withUnsafeBytes { try writeAudio($0, at: sound.time, duration: sound.duration) } }
+        for sound in sounds {
+            try sound.bytes.withUnsafeBytes {
+                if sound.concealing { return try writeAudioFrame($0, at: sound.time, duration: sound.duration, concealing: true) }
+                try writeAudio($0, at: sound.time, duration: sound.duration)
+            }
+        }
         for frame in frames { try enqueue(frame.bytes, pts: frame.time &- origin, keyframe: frame.keyframe) }
     }
 
