@@ -31,6 +31,15 @@ enum Container: String, CaseIterable {
         }
     }
 
+    /// An Opus packet as the container takes it: MPEG-TS none shorter than 2 bytes (libavformat
+    /// refuses it, which would end the recording), so a TOC byte alone (one or two empty frames, as
+    /// DTX and concealment send them) goes as the same frames behind a frame count byte (RFC 6716
+    /// §3.2.5, code 3). Nil where the packet goes as it is.
+    func opusPacketAsCarried(_ packet: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard self == .ts, packet.count == 1 else { return nil }
+        return [packet[0] | 3, packet[0] & 3 == 0 ? 1 : 2]
+    }
+
     /// The muxer's options that make a file readable up to its last fragment when the writing
     /// stops at any moment: MP4 fragmented (its header at the first fragment, then a moof and mdat
     /// at every keyframe and at least every `fragmentMilliseconds`), Matroska clusters of that
@@ -38,9 +47,9 @@ enum Container: String, CaseIterable {
     /// Matroska's CRC-32 elements are left out: optional, checked by no player or demuxer, they took
     /// half of the time a Matroska recording cost.
     ///
-    /// `audioAloneFrameNanoseconds`: an AAC frame's duration, in a file of audio alone. MPEG-TS then
-    /// carries its clock reference (PCR) on the audio, spaced by a frame duration libavformat cannot
-    /// know for AAC: it would say "frame size not set" and guess. The file is the same either way
+    /// `audioAloneFrameNanoseconds`: an AAC or Opus frame's duration, in a file of audio alone.
+    /// MPEG-TS then carries its clock reference (PCR) on the audio, spaced by a frame duration
+    /// libavformat cannot know for either: it would say "frame size not set" and guess. The file is the same either way
     /// (every audio frame is a random access point, and gets a PCR), so the period is one frame.
     func options(fragmentMilliseconds: Int, audioAloneFrameNanoseconds: Int64? = nil) -> [(String, String)] {
         let interleave = ("max_interleave_delta", String(fragmentMilliseconds * 1000))

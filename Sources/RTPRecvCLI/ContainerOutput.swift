@@ -244,6 +244,9 @@ final class ContainerOutput {
 
     /// `concealing`: a packet that stands in for what the stream did not carry, counted apart.
     private func writeAudioFrame(_ bytes: UnsafeRawBufferPointer, at time: Int64, duration: Int64, concealing: Bool = false) throws {
+        if audioTrack?.codec == .opus, let carried = container.opusPacketAsCarried(bytes) {
+            return try carried.withUnsafeBytes { try writeAudioFrame($0, at: time, duration: duration, concealing: concealing) }
+        }
         guard let muxer, let audioIndex, time >= origin else {
             if !concealing { statistics.audioFramesNotCarried += 1 }
             return
@@ -321,14 +324,16 @@ final class ContainerOutput {
             var declared = MediaMuxer.Track(audio: audio.libavcodecName, sampleRate: audio.sampleRate, channels: audio.channels,
                                             extradata: audio.configuration)
             declared.clockRate = 1_000_000_000
-            declared.frameSize = audio.config?.samplesPerFrame ?? 0
+            declared.frameSize = audio.config?.samplesPerFrame ?? (audio.codec == .opus ? 960 : 0)
             return try muxer.add(declared)
         }
-        let aacFrame = videoIndex == nil ? audioTrack?.config.map {
-            ClockTicks.nanoseconds(Int64($0.samplesPerFrame), clockRate: $0.samplingFrequency)
+        // Opus's frames vary in length: WebRTC's 20 ms.
+        let aloneFrame = videoIndex == nil ? audioTrack.flatMap { audio in
+            audio.config.map { ClockTicks.nanoseconds(Int64($0.samplesPerFrame), clockRate: $0.samplingFrequency) }
+                ?? (audio.codec == .opus ? 20_000_000 : nil)
         } : nil
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds,
-                                                   audioAloneFrameNanoseconds: aacFrame))
+                                                   audioAloneFrameNanoseconds: aloneFrame))
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
         var codecs: [String] = []
         if let track, videoIndex != nil { codecs.append(track.codec.libavcodecName) }

@@ -202,14 +202,17 @@ enum Harness {
     }
 
     /// The MD5 of each RTP payload of `payloadType` to UDP `port` in `pcap`, in order, as tshark reads them.
-    static func rtpPayloadMD5(_ pcap: URL, port: UInt16, payloadType: Int) throws -> [String] {
+    /// `opusAsInMPEGTS`: an Opus TOC byte alone as MPEG-TS takes it, behind a frame count (code 3).
+    static func rtpPayloadMD5(_ pcap: URL, port: UInt16, payloadType: Int, opusAsInMPEGTS: Bool = false) throws -> [String] {
         let read = try run("tshark", ["-r", pcap.path, "-d", "udp.port==\(port),rtp", "-Y", "rtp.p_type == \(payloadType)",
                                       "-T", "fields", "-e", "rtp.payload"])
         XCTAssertEqual(read.status, 0, read.stderr)
         let hex = temporaryFile("rtp-payloads-\(port)-\(payloadType).hex")
         try read.stdout.write(to: hex)
         let md5 = try run("/usr/bin/python3", ["-c", "import sys, hashlib\nfor line in open(sys.argv[1]):\n"
-                                               + "    print(hashlib.md5(bytes.fromhex(line.strip())).hexdigest())", hex.path])
+                                               + "    b = bytes.fromhex(line.strip())\n"
+                                               + "    if sys.argv[2] == '1' and len(b) == 1: b = bytes([b[0] | 3, 1 if b[0] & 3 == 0 else 2])\n"
+                                               + "    print(hashlib.md5(b).hexdigest())", hex.path, opusAsInMPEGTS ? "1" : "0"])
         return String(decoding: md5.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
