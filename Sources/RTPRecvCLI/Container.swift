@@ -49,8 +49,9 @@ enum Container: String, CaseIterable {
     ///
     /// `audioAloneFrameNanoseconds`: an AAC or Opus frame's duration, in a file of audio alone.
     /// MPEG-TS then carries its clock reference (PCR) on the audio, spaced by a frame duration
-    /// libavformat cannot know for either: it would say "frame size not set" and guess. The file is the same either way
-    /// (every audio frame is a random access point, and gets a PCR), so the period is one frame.
+    /// libavformat cannot know for either: it would say "frame size not set" and guess. The file
+    /// is the same either way (every audio frame is a random access point, and gets a PCR), so the
+    /// period is one frame.
     func options(fragmentMilliseconds: Int, audioAloneFrameNanoseconds: Int64? = nil) -> [(String, String)] {
         let interleave = ("max_interleave_delta", String(fragmentMilliseconds * 1000))
         switch self {
