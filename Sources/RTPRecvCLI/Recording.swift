@@ -51,17 +51,21 @@ extension Recording {
 }
 
 /// How long a live loop waits for input (ms): `busy` while a stream waits on time (a gap in its
-/// packets to fill or give up on, a NACK to repeat) or RTCP is due within `idle`, so that either
-/// is seen to within 20 ms, as when every turn was 20 ms; else `idle`, so that a source between
-/// packets (a camera between frames, or silent) wakes ten times a second, not fifty. Two values
-/// only: a socket's timeout is set again only when the wait changes.
+/// packets to fill or give up on, a NACK to repeat), so that it is seen to within 20 ms; else until
+/// RTCP is due and up to `late` after, so that a report goes out in the turn of a packet that comes
+/// meanwhile (a camera at 30 frames a second sends one every 33 ms) rather than with a wake-up of
+/// its own; at most `idle`, so that a silent source wakes ten times a second. In steps of `step`,
+/// so that a socket's timeout is set again only when the wait changes by one.
 enum TurnWait {
-    static let busy = 20, idle = 100
+    static let busy = 20, idle = 100, late = 20, step = 10
 
-    /// `busy` when RTCP is due at `due` (monotonic ns) within `idle`, else `idle`.
+    /// The wait when RTCP is due at `due` (monotonic ns; nil: nothing due).
     static func before(_ due: Int64?, now: Int64) -> Int {
-        guard let due, due.subtractingSaturated(now) < Int64(idle) * 1_000_000 else { return idle }
-        return busy
+        guard let due else { return idle }
+        let left = due.subtractingSaturated(now) / 1_000_000 + Int64(late)
+        guard left < Int64(idle) else { return idle }
+        let steps = max(1, (left + Int64(step) - 1) / Int64(step))
+        return Int(steps) * step  // bounded: under idle, over 0
     }
 }
 
