@@ -320,18 +320,18 @@ final class ContainerOutput {
                                                                    parameters.chromaFormatIdc)
             videoIndex = try muxer.add(video)
         }
+        // AAC's frame from its configuration; Opus's frames vary in length: WebRTC's 20 ms.
+        let frame = audioTrack.flatMap { audio in
+            audio.config.map { (samples: $0.samplesPerFrame, rate: $0.samplingFrequency) } ?? (audio.codec == .opus ? (samples: 960, rate: 48000) : nil)
+        }
         audioIndex = try audioTrack.map { audio in
             var declared = MediaMuxer.Track(audio: audio.libavcodecName, sampleRate: audio.sampleRate, channels: audio.channels,
                                             extradata: audio.configuration)
             declared.clockRate = 1_000_000_000
-            declared.frameSize = audio.config?.samplesPerFrame ?? (audio.codec == .opus ? 960 : 0)
+            declared.frameSize = frame?.samples ?? 0
             return try muxer.add(declared)
         }
-        // Opus's frames vary in length: WebRTC's 20 ms.
-        let aloneFrame = videoIndex == nil ? audioTrack.flatMap { audio in
-            audio.config.map { ClockTicks.nanoseconds(Int64($0.samplesPerFrame), clockRate: $0.samplingFrequency) }
-                ?? (audio.codec == .opus ? 20_000_000 : nil)
-        } : nil
+        let aloneFrame = videoIndex == nil ? frame.map { ClockTicks.nanoseconds(Int64($0.samples), clockRate: $0.rate) } : nil
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds,
                                                    audioAloneFrameNanoseconds: aloneFrame))
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
