@@ -46,12 +46,20 @@ struct ListStreams {
     /// its packets (comfort noise and telephone events beside a call's audio).
     static func describe(_ e: StreamSurvey.Entry, keys: Int = 0) -> String {
         let main = e.main
-        var text = describe(main, keys: keys) + (linearPCMHint(e) ?? opusHint(e) ?? "")
+        var text = describe(main, keys: keys) + (mpegAudioHint(e) ?? linearPCMHint(e) ?? opusHint(e) ?? "")
         for other in e.payloadTypes where other.payloadType != main.payloadType {
             let packets = other.packets == 1 ? "1 packet" : "\(other.packets) packets"
             text += "; PT \(other.payloadType) (\(packets)): " + describe(other, keys: keys)
         }
         return text
+    }
+
+    /// A stream nothing names whose payloads read as MPEG audio in RFC 2250's format (on a dynamic
+    /// payload type, where RFC 3551's 14 is not used): what would take it.
+    private static func mpegAudioHint(_ e: StreamSurvey.Entry) -> String? {
+        let main = e.main
+        guard case .unknown = main.codec, main.looksLikeMPEGAudio else { return nil }
+        return " (its payloads are MPEG audio as RFC 2250 carries it: --audio-payload-type \(main.payloadType) --audio-codec mpa takes it)"
     }
 
     /// A stream nothing names whose timestamps run at 48 kHz, as Opus's always do in RTP (and not in

@@ -173,7 +173,8 @@ final class Run {
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
                                     + VideoCodec.listed() + "; "
                                     + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
-                                    + "config: pass it with --sdp FILE (Opus: or --audio-payload-type \(other.payloadType) --audio-codec opus)\n")
+                                    + "config: pass it with --sdp FILE (Opus or MPEG audio: or --audio-payload-type \(other.payloadType) "
+                                    + "--audio-codec opus or mpa, which --list tells apart)\n")
             }
             if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
                 let sprop = s.codec?.parameterSetsInSDP ?? ""

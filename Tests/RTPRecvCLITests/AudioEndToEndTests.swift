@@ -74,6 +74,35 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.probe(out, "stream=codec_name,sample_rate"), "codec_name=mp3\nsample_rate=48000\n")
     }
 
+    /// MPEG audio on a dynamic payload type with no SDP (as Membrane's demo sends it): --list
+    /// recognises RFC 2250's payloads and names the options that take them, which then write the
+    /// same frames as the static type 14 does; no video or Opus stream is taken for it.
+    func testMPEGAudioOnADynamicTypeIsNamedByList() throws {
+        let pcap = Harness.temporaryFile("mp3-dynamic.pcap")
+        // The capture's audio (PT 14, port 5172) moved to PT 100: its RTP header's second byte.
+        let moved = try TestPcap.records(of: capture("ffmpeg-h264-mp3.pcap")).map { record -> (nanoseconds: UInt64, frame: [UInt8]) in
+            var frame = record.frame
+            if frame.count > 43, frame[36] == 0x14, frame[37] == 0x34, frame[43] & 0x7F == 14 { frame[43] = frame[43] & 0x80 | 100 }
+            return (record.microseconds * 1000, frame)
+        }
+        try TestPcap.data(linkType: 1, records: moved).write(to: pcap)
+        let listed = String(decoding: try Harness.rtprecv(["--pcap", pcap.path, "--list"]).stdout, as: UTF8.self)
+        let lines = listed.split(separator: "\n")
+        let audio = try XCTUnwrap(lines.first { $0.contains(" 100 ") }, listed)
+        XCTAssertTrue(audio.hasSuffix("(its payloads are MPEG audio as RFC 2250 carries it: --audio-payload-type 100 --audio-codec mpa takes it)"), listed)
+        XCTAssertEqual(lines.filter { $0.contains("MPEG audio as") }.count, 1, listed)
+        for other in ["ffmpeg-opus.pcap", "ffmpeg-vp8.pcap", "gst-h264-aac.pcap"] {
+            let text = String(decoding: try Harness.rtprecv(["--pcap", capture(other).path, "--list"]).stdout, as: UTF8.self)
+            XCTAssertFalse(text.contains("MPEG audio as"), "\(other): \(text)")
+        }
+        let taken = Harness.temporaryFile("mp3-dynamic.mp3"), reference = Harness.temporaryFile("mp3-static.mp3")
+        let r = try Harness.rtprecv(["--pcap", pcap.path, "--audio-payload-type", "100", "--audio-codec", "mpa", "--audio", taken.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Harness.rtprecv(["--pcap", capture("ffmpeg-h264-mp3.pcap").path, "--audio", reference.path]).status, 0)
+        XCTAssertGreaterThan(try Data(contentsOf: taken).count, 10_000)
+        XCTAssertEqual(try packetMD5(taken), try packetMD5(reference))
+    }
+
     /// Opus in Ogg: each packet is an RTP payload of the capture, as tshark reads them, in order,
     /// and the file lasts what they do.
     func testOpusIsWrittenAsOgg() throws {
@@ -121,7 +150,7 @@ final class AudioEndToEndTests: XCTestCase {
     func testOpusWithoutItsSDPIsTakenByAudioCodec() throws {
         let pcap = capture("ffmpeg-opus.pcap").path
         let without = try Harness.rtprecv(["--pcap", pcap, "--out", "/dev/null"])
-        XCTAssertTrue(without.stderr.contains("(Opus: or --audio-payload-type 97 --audio-codec opus)"), without.stderr)
+        XCTAssertTrue(without.stderr.contains("(Opus or MPEG audio: or --audio-payload-type 97 --audio-codec opus or mpa, which --list tells apart)"), without.stderr)
         let bySDP = Harness.temporaryFile("opus-sdp.wav"), byOption = Harness.temporaryFile("opus-option.wav")
         XCTAssertEqual(try Harness.rtprecv(["--pcap", pcap, "--sdp", capture("ffmpeg-opus.sdp").path, "--wav", bySDP.path]).status, 0)
         let r = try Harness.rtprecv(["--pcap", pcap, "--audio-payload-type", "97", "--audio-codec", "opus", "--wav", byOption.path])

@@ -30,6 +30,16 @@ final class RealCaptureTests: XCTestCase {
         XCTAssertEqual(try Harness.frameMD5(out).count, 142)
         XCTAssertEqual(try Harness.decodeErrors(out), "")
         XCTAssertTrue(try Harness.probe(out, "stream=width,height,profile").contains("profile=High 4:4:4 Predictive"))
+        // Its other stream is MP3 in RFC 2250's payload format, on a dynamic type without an SDP.
+        let list = try Harness.rtprecv(["--pcap", try capture("membrane_demo_rtp.pcap").path, "--list"])
+        XCTAssertTrue(String(decoding: list.stdout, as: UTF8.self).contains(
+            "(its payloads are MPEG audio as RFC 2250 carries it: --audio-payload-type 127 --audio-codec mpa takes it)"))
+        let mp3 = Harness.temporaryFile("membrane.mp3")
+        let taken = try Harness.rtprecv(["--pcap", try capture("membrane_demo_rtp.pcap").path, "--audio-payload-type", "127",
+                                         "--audio-codec", "mpa", "--audio", mp3.path, "-q"])
+        XCTAssertEqual(taken.status, 0, taken.stderr)
+        XCTAssertEqual(try Harness.probe(mp3, "stream=codec_name,sample_rate,channels"), "codec_name=mp3\nsample_rate=44100\nchannels=1\n")
+        XCTAssertEqual(try Harness.decodeErrors(mp3), "")
     }
 
     /// A call over the Internet whose G.711 packets came in bursts, and whose audio clock stepped

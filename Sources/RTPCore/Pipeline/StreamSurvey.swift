@@ -83,6 +83,9 @@ public struct StreamSurvey {
         /// number for them all (nil before the first step, 0 once they differ).
         fileprivate var bytesPerTick: Int?
         fileprivate var lastPayloadBytes = 0
+        /// Payloads that begin as RFC 2250 §3.5 carries MPEG audio: two bytes of zero, then an
+        /// offset of 0 and a frame header, or the offset into a frame fragmented across packets.
+        fileprivate var mpegAudioLike = 0
 
         public var codec: Codec {
             if encryptedPackets * 2 > packets { return .encrypted }
@@ -156,6 +159,11 @@ public struct StreamSurvey {
             guard stepCount >= 10, let bytesPerTick, bytesPerTick > 0 else { return nil }
             return bytesPerTick
         }
+
+        /// Whether nine payloads in ten (of five or more) read as MPEG audio in RFC 2250's
+        /// payload format: a frame header's sync word and valid fields behind zeros, which no
+        /// other codec's payloads begin with.
+        public var looksLikeMPEGAudio: Bool { packets >= 5 && mpegAudioLike * 10 >= packets * 9 }
     }
 
     public private(set) var entries: [Key: Entry] = [:]
@@ -256,6 +264,10 @@ extension StreamSurvey.PayloadTypeEntry {
             return
         }
         recordTelephoneEvent(payload, timestamp: packet.timestamp)
+        if payload.count >= 8, payload[0] == 0, payload[1] == 0,
+           payload[2] != 0 || payload[3] != 0 || MPEGAudioFrameHeader(payload.view(4..<8)) != nil {
+            mpegAudioLike += 1
+        }
         // Where the payload type may be video: an audio codec's first bytes can be anything.
         if !recognitions.isEmpty, let first = payload.first {
             if first & 0x80 != 0 { forbiddenBits += 1 }
