@@ -189,6 +189,26 @@ final class SRTPTests: XCTestCase {
 
     // MARK: Captures
 
+    /// SRTP audio received without its key: its ciphertext would decode as noise, and only the tag
+    /// on each payload (4 or 10 bytes) tells it from audio. Said while it happens and in the JSON.
+    func testSRTPAudioWithoutItsKeyIsSaidToLookEncrypted() throws {
+        for (auth, tag) in [("hmac-sha1-80", 10), ("hmac-sha1-32", 4)] {
+            let (_, stderr, stats) = try receive(["--wav", "/dev/null"], name: "srtp-audio-\(auth)") { port in
+                let result = try Harness.run("gst-launch-1.0", [
+                    "-q", "audiotestsrc", "num-buffers=50", "samplesperbuffer=160", "!", "audio/x-raw,rate=8000,channels=1", "!",
+                    "mulawenc", "!", "rtppcmupay", "min-ptime=20000000", "max-ptime=20000000", "!",
+                    "srtpenc", "key=\(randomKey(30).hex)", "rtp-cipher=aes-128-icm", "rtp-auth=\(auth)",
+                    "rtcp-cipher=aes-128-icm", "rtcp-auth=\(auth)", "!", "udpsink", "host=127.0.0.1", "port=\(port)"])
+                XCTAssertEqual(result.status, 0, result.stderr)
+            }
+            let said = "each packet holds \(tag) bytes more than its samples, as SRTP's authentication tag makes it"
+            XCTAssertTrue(stderr.contains(said), "\(auth): \(stderr)")
+            let audio = try XCTUnwrap((stats["audio_streams"] as? [[String: Any]])?.first, "\(auth): \(stats.keys)")
+            XCTAssertEqual(audio["payload_bytes"] as? Int, 50 * (160 + tag))
+            XCTAssertTrue((audio["notices"] as? [String] ?? []).contains { $0.contains(said) }, "\(auth): the JSON says it too")
+        }
+    }
+
     /// A real SRTP capture (rtpproxy's test call, G.722): what rtprecv decrypts is what libsrtp2, driven
     /// independently, decrypts, replayed plain.
     func testRealCallCaptureMatchesAnIndependentDecryption() throws {
@@ -207,6 +227,13 @@ final class SRTPTests: XCTestCase {
         let wav = try Data(contentsOf: ours)
         XCTAssertGreaterThan(wav.count, 900_000, "31 s of 16 kHz audio")
         XCTAssertEqual(wav, try Data(contentsOf: theirs))
+        // Without the key, --list and the replay say why it is noise.
+        let listed = String(decoding: try Harness.rtprecv(["--pcap", alice.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(listed.contains("G722/8000/1, 20 ms packets; each packet holds 10 bytes more than its samples"), listed)
+        let keyless = try Harness.rtprecv(["--pcap", alice.path, "--wav", "/dev/null"])
+        XCTAssertTrue(keyless.stderr.contains("as SRTP's authentication tag makes it"), keyless.stderr)
+        let keyed = try Harness.rtprecv(["--pcap", alice.path, "--srtp-key", aliceKey, "--list"])
+        XCTAssertFalse(String(decoding: keyed.stdout, as: UTF8.self).contains("authentication tag"))
     }
 
     /// A call's two directions with two keys in one capture, one of them wrapping its sequence numbers:

@@ -15,6 +15,9 @@ public enum StreamNotice: Sendable, Equatable {
     case startCodesInNALUnits
     /// AAC access units came behind ADTS headers: taken off.
     case adtsHeadersOnAccessUnits
+    /// Every payload holds `bytes` more than its samples: SRTP's authentication tag, the stream
+    /// read without its key.
+    case authenticationTagOnPayloads(bytes: Int)
 
     public var description: String {
         switch self {
@@ -38,6 +41,9 @@ public enum StreamNotice: Sendable, Equatable {
                 + "carry NAL units bare); the units between them are taken"
         case .adtsHeadersOnAccessUnits:
             return "its AAC access units come behind ADTS headers (RFC 3640 carries them bare); the headers are taken off"
+        case .authenticationTagOnPayloads(let bytes):
+            return "each packet holds \(bytes) bytes more than its samples, as SRTP's authentication tag makes it: it looks "
+                + "encrypted, and its audio is noise; give its key with --srtp-key"
         }
     }
 }

@@ -86,6 +86,9 @@ public struct StreamSurvey {
         /// Payloads that begin as RFC 2250 §3.5 carries MPEG audio: two bytes of zero, then an
         /// offset of 0 and a frame header, or the offset into a frame fragmented across packets.
         fileprivate var mpegAudioLike = 0
+        /// For a codec of constant rate, SRTP's tag seen on its payloads (the stream is encrypted).
+        fileprivate var tagTrail: AuthenticationTagTrail?
+        public var authenticationTagBytes: Int? { tagTrail?.tagBytes }
 
         public var codec: Codec {
             if encryptedPackets * 2 > packets { return .encrypted }
@@ -130,6 +133,7 @@ public struct StreamSurvey {
             self.format = format
             let named = format.map { name in formats.first { $0.codec.encodingName == name.encodingName.uppercased() }?.codec }
             recognitions = formats.filter { named == nil || named == $0.codec }.map { ($0.codec, $0.recognition) }
+            tagTrail = format.flatMap { try? AudioFormats.depacketizer(for: $0) as? SampleAudioPayload }?.authenticationTagTrail()
         }
 
         /// Every payload 4 bytes that read as an event, and events repeated as RFC 4733 §2.5.1.2
@@ -259,6 +263,8 @@ extension StreamSurvey.PayloadTypeEntry {
         }
         last = (packet.timestamp, packet.sequenceNumber)
         lastPayloadBytes = payload.count
+        // bounded: 32- and 16-bit fields widened
+        tagTrail?.add(bytes: payload.count, timestamp: Int64(packet.timestamp), sequenceNumber: Int64(packet.sequenceNumber))
         if encrypted {
             encryptedPackets += 1
             return

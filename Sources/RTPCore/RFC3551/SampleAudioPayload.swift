@@ -9,6 +9,8 @@ public struct SampleAudioPayload: AudioDepacketizer {
     public let track: AudioTrack
     /// The fewest bytes that hold whole samples of every channel, and the ticks they last.
     private let unit: (bytes: Int, ticks: Int)
+    /// SRTP's tag on every payload: the stream came without its key (said once).
+    private var tagTrail: AuthenticationTagTrail
 
     public init(track: AudioTrack) {
         self.track = track
@@ -22,10 +24,22 @@ public struct SampleAudioPayload: AudioDepacketizer {
             precondition([.pcmu, .pcma, .g722, .l16, .l24].contains(track.codec))
             unit = (channels * (track.codec.linearPCMBytes ?? 1), 1)
         }
+        tagTrail = Self.authenticationTagTrail(unit)
+    }
+
+    /// What finds SRTP's authentication tag on payloads of `track`'s codec.
+    public func authenticationTagTrail() -> AuthenticationTagTrail { Self.authenticationTagTrail(unit) }
+
+    private static func authenticationTagTrail(_ unit: (bytes: Int, ticks: Int)) -> AuthenticationTagTrail {
+        AuthenticationTagTrail(unitBytes: unit.bytes, unitTicks: unit.ticks)
     }
 
     public mutating func process(payload: UnsafeRawBufferPointer, timestamp: Int64, marker: Bool, lostBefore: Int,
                                  sequenceNumber: Int64, into output: AudioUnitOutput) throws {
+        if tagTrail.tagBytes == nil {
+            tagTrail.add(bytes: payload.count, timestamp: timestamp, sequenceNumber: sequenceNumber)
+            if let tag = tagTrail.tagBytes { output.notice(.authenticationTagOnPayloads(bytes: tag)) }
+        }
         guard payload.count % unit.bytes == 0 else {
             output.invalid(.accessUnitOverrun)
             return
