@@ -4,9 +4,9 @@ import XCTest
 /// SRTP's tag on constant-rate audio read without its key: found where every packet holds the same
 /// tag length more than its step, and never on plain audio, silences or a stream that changes.
 final class AuthenticationTagTrailTests: XCTestCase {
-    /// `count` packets of `bytes` each, `step` ticks apart, from sequence number 1; what was found.
+    /// `packets`, each of `bytes` and `step` ticks before the next, from sequence number 1; the tag found.
     private func trail(unit: (bytes: Int, ticks: Int) = (1, 1), packets: [(bytes: Int, step: Int64)]) -> Int? {
-        var trail = AuthenticationTagTrail(unitBytes: unit.bytes, unitTicks: unit.ticks)
+        var trail = AuthenticationTagTrail(unit: unit)
         var timestamp: Int64 = 1000
         for (n, packet) in packets.enumerated() {
             trail.add(bytes: packet.bytes, timestamp: timestamp, sequenceNumber: Int64(n + 1))

@@ -133,7 +133,7 @@ public struct StreamSurvey {
             self.format = format
             let named = format.map { name in formats.first { $0.codec.encodingName == name.encodingName.uppercased() }?.codec }
             recognitions = formats.filter { named == nil || named == $0.codec }.map { ($0.codec, $0.recognition) }
-            tagTrail = format.flatMap { try? AudioFormats.depacketizer(for: $0) as? SampleAudioPayload }?.authenticationTagTrail()
+            tagTrail = format.flatMap { try? AudioFormats.depacketizer(for: $0) as? SampleAudioPayload }.map { AuthenticationTagTrail(unit: $0.unit) }
         }
 
         /// Every payload 4 bytes that read as an event, and events repeated as RFC 4733 §2.5.1.2

@@ -8,7 +8,7 @@
 public struct SampleAudioPayload: AudioDepacketizer {
     public let track: AudioTrack
     /// The fewest bytes that hold whole samples of every channel, and the ticks they last.
-    private let unit: (bytes: Int, ticks: Int)
+    public let unit: (bytes: Int, ticks: Int)
     /// SRTP's tag on every payload: the stream came without its key (said once).
     private var tagTrail: AuthenticationTagTrail
 
@@ -24,14 +24,7 @@ public struct SampleAudioPayload: AudioDepacketizer {
             precondition([.pcmu, .pcma, .g722, .l16, .l24].contains(track.codec))
             unit = (channels * (track.codec.linearPCMBytes ?? 1), 1)
         }
-        tagTrail = Self.authenticationTagTrail(unit)
-    }
-
-    /// What finds SRTP's authentication tag on payloads of `track`'s codec.
-    public func authenticationTagTrail() -> AuthenticationTagTrail { Self.authenticationTagTrail(unit) }
-
-    private static func authenticationTagTrail(_ unit: (bytes: Int, ticks: Int)) -> AuthenticationTagTrail {
-        AuthenticationTagTrail(unitBytes: unit.bytes, unitTicks: unit.ticks)
+        tagTrail = AuthenticationTagTrail(unit: unit)
     }
 
     public mutating func process(payload: UnsafeRawBufferPointer, timestamp: Int64, marker: Bool, lostBefore: Int,

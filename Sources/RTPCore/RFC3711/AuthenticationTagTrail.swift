@@ -14,8 +14,9 @@ public struct AuthenticationTagTrail: Sendable {
     public static let tagLengths = [4, 10, 16]
     static let packetsToProve = 8
 
-    public init(unitBytes: Int, unitTicks: Int) {
-        unit = (Int64(max(1, unitBytes)), Int64(max(1, unitTicks)))  // bounded: widened
+    /// `unit`: the codec's smallest whole unit, in bytes, and the clock ticks it lasts.
+    public init(unit: (bytes: Int, ticks: Int)) {
+        self.unit = (Int64(max(1, unit.bytes)), Int64(max(1, unit.ticks)))  // bounded: widened
     }
 
     /// A packet of `bytes` payload bytes, with its (extended) timestamp and sequence number.
