@@ -322,7 +322,8 @@ final class ContainerOutput {
         }
         // AAC's frame from its configuration; Opus's frames vary in length: WebRTC's 20 ms.
         let frame = audioTrack.flatMap { audio in
-            audio.config.map { (samples: $0.samplesPerFrame, rate: $0.samplingFrequency) } ?? (audio.codec == .opus ? (samples: 960, rate: 48000) : nil)
+            audio.config.map { (samples: $0.samplesPerFrame, rate: $0.samplingFrequency) }
+                ?? (audio.codec == .opus ? (samples: 960, rate: 48000) : nil)
         }
         audioIndex = try audioTrack.map { audio in
             var declared = MediaMuxer.Track(audio: audio.libavcodecName, sampleRate: audio.sampleRate, channels: audio.channels,

@@ -172,7 +172,7 @@ final class Run {
                let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC
                 Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
                                     + VideoCodec.listed() + "; "
-                                    + "audio on a dynamic payload type (AAC, Opus) needs the SDP for its codec, and AAC for its "
+                                    + "audio on a dynamic payload type (AAC, Opus, MPEG audio) needs the SDP for its codec, and AAC for its "
                                     + "config: pass it with --sdp FILE (Opus or MPEG audio: or --audio-payload-type \(other.payloadType) "
                                     + "--audio-codec opus or mpa, which --list tells apart)\n")
             }
