@@ -164,9 +164,16 @@ final class Run {
                                     + "(or, where --list finds audio, its SDP with --sdp)\n")
             }
             // Of the streams that could have been video: not those --ssrc or --payload-type left out.
-            let mightHaveBeenVideo = receiver.otherStreams.values.filter {
+            let dynamic = receiver.otherStreams.values.filter {
                 !StaticPayloadType.isStaticRange($0.payloadType) && (options.ssrc ?? $0.ssrc) == $0.ssrc
                     && (options.payloadType ?? $0.payloadType) == $0.payloadType
+            }
+            // Payloads all of 4 bytes are RFC 4733's telephone events (a capture of a call's DTMF alone).
+            let events = dynamic.filter { $0.packets > 0 && $0.bytes == $0.packets * TelephoneEvent.payloadSize }
+            let mightHaveBeenVideo = dynamic.filter { s in !events.contains { $0.ssrc == s.ssrc } }
+            for e in events.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
+                Terminal.printError("hint: stream \(hex(e.ssrc)) (PT \(e.payloadType), \(e.packets) packets) holds 4-byte payloads "
+                                    + "alone, as RFC 4733's telephone events do: --list names their digits\n")
             }
             if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
                let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC

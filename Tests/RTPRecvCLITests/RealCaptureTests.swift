@@ -127,6 +127,11 @@ final class RealCaptureTests: XCTestCase {
             let line = try XCTUnwrap(list.split(separator: "\n").first { $0.contains(":\(port) ") }, list)
             XCTAssertTrue(line.hasSuffix("telephone-event: digits " + digits.joined(separator: " ")), String(line))
         }
+        // A replay points at --list for the events, not at an audio codec they are not.
+        let replay = try Harness.rtprecv(["--pcap", pcap.path, "--out", "/dev/null"])
+        XCTAssertTrue(replay.stderr.contains("(PT 101, 151 packets) holds 4-byte payloads alone, as RFC 4733's telephone events do"),
+                      replay.stderr)
+        XCTAssertFalse(replay.stderr.contains("needs the SDP for its codec"), replay.stderr)
     }
 
     func testListNamesAudioAndNeverReadsItAsH264() throws {
