@@ -153,41 +153,7 @@ final class Run {
                 Terminal.printError("warning: \(options.sdpName) \(contradiction)\n")
             }
             Terminal.printError(report.text(verbose: options.verbose))
-            // Ciphertext sets H.264's forbidden bit in half its packets, which keeps it from being taken.
-            let looksEncrypted = receiver.otherStreams.values.filter {
-                security == nil && VideoPayloadInvalid.looksLikeCiphertext($0.invalidPayload, packets: $0.packets)
-            }
-            for other in looksEncrypted.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
-                // Linear PCM's samples set the bit as often: --list tells the two apart by the payloads' sizes.
-                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "
-                                    + "encrypted (SRTP?): most of its payloads are no video at all; give the key with --srtp-key "
-                                    + "(or, where --list finds audio, its SDP with --sdp)\n")
-            }
-            // Of the streams that could have been video: not those --ssrc or --payload-type left out.
-            let dynamic = receiver.otherStreams.values.filter {
-                !StaticPayloadType.isStaticRange($0.payloadType) && (options.ssrc ?? $0.ssrc) == $0.ssrc
-                    && (options.payloadType ?? $0.payloadType) == $0.payloadType
-            }
-            // Payloads all of 4 bytes are RFC 4733's telephone events (a capture of a call's DTMF alone).
-            let events = dynamic.filter { $0.packets > 0 && $0.bytes == $0.packets * TelephoneEvent.payloadSize }
-            let mightHaveBeenVideo = dynamic.filter { s in !events.contains { $0.ssrc == s.ssrc } }
-            for e in events.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
-                Terminal.printError("hint: stream \(hex(e.ssrc)) (PT \(e.payloadType), \(e.packets) packets) holds 4-byte payloads "
-                                    + "alone, as RFC 4733's telephone events do: --list names their digits\n")
-            }
-            if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
-               let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC
-                Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
-                                    + VideoCodec.listed() + "; "
-                                    + "audio on a dynamic payload type (AAC, Opus, MPEG audio) needs the SDP for its codec, and AAC for its "
-                                    + "config: pass it with --sdp FILE (Opus or MPEG audio: or --audio-payload-type \(other.payloadType) "
-                                    + "--audio-codec opus or mpa, which --list tells apart)\n")
-            }
-            if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
-                let sprop = s.codec?.parameterSetsInSDP ?? ""
-                Terminal.printError("hint: the stream sent keyframes without their parameter sets; senders such as FFmpeg's "
-                                    + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
-            }
+            sayHints()
         }
         // `{codec}` filled in.
         let named = { (path: String) in self.receiver.selected?.statistics.codec.map { OutputTemplate.codec(path, $0) } ?? path }
@@ -197,6 +163,46 @@ final class Run {
             try Run.write(page, to: named(path), what: "the report")
         }
         if let path = options.statsJSON { try Run.write(report.json(), to: named(path), what: "statistics") }
+    }
+
+    /// What to try where something was not taken: a stream that looks encrypted, telephone events,
+    /// audio on a dynamic payload type, keyframes without their parameter sets.
+    private func sayHints() {
+        // Ciphertext sets H.264's forbidden bit in half its packets, which keeps it from being taken.
+        let looksEncrypted = receiver.otherStreams.values.filter {
+            security == nil && VideoPayloadInvalid.looksLikeCiphertext($0.invalidPayload, packets: $0.packets)
+        }
+        for other in looksEncrypted.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
+            // Linear PCM's samples set the bit as often: --list tells the two apart by the payloads' sizes.
+            Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) looks "
+                                + "encrypted (SRTP?): most of its payloads are no video at all; give the key with --srtp-key "
+                                + "(or, where --list finds audio, its SDP with --sdp)\n")
+        }
+        // Of the streams that could have been video: not those --ssrc or --payload-type left out.
+        let dynamic = receiver.otherStreams.values.filter {
+            !StaticPayloadType.isStaticRange($0.payloadType) && (options.ssrc ?? $0.ssrc) == $0.ssrc
+                && (options.payloadType ?? $0.payloadType) == $0.payloadType
+        }
+        // Payloads all of 4 bytes are RFC 4733's telephone events (a capture of a call's DTMF alone).
+        let events = dynamic.filter { $0.packets > 0 && $0.bytes == $0.packets * TelephoneEvent.payloadSize }
+        let mightHaveBeenVideo = dynamic.filter { s in !events.contains { $0.ssrc == s.ssrc } }
+        for e in events.sorted(by: { $0.ssrc < $1.ssrc }).prefix(8) {
+            Terminal.printError("hint: stream \(hex(e.ssrc)) (PT \(e.payloadType), \(e.packets) packets) holds 4-byte payloads "
+                                + "alone, as RFC 4733's telephone events do: --list names their digits\n")
+        }
+        if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
+           let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC
+            Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
+                                + VideoCodec.listed() + "; "
+                                + "audio on a dynamic payload type (AAC, Opus, MPEG audio) needs the SDP for its codec, and AAC for its "
+                                + "config: pass it with --sdp FILE (Opus or MPEG audio: or --audio-payload-type \(other.payloadType) "
+                                + "--audio-codec opus or mpa, which --list tells apart)\n")
+        }
+        if let s = receiver.selected?.statistics, s.frames.dropped(.noParameterSets) > 0, sdp?.parameterSets.isEmpty ?? true {
+            let sprop = s.codec?.parameterSetsInSDP ?? ""
+            Terminal.printError("hint: the stream sent keyframes without their parameter sets; senders such as FFmpeg's "
+                                + "RTP muxer put them only in the SDP (\(sprop)): pass it with --sdp FILE\n")
+        }
     }
 
     /// One of the files written at the end.
