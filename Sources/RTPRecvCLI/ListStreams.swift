@@ -114,10 +114,7 @@ struct ListStreams {
                 let tenths = Int((step * 10000 / Double(rate)).rounded())
                 text += ", " + (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + " ms packets"
             }
-            if let tag = e.authenticationTagBytes {
-                return text + "; each packet holds \(tag) bytes more than its samples, as SRTP's authentication tag makes it: "
-                    + "encrypted (SRTP?); give its key with --srtp-key"
-            }
+            if let tag = e.authenticationTagBytes { return text + "; " + StreamNotice.authenticationTagOnPayloads(bytes: tag).description }
             return text + (AudioFormats.isSupported(.init(encodingName: name, clockRate: rate)) ? "" : " (not supported)")
         case .telephoneEvent:
             return telephoneEvents(e)
