@@ -7,9 +7,26 @@ public struct ConnectionError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// A byte stream to a server, plain or over TLS: whole writes, reads of what has come, and the
+/// descriptor a loop polls for what comes.
+public protocol StreamConnection: AnyObject {
+    var descriptor: Int32 { get }
+    /// The server's address and port, as connected.
+    var peer: Endpoint { get }
+    /// Writes all of `bytes`, waiting up to `timeoutMilliseconds` for room.
+    func write(_ bytes: [UInt8], timeoutMilliseconds: Int32) throws
+    /// Reads what has come into `buffer`, waiting up to `timeoutMilliseconds` (0: not at all).
+    /// Returns the count; 0 when nothing came; throws when the server closed the connection.
+    func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) throws -> Int
+}
+
+extension StreamConnection {
+    public func write(_ bytes: [UInt8]) throws { try write(bytes, timeoutMilliseconds: 5000) }
+}
+
 /// A TCP connection to a server (an RTSP server's control connection): the name looked up, a
 /// connect with a timeout, whole writes, and reads of what has come.
-public final class TCPConnection {
+public final class TCPConnection: StreamConnection {
     public let descriptor: Int32
     /// The server's address and port, as connected.
     public let peer: Endpoint
@@ -72,7 +89,7 @@ public final class TCPConnection {
 
     /// Whether `fd` became ready for `events` within `milliseconds`, a signal's interruption waited
     /// through (the time left, not the whole time again).
-    private static func wait(_ fd: Int32, for events: Int32, milliseconds: Int32) -> Bool {
+    public static func wait(_ fd: Int32, for events: Int32, milliseconds: Int32) -> Bool {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let deadline = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000 + Int64(milliseconds)
@@ -87,7 +104,7 @@ public final class TCPConnection {
     }
 
     /// Writes all of `bytes`, waiting up to `timeoutMilliseconds` for room.
-    public func write(_ bytes: [UInt8], timeoutMilliseconds: Int32 = 5000) throws {
+    public func write(_ bytes: [UInt8], timeoutMilliseconds: Int32) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
