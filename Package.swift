@@ -31,6 +31,11 @@ let package = Package(
         .target(name: "CNATS", linkerSettings: [.linkedLibrary("dl")]),
         // A fleet's coordination on NATS JetStream: claims in a key-value bucket, events in a stream.
         .target(name: "Fleet", dependencies: ["CNATS"]),
+        // OpenSSL 3's libssl and libcrypto (headers from libssl-dev), opened with dlopen on first use:
+        // only rtsps:// needs them; only TLS imports it.
+        .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("dl")]),
+        // TLS over a TCP connection, the server's certificate checked against a trust or a pin.
+        .target(name: "TLS", dependencies: ["COpenSSL", "SystemIO"]),
         // The H.264 decoder and pixel-format conversion: Swift types that own the C objects.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         // An IP address and port: the one type the protocol core and the system calls both speak,
@@ -50,13 +55,14 @@ let package = Package(
         .target(name: "SystemIO", dependencies: ["NetworkAddress", "CRecvBatch", "CMappingGuard"]),
         // An HTTP/1.1 responder for the live loop (--metrics): bounded requests, clients and deadlines.
         .target(name: "HTTPEndpoint", dependencies: ["RTPCore", "SystemIO"]),
-        // rtsp://…: an RTSP session set up and kept, its interleaved media delivered (RFC 2326's logic is RTPCore's).
-        .target(name: "RTSPInput", dependencies: ["RTPCore", "SystemIO"]),
+        // rtsp://… and rtsps://…: an RTSP session set up and kept, its interleaved media delivered
+        // (RFC 2326's logic is RTPCore's).
+        .target(name: "RTSPInput", dependencies: ["RTPCore", "SystemIO", "TLS"]),
         // --rtmp: the FLV tags published to an RTMP server from a thread of their own, behind a bounded queue.
         .target(name: "RTMPOutput", dependencies: ["FFmpeg", "FLV", "RTPCore", "SystemIO"]),
         // Options, help, the replay run and the statistics report.
         .target(name: "RTPRecvCLI", dependencies: ["RTPCore", "PcapInput", "SystemIO", "FFmpeg", "FLV", "SRTP", "HTTPEndpoint",
-                                                  "RTMPOutput", "RTSPInput", "YAML", "Fleet"],
+                                                  "RTMPOutput", "RTSPInput", "TLS", "YAML", "Fleet"],
                 swiftSettings: hotPath),
         // Release builds carry the Swift runtime inside: the binary runs on a machine without the
         // toolchain, and starts 2 ms sooner (no libswiftCore and kin to map and relocate).
