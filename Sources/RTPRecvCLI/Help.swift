@@ -39,7 +39,7 @@ public enum Help {
     MP4A-LATM, which need the SDP), G.711 (PCMU, PCMA), G.722, MPEG audio (RFC 2250 MPA) and
     Opus (RFC 7587). Static payload types (0, 8, 9, 14) are taken without an SDP.
 
-    It pulls from RTSP cameras and servers (rtsp://…, over UDP or TCP), decrypts SRTP
+    It pulls from RTSP cameras and servers (rtsp://… over UDP or TCP, rtsps://… over TLS), decrypts SRTP
     (--srtp-key, or the SDP's a=crypto), talks back over RTCP live (receiver reports, NACK with
     RTX, keyframe requests), and publishes to an RTMP server (--rtmp).
 
@@ -47,6 +47,7 @@ public enum Help {
            rtprecv --pcap FILE [--out FILE|-] [options]     replay a capture
            rtprecv --pcap FILE --list                       list the RTP streams in a capture
            rtprecv rtsp://[USER@]HOST[:PORT]/PATH [options] pull from an RTSP camera or server
+           rtprecv rtsps://HOST[:PORT]/PATH [options]       the same over TLS
            rtprecv --config FILE [--check]                  record the sources a YAML file lists
            rtprecv fleet status --config FILE               a fleet's members and who records what
 

@@ -15,6 +15,11 @@ extension Options {
 
     /// The input: one SDP is the session (more, a session each); what an rtsp:// URL, a capture or
     /// live input rules out.
+    /// The first option for RTSP over TLS given, if any.
+    private var tlsFlag: String? {
+        tlsTrust.fingerprint != nil ? "--tls-fingerprint" : tlsTrust.caFile != nil ? "--tls-ca-file" : nil
+    }
+
     private mutating func settleInput() throws(UsageError) {
         // One SDP is the session; more are a session each.
         if sessionSDPs.count == 1 && sdpDirectory == nil { sdp = sessionSDPs.removeFirst() }
@@ -24,11 +29,11 @@ extension Options {
                 throw UsageError(description: "'\(flag)' does not go with an rtsp:// URL: the server's session description says "
                                  + "what comes, and where")
             }
-            if rtsp.lowercased().hasPrefix("rtsps://") {
-                throw UsageError(description: "rtsps:// (RTSP over TLS) is not supported yet; use rtsp://")
+            if !rtsp.lowercased().hasPrefix("rtsps://"), let flag = tlsFlag {
+                throw UsageError(description: "'\(flag)' is for RTSP over TLS: give the server's rtsps:// URL")
             }
         } else if let flag = [("--rtsp-transport", rtspTransport != .auto), ("--user", user != nil), ("--password", password != nil)]
-            .first(where: { $0.1 })?.0 {
+            .first(where: { $0.1 })?.0 ?? tlsFlag {
             throw UsageError(description: "'\(flag)' is for pulling from an RTSP server: give its rtsp:// URL")
         }
         if mode == .list && pcap == nil {

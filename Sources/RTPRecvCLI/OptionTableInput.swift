@@ -1,10 +1,11 @@
 import RTPCore
 import RTSPInput
+import TLS
 
 extension Options {
     /// The input's options, as --help shows them: RTSP, live, captures, SDPs and which streams are taken.
     static let inputSections: [OptionSection] = [
-        OptionSection("RTSP (an rtsp:// URL instead of --port or --pcap):", intro: """
+        OptionSection("RTSP (an rtsp:// or rtsps:// URL instead of --port or --pcap):", intro: """
             The client sends OPTIONS, DESCRIBE, a SETUP for the first video line of a codec above and
             the first audio line rtprecv takes, PLAY, keep-alives at half the session's timeout
             (GET_PARAMETER when the server lists it, else OPTIONS), and TEARDOWN when it stops, on
@@ -25,6 +26,26 @@ extension Options {
                 }
                 o.rtspTransport = choice
             },
+            OptionSpec(["--tls-fingerprint"], value: "SHA256", """
+                rtsps:// (RTSP over TLS, media in the connection unless
+                --rtsp-transport says otherwise): accept the server whose
+                certificate has this SHA-256 fingerprint (as `openssl x509
+                -fingerprint -sha256` prints it, or 64 hex digits), whatever it
+                names: a camera's own, self-signed. Without it the certificate must
+                chain to a trusted authority and name the URL's host; a failure
+                names the certificate's fingerprint.
+                """) { o, r in
+                let text = try r.value()
+                guard let fingerprint = TLSTrust.fingerprint(parsing: text) else {
+                    throw UsageError(description: "invalid value '\(text)' for '--tls-fingerprint': expected a SHA-256 fingerprint, "
+                                     + "32 pairs of hex digits (AB:CD:…)")
+                }
+                o.tlsTrust.fingerprint = fingerprint
+            },
+            OptionSpec(["--tls-ca-file"], value: "FILE", """
+                rtsps://: trust the authorities of this PEM file rather than the
+                system's.
+                """) { o, r in o.tlsTrust.caFile = try r.value() },
             OptionSpec(["--user"], value: "NAME", "The login (else the URL's). Basic and Digest (MD5, MD5-sess,") { o, r in o.user = try r.value() },
             OptionSpec(["--password"], value: "TEXT", """
                 SHA-256) are answered. The password comes from --password, else

@@ -1,6 +1,7 @@
 import RTPCore
 import RTSPInput
 import SystemIO
+import TLS
 
 /// The command line, parsed. Usage errors carry the message that `rtprecv` prints before exiting 64.
 public struct Options {
@@ -121,6 +122,8 @@ public struct Options {
     /// Pull from an RTSP server (`rtsp://[user[:password]@]host[:port]/path`).
     public var rtsp: String?
     public var rtspTransport = RTSPPull.Preference.auto
+    /// rtsps: the server certificates accepted (`--tls-ca-file`, `--tls-fingerprint`).
+    public var tlsTrust = TLSTrust()
     /// `--segment-seconds`: the Annex-B output and the FLV are cut at the first keyframe after this long.
     public var segmentSeconds: Int?
     /// `--segment-wallclock`: segments end at multiples of `segmentSeconds` of UTC.

@@ -12,6 +12,7 @@ extension RTSPPull {
         url.password = options.password ?? url.password ?? Terminal.environment("RTSP_PASSWORD")
         var settings = Settings(url: url)
         settings.transport = options.rtspTransport
+        settings.trust = options.tlsTrust
         settings.takesAudio = !options.noAudio
         (settings.bind, settings.interface) = (options.bind, options.interface)
         settings.receiveBufferBytes = options.receiveBufferBytes
@@ -23,7 +24,7 @@ extension RTSPPull {
     }
 
     var json: [(String, JSON)] {
-        [("url", .string(url.description)), ("transport", .string(transport.rawValue)),
+        [("url", .string(url.description)), ("transport", .string(transport.rawValue))] + (tlsSaid.map { [("tls", .string($0))] } ?? []) + [
          ("session_timeout_s", .int(sessionTimeoutSeconds)), ("keep_alives", .int(keepAlives)),
          ("keep_alive_method", .string(keepAliveMethod)), ("interleaved_frames", .int(interleavedFrames)),
          ("server_requests", .int(serverRequests)), ("skipped_bytes", .int(skippedBytes)),

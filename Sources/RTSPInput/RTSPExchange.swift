@@ -1,5 +1,6 @@
 import RTPCore
 import SystemIO
+import TLS
 
 /// One request and its reply on the control connection, before the live loop.
 extension RTSPPull {
@@ -77,9 +78,15 @@ extension RTSPPull {
         throw Failure(description: "\(target): no reply to \(method) within 10 s")
     }
 
-    static func connect(_ url: RTSPURL) throws -> TCPConnection {
+    /// The control connection to `url`'s server: TCP, with TLS over it for rtsps.
+    static func connect(_ url: RTSPURL, trust: TLSTrust) throws -> any StreamConnection {
         do {
-            return try TCPConnection(host: url.host, port: url.port, timeoutMilliseconds: 5000)
+            let tcp = try TCPConnection(host: url.host, port: url.port, timeoutMilliseconds: 5000)
+            guard url.scheme == "rtsps" else { return tcp }
+            return try TLSConnection(over: tcp, host: url.host, trust: trust, timeoutMilliseconds: 5000)
+        } catch let untrusted as UntrustedCertificate {
+            throw Failure(description: "\(url): \(untrusted); if it is the server's own, pin it with --tls-fingerprint "
+                          + TLSTrust.said(fingerprint: untrusted.fingerprint))
         } catch {
             throw Failure(description: "\(url): \(error)")
         }

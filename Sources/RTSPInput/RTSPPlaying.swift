@@ -1,5 +1,6 @@
 import RTPCore
 import SystemIO
+import TLS
 
 /// A session while it plays: interleaved media, keep-alives, RTCP over the connection, TEARDOWN.
 extension RTSPPull {
@@ -81,7 +82,7 @@ extension RTSPPull {
 
     /// A new control connection, for a server that closes each after its reply (said once).
     func reopen() throws {
-        connection = try RTSPPull.connect(url)
+        connection = try RTSPPull.connect(url, trust: settings.trust)
         reader = RTSPStreamReader()
         closed = false
         note("the server closes the connection after each reply")
@@ -126,8 +127,13 @@ extension RTSPPull {
         if !notes.contains(text) { notes.append(text) }
     }
 
+    /// RTSPS: the TLS version, and how the certificate was accepted.
+    public var tlsSaid: String? {
+        (connection as? TLSConnection).map { "\($0.version), certificate \($0.pinned ? "pinned" : "verified")" }
+    }
+
     public var summary: String {
-        "rtsp       \(url) over \(transport.words); session timeout \(client.session?.timeoutSeconds ?? 60) s, "
+        "rtsp       \(url) over \(transport.words)\(tlsSaid.map { " in \($0)" } ?? ""); session timeout \(client.session?.timeoutSeconds ?? 60) s, "
             + "\(keepAlives) keep-alives (\(client.keepAliveMethod))"
             + (notes.isEmpty ? "" : "; worked around: " + notes.joined(separator: ", "))
     }

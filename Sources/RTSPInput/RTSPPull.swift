@@ -1,12 +1,14 @@
 import RTPCore
 import SystemIO
+import TLS
 
 /// `rtprecv rtsp://…`: runs `RTSPClient` over the control connection. OPTIONS, DESCRIBE and a
 /// SETUP for each media line rtprecv takes, then PLAY, before the live loop starts; keep-alives
 /// and interleaved media while it runs; TEARDOWN as it ends. With `--rtsp-transport auto` it asks
 /// for UDP first and moves to TCP: in the same session when the server refuses UDP (461) at the
 /// first SETUP, in a fresh one when that fails too, when the server answers with another
-/// transport, or when nothing comes within 2 s of PLAY.
+/// transport, or when nothing comes within 2 s of PLAY. `rtsps://…` runs the same over TLS, its
+/// media interleaved in the connection unless `--rtsp-transport` says otherwise.
 public final class RTSPPull {
     public enum Transport: String, Sendable {
         case udp, tcp, multicast
@@ -24,6 +26,8 @@ public final class RTSPPull {
         /// The request URL, with the credentials to answer a challenge with.
         public var url: RTSPURL
         public var transport: Preference = .auto
+        /// rtsps: the certificates accepted.
+        public var trust = TLSTrust()
         /// Whether an audio line is set up beside the video.
         public var takesAudio = true
         /// Where UDP sockets bind, and the interface a multicast group is joined on.
@@ -83,7 +87,7 @@ public final class RTSPPull {
     public var sessionTimeoutSeconds: Int { client.session?.timeoutSeconds ?? 60 }
     public var skippedBytes: Int { reader.skippedBytes }
 
-    var connection: TCPConnection!
+    var connection: (any StreamConnection)!
     var client: RTSPClient
     var reader = RTSPStreamReader()
     var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -108,7 +112,8 @@ public final class RTSPPull {
     public static func open(settings: Settings) throws -> RTSPPull {
         let url = settings.url
         let transports: [Transport] = switch settings.transport {
-        case .auto: [.udp, .tcp]
+        // RTSPS keeps its media in the TLS connection, as FFmpeg does: UDP would send it in the clear.
+        case .auto: url.scheme == "rtsps" ? [.tcp] : [.udp, .tcp]
         case .udp: [.udp]
         case .tcp: [.tcp]
         case .multicast: [.multicast]

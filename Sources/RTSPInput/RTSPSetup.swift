@@ -10,7 +10,7 @@ extension RTSPPull {
         var url = requested
         var redirects = 0
         while true {
-            connection = try RTSPPull.connect(url)
+            connection = try RTSPPull.connect(url, trust: settings.trust)
             var reply = try exchange("OPTIONS", url)
             if case .message = reply {
                 reply = try exchange("DESCRIBE", url, headers: [("Accept", "application/sdp")])
