@@ -74,7 +74,8 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     /// the last one's, which no other payload does by chance; with the stream named, three frame
     /// headers where the codec's are evidence (not AV1's: OBUs read out of anything).
     func provesCodec(given: Bool) -> Bool {
-        keyframe != nil || followingPictureIDs >= 8 || (given && Rules.Header.isEvidence && frameHeaders >= 3)
+        (keyframe != nil && (given || Rules.keyframeProvesCodec)) || followingPictureIDs >= 8
+            || (given && Rules.Header.isEvidence && frameHeaders >= 3)
     }
 
     func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {

@@ -8,11 +8,17 @@ protocol FramePayloadRules {
     associatedtype References: FrameReferences where References.Descriptor == Descriptor
     associatedtype Assembly: FrameAssembly = PlainAssembly<Descriptor> where Assembly.Descriptor == Descriptor
     static var codec: VideoCodec { get }
+    /// Whether a keyframe whose header parses proves the codec in a stream nothing names (VP8's,
+    /// VP9's, AV1's); JPEG's headers are a few bytes any payload may hold, so a stream is taken
+    /// as JPEG only when the SDP or `--codec` says so.
+    static var keyframeProvesCodec: Bool { get }
     /// The header of a frame begun with its first packet, once `assembly` ended it in `bytes`.
     static func header(of bytes: AccessUnitBuffer, assembly: Assembly) -> Header?
 }
 
 extension FramePayloadRules {
+    static var keyframeProvesCodec: Bool { true }
+
     /// Read from the frame's first bytes: VP8's and VP9's headers take fewer than 64.
     static func header(of bytes: AccessUnitBuffer, assembly: Assembly) -> Header? {
         bytes.withBytes(0..<min(bytes.count, 64)) { Header($0) }
