@@ -35,7 +35,7 @@ func datagrams(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer)
 
 /// RTP parser, reorder buffer, depacketizer (every mode) and access-unit assembler: every registered
 /// format tried, or only `codec`'s (RFC 7798's with DONL for inputs whose first byte is odd; AV1's
-/// with the dependency descriptor read from header extension element 7).
+/// with the dependency descriptor read from header extension element 7; RFC 2435's on type 26).
 func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: VideoCodec? = nil) {
     var configuration = Receiver.Configuration()
     configuration.codec = codec
@@ -48,6 +48,8 @@ func fuzzReceiver(_ bytes: UnsafeRawBufferPointer, interleaved: Bool, codec: Vid
         }
     }
     if codec == .av1 { configuration.video.dependencyDescriptorID = 7 }
+    // JPEG's static type, named as an SDP names it: a stream is taken as JPEG only where it is.
+    if codec == .mjpeg { configuration.payloadType = 26 }
     configuration.stream.reorder = ReorderBuffer.Configuration(packets: 16, latencyNanoseconds: 5_000_000, maxPacketBytes: 2048)
     configuration.video.maxAccessUnitBytes = 1 << 16
     configuration.maxStreams = 4
@@ -313,7 +315,7 @@ func fuzzRTSP(_ bytes: UnsafeRawBufferPointer) {
 
 /// Every target, for scripts/fuzz and the regression tests.
 public let fuzzTargetNames = ["rtp", "interleaved", "sdp", "bits", "pcap", "flv", "y4m", "audio", "srtp", "rtsp", "h265", "vp8", "vp9",
-                              "av1", "dd", "dtls", "hevcbits",
+                              "av1", "mjpeg", "dd", "dtls", "hevcbits",
                               "session", "rtcp", "http", "options", "config"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -340,6 +342,7 @@ public func runFuzzTarget(_ target: String, _ bytes: UnsafeRawBufferPointer) {
     case "vp8": fuzzReceiver(bytes, interleaved: false, codec: .vp8)
     case "vp9": fuzzReceiver(bytes, interleaved: false, codec: .vp9)
     case "av1": fuzzReceiver(bytes, interleaved: false, codec: .av1)
+    case "mjpeg": fuzzReceiver(bytes, interleaved: false, codec: .mjpeg)
     case "dd": fuzzDependencyDescriptor(bytes)
     case "dtls": fuzzDTLS(bytes)
     case "hevcbits": fuzzHEVCBits(bytes)

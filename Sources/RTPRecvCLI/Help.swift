@@ -9,8 +9,9 @@ public enum Help {
 
     /// What comes before the options.
     static let opening = """
-    OVERVIEW: Receive H.264, H.265, VP8, VP9 or AV1 video and its audio carried over RTP (RFC 3550,
-    RFC 6184, RFC 7798, RFC 7741, RFC 9628, AOMedia's AV1 payload format) and write them out.
+    OVERVIEW: Receive H.264, H.265, VP8, VP9, AV1 or Motion JPEG video and its audio carried over RTP
+    (RFC 3550, RFC 6184, RFC 7798, RFC 7741, RFC 9628, AOMedia's AV1 payload format, RFC 2435) and
+    write them out.
 
     rtprecv reads RTP packets from a UDP port or from a pcap/pcapng capture, restores their
     order, reassembles NAL units and access units in every RFC 6184 packetization mode (single
@@ -33,7 +34,10 @@ public enum Help {
     non-flexible mode by TID, U and TL0PICIDX; a picture's spatial layers are written as one
     superframe (up to --spatial-layer). AV1 temporal units are joined from their OBU
     elements and fragments into the low-overhead bitstream, the last sequence header put in front
-    of a keyframe that lacks it; any loss damages every unit to the next keyframe.
+    of a keyframe that lacks it; any loss damages every unit to the next keyframe. Motion JPEG
+    (RFC 2435, static payload type 26, as IP cameras send it) gets back the headers its packets
+    leave out (the quantization tables its Q factor stands for or those it carries, the standard
+    Huffman tables, restart intervals), and is written JPEG after JPEG; a loss costs only its frame.
 
     Beside the video it takes one audio stream: AAC (RFC 3640 mpeg4-generic and RFC 6416
     MP4A-LATM, which need the SDP), G.711 (PCMU, PCMA), G.722, MPEG audio (RFC 2250 MPA) and

@@ -222,12 +222,13 @@ extension Options {
             OptionSpec(["--ssrc"], value: "N", "Only this SSRC (decimal or 0x-hex).") { o, r in o.ssrc = try r.number(UInt32.self, 0...UInt32.max) },
             OptionSpec(["--payload-type"], value: "N", "Only this RTP payload type (default: from --sdp, else any of 35-127).") { o, r in o.payloadType = try r.number(UInt8.self, 0...127) },
             OptionSpec(["--codec"], value: "NAME", """
-                h264, h265, vp8, vp9 or av1: the codec of payload types the SDP
-                does not name (an SDP's a=rtpmap H264/90000, H265/90000,
-                VP8/90000, VP9/90000 or AV1/90000 decides; without either, each
-                stream is tried as each until one proves itself: VP8 and VP9 by a
-                keyframe header or PictureIDs that follow on, AV1 by a sequence
-                header).
+                h264, h265, vp8, vp9, av1 or mjpeg: the codec of payload types
+                the SDP does not name (an SDP's a=rtpmap H264/90000, H265/90000,
+                VP8/90000, VP9/90000, AV1/90000 or JPEG/90000, or its static
+                type 26, decides; without either, each stream is tried as each
+                until one proves itself: VP8 and VP9 by a keyframe header or
+                PictureIDs that follow on, AV1 by a sequence header; Motion JPEG
+                only where named: type 26, the SDP, or this with --payload-type).
                 """) { o, r in
                 let text = try r.value()
                 guard let named = VideoCodec(rawValue: text.lowercased()) else {
@@ -260,7 +261,7 @@ extension Options {
                 paths with {ssrc} (8 hex digits), {pt}, {port} (the destination
                 port) and {src} (the sender's address) filled in, such as
                 --out 'rec/{port}-{ssrc}.h264'. A path with any of them implies
-                it. {codec} (h264, h265, vp8, vp9, av1) may name the file too:
+                it. {codec} (h264, h265, vp8, vp9, av1, mjpeg) may name the file too:
                 where neither the SDP nor --codec says, the file keeps "{codec}"
                 in its name until its stream proves the codec, and is renamed
                 then. --stats-json without them gets every stream's statistics in

@@ -91,7 +91,8 @@ final class StreamFanOut: FanOut<StreamFanOut.Key> {
         // An SSRC is one stream whatever payload types it switches between: one that was audio stays
         // audio, and its telephone events or comfort noise never start a video run.
         guard !audioNotTaken.contains(key),
-              audio ? options.audio != nil || options.wav != nil : !StaticPayloadType.isStaticRange(payloadType) else {
+              audio ? options.audio != nil || options.wav != nil
+                    : !StaticPayloadType.isStaticRange(payloadType) || StaticPayloadType.videoCodec(payloadType) != nil else {
             if audio && audioNotTaken.count < Self.maxAudioNotTaken { audioNotTaken.insert(key) }
             datagramsNotTaken += 1
             rtpNotTaken += 1

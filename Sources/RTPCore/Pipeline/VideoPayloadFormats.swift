@@ -31,7 +31,7 @@ public struct VideoPayloadFormatRegistration: Sendable {
 
 /// Every video payload format rtprecv takes. A new one is a folder and a line here.
 public enum VideoPayloadFormats {
-    public static let registered: [VideoPayloadFormatRegistration] = [.rfc6184, .rfc7798, .rfc7741, .rfc9628, .av1]
+    public static let registered: [VideoPayloadFormatRegistration] = [.rfc6184, .rfc7798, .rfc7741, .rfc9628, .av1, .rfc2435]
 
     /// The format an fmtp without an rtpmap is read as: RFC 6184's, as the senders that leave the
     /// rtpmap out mean.

@@ -63,4 +63,9 @@ public enum StaticPayloadType: UInt8, Sendable, CaseIterable {
     /// one of them is never taken for a dynamic format such as H.264; 35 to 127 may be dynamic
     /// (WebRTC stacks use 35 to 63 when 96 to 127 run out).
     public static func isStaticRange(_ payloadType: UInt8) -> Bool { payloadType < 35 }
+
+    /// The registered video codec a static type is, without an SDP: Motion JPEG for 26.
+    public static func videoCodec(_ payloadType: UInt8) -> VideoCodec? {
+        Self(rawValue: payloadType).flatMap { $0.isAudio ? nil : VideoCodec(encodingName: $0.format.encodingName) }
+    }
 }

@@ -485,7 +485,9 @@ public final class Receiver {
         }
         // H.264 and H.265 have no static payload type (RFC 3551 §6): any type outside the static
         // range may carry them, 35 to 95 included (WebRTC stacks use those when 96 to 127 run out).
-        return !StaticPayloadType.isStaticRange(packet.payloadType)
+        // A static one where it is a registered codec's (JPEG's 26), or the SDP names one for it.
+        return !StaticPayloadType.isStaticRange(packet.payloadType) || StaticPayloadType.videoCodec(packet.payloadType) != nil
+            || configuration.videoFormatParameters[packet.payloadType] != nil
     }
 
     private func noteOther(_ packet: RTPPacket, payload: UnsafeRawBufferPointer, source: Endpoint?, destination: Endpoint?) {
@@ -555,7 +557,9 @@ public final class Receiver {
         // Ciphertext now and then parses as an SPS or slices: not convincing however it parses.
         let packets = stream.statistics.packets
         if packets >= 4 && VideoPayloadInvalid.looksEncrypted(stream.format.invalidPayload, packets: packets) { return false }
-        return stream.format.provesCodec(given: configuration.payloadType != nil || configuration.ssrc != nil)
+        // A static type names its codec as an SDP would.
+        let named = configuration.payloadType != nil || configuration.ssrc != nil || StaticPayloadType.isStaticRange(stream.payloadType)
+        return stream.format.provesCodec(given: named)
     }
 
     /// What the selected stream outputs: its record to the ledger, and its access unit (if written)

@@ -1,6 +1,6 @@
 /// The video payload formats each payload type may carry, by index in the receiver's list (the
-/// registry's): the one of the codec the SDP names for it, else the one of
-/// `--codec`, else every one (the stream then proves which). Made once, so that the packet path
+/// registry's): the one of the codec the SDP names for it, else its static type's (JPEG's 26), else
+/// the one of `--codec`, else every one (the stream then proves which). Made once, so that the packet path
 /// looks up an array instead of filtering the registry.
 struct VideoFormatChoices {
     private let byPayloadType: [[Int]]
@@ -8,7 +8,7 @@ struct VideoFormatChoices {
     init(_ registered: [VideoPayloadFormatRegistration], codecs: [UInt8: VideoCodec], otherwise: VideoCodec?) {
         let every = Array(registered.indices)
         byPayloadType = (0...127).map { (pt: UInt8) in
-            guard let codec = codecs[pt] ?? otherwise else { return every }
+            guard let codec = codecs[pt] ?? StaticPayloadType.videoCodec(pt) ?? otherwise else { return every }
             return every.filter { registered[$0].codec == codec }
         }
     }
