@@ -13,13 +13,13 @@ extension Options {
         try checkLiveOnly()
     }
 
-    /// The input: one SDP is the session (more, a session each); what an rtsp:// URL, a capture or
-    /// live input rules out.
     /// The first option for RTSP over TLS given, if any.
     private var tlsFlag: String? {
         tlsTrust.fingerprint != nil ? "--tls-fingerprint" : tlsTrust.caFile != nil ? "--tls-ca-file" : nil
     }
 
+    /// The input: one SDP is the session (more, a session each); what an rtsp:// URL, a capture or
+    /// live input rules out.
     private mutating func settleInput() throws(UsageError) {
         // One SDP is the session; more are a session each.
         if sessionSDPs.count == 1 && sdpDirectory == nil { sdp = sessionSDPs.removeFirst() }

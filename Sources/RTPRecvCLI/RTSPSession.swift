@@ -24,7 +24,8 @@ extension RTSPPull {
     }
 
     var json: [(String, JSON)] {
-        [("url", .string(url.description)), ("transport", .string(transport.rawValue))] + (tlsSaid.map { [("tls", .string($0))] } ?? []) + [
+        let tls: [(String, JSON)] = tlsSaid.map { [("tls", .string($0))] } ?? []
+        return [("url", .string(url.description)), ("transport", .string(transport.rawValue))] + tls + [
          ("session_timeout_s", .int(sessionTimeoutSeconds)), ("keep_alives", .int(keepAlives)),
          ("keep_alive_method", .string(keepAliveMethod)), ("interleaved_frames", .int(interleavedFrames)),
          ("server_requests", .int(serverRequests)), ("skipped_bytes", .int(skippedBytes)),

@@ -16,6 +16,8 @@ public final class TLSConnection: StreamConnection {
     /// The protocol agreed ("TLSv1.3"), and how the certificate was accepted, for the summary.
     public private(set) var version = ""
     public let pinned: Bool
+    /// The handshake finished: a close_notify is owed.
+    private var established = false
 
     /// The handshake over `tcp` (connected) with `host`, within `timeoutMilliseconds`.
     public init(over tcp: TCPConnection, host: String, trust: TLSTrust, timeoutMilliseconds: Int32) throws {
@@ -39,13 +41,15 @@ public final class TLSConnection: StreamConnection {
         if !host.contains(":") && !host.allSatisfy({ $0.isNumber || $0 == "." }) { _ = rtprecv_ssl_set_sni(ssl, host) }
         _ = SSL_set1_host(ssl, host)
         try handshake(timeoutMilliseconds: timeoutMilliseconds)
+        established = true
         try check(trust)
         version = String(cString: SSL_get_version(ssl))
     }
 
     deinit {
         ERR_clear_error()
-        _ = SSL_shutdown(ssl)
+        // Never after a failed handshake (OpenSSL's rule); SIGPIPE is ignored should the peer be gone.
+        if established { _ = SSL_shutdown(ssl) }
         SSL_free(ssl)
         SSL_CTX_free(context)
     }
