@@ -29,6 +29,10 @@ struct RTSPStartup {
         // Log rotation's SIGHUP during a long wait for a camera must not end the run (its default
         // action): counted, with no output open yet to reopen.
         try HangupSignal.install()
+        if options.rtsp?.lowercased().hasPrefix("rtsps://") == true, [.udp, .multicast].contains(options.rtspTransport), !options.quiet {
+            Terminal.printError("rtsp: warning: over \(options.rtspTransport.rawValue), the media of an rtsps:// session goes outside TLS, "
+                                + "in the clear\n")
+        }
         options.supervised?.inbox?.settingUp = state
         defer { options.supervised?.inbox?.settingUp = nil }
         var backoff = RTSPBackoff()

@@ -207,19 +207,19 @@ final class AudioEndToEndTests: XCTestCase {
         XCTAssertFalse(list.contains("H264") || list.contains("H265"), list)
         let out = Harness.temporaryFile("static-types.h264")
         let run = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path])
-        XCTAssertTrue(run.stderr.contains("no H.264, H.265, VP8, VP9 or AV1 stream found"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("no H.264, H.265, VP8, VP9, AV1 or Motion JPEG stream found"), run.stderr)
         XCTAssertEqual((try? Data(contentsOf: out))?.count ?? 0, 0, run.stderr)
     }
 
     /// Without the SDP, the AAC stream beside the video earns a hint; once --payload-type leaves it
-    /// out, it is not called "not H.264, H.265, VP8, VP9 or AV1".
+    /// out, it is not called "not H.264, H.265, VP8, VP9, AV1 or Motion JPEG".
     func testAStreamLeftOutByChoiceIsNotCalledNotVideo() throws {
         let out = Harness.temporaryFile("left-out.h264")
         let all = try Harness.rtprecv(["--pcap", capture("ffmpeg-h264-aac.pcap").path, "--out", out.path])
-        XCTAssertTrue(all.stderr.contains("is not H.264, H.265, VP8, VP9 or AV1"), all.stderr)
+        XCTAssertTrue(all.stderr.contains("is not H.264, H.265, VP8, VP9, AV1 or Motion JPEG"), all.stderr)
         let chosen = try Harness.rtprecv(["--pcap", capture("ffmpeg-h264-aac.pcap").path, "--out", out.path, "--payload-type", "96"])
         XCTAssertEqual(chosen.status, 0, chosen.stderr)
-        XCTAssertFalse(chosen.stderr.contains("is not H.264, H.265, VP8, VP9 or AV1"), chosen.stderr)
+        XCTAssertFalse(chosen.stderr.contains("is not H.264, H.265"), chosen.stderr)
     }
 
     func testListNamesEveryTrackAndWhatIsNotTaken() throws {
