@@ -65,7 +65,15 @@ public enum StaticPayloadType: UInt8, Sendable, CaseIterable {
     public static func isStaticRange(_ payloadType: UInt8) -> Bool { payloadType < 35 }
 
     /// The registered video codec a static type is, without an SDP: Motion JPEG for 26.
+    @inline(__always)
     public static func videoCodec(_ payloadType: UInt8) -> VideoCodec? {
-        Self(rawValue: payloadType).flatMap { $0.isAudio ? nil : VideoCodec(encodingName: $0.format.encodingName) }
+        // bounded: a widening, below 35
+        isStaticRange(payloadType) ? videoCodecs[Int(payloadType)] : nil
+    }
+
+    /// Looked up once: the packet path asks for every packet of a static type.
+    private static let videoCodecs: [VideoCodec?] = (0..<35).map { pt in
+        // bounded: 0 to 34
+        Self(rawValue: UInt8(pt)).flatMap { $0.isAudio ? nil : VideoCodec(encodingName: $0.format.encodingName) }
     }
 }
