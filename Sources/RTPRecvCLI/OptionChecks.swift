@@ -1,4 +1,5 @@
 import RTPCore
+import SystemIO
 
 /// What the options mean together: defaults that follow from others, and the combinations that
 /// are refused, each with the message that says why. Checked in this order, so that the first
@@ -31,6 +32,9 @@ extension Options {
             }
             if !rtsp.lowercased().hasPrefix("rtsps://"), let flag = tlsFlag {
                 throw UsageError(description: "'\(flag)' is for RTSP over TLS: give the server's rtsps:// URL")
+            }
+            if let file = tlsTrust.caFile, Directory.regularFile(file) == nil {
+                throw UsageError(description: "'--tls-ca-file': \(file): no such file")
             }
         } else if let flag = [("--rtsp-transport", rtspTransport != .auto), ("--user", user != nil), ("--password", password != nil)]
             .first(where: { $0.1 })?.0 ?? tlsFlag {

@@ -25,15 +25,12 @@ public final class TLSConnection: StreamConnection {
         guard rtprecv_openssl_load(&message, message.count) == 0 else {
             throw TLSError("cannot load OpenSSL: " + Self.string(message))
         }
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSError(Self.lastError("SSL_CTX_new")) }
+        let context = try Self.context(trusting: trust)
         guard let ssl = SSL_new(context) else {
             SSL_CTX_free(context)
             throw TLSError(Self.lastError("SSL_new"))
         }
         (self.tcp, self.context, self.ssl, pinned) = (tcp, context, ssl, trust.fingerprint != nil)
-        // A server that closes without TLS's close_notify has still closed: a read says so plainly.
-        _ = SSL_CTX_set_options(context, rtprecv_ssl_op_ignore_unexpected_eof)
-        try trustAuthorities(trust)
         // A write goes on from where it stopped with the same bytes, which a Swift array may hold elsewhere.
         _ = rtprecv_ssl_set_mode(ssl, Int(SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         _ = SSL_set_fd(ssl, tcp.descriptor)
@@ -54,15 +51,22 @@ public final class TLSConnection: StreamConnection {
         SSL_CTX_free(context)
     }
 
-    /// The system's authorities, or the file's.
-    private func trustAuthorities(_ trust: TLSTrust) throws {
+    /// A client context, whole before a connection is made from it (which copies its options):
+    /// the system's authorities, or the file's.
+    private static func context(trusting trust: TLSTrust) throws -> OpaquePointer {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSError(lastError("SSL_CTX_new")) }
+        // A server that closes without TLS's close_notify has still closed: a read says so plainly.
+        _ = SSL_CTX_set_options(context, rtprecv_ssl_op_ignore_unexpected_eof)
         if let file = trust.caFile {
             guard SSL_CTX_load_verify_locations(context, file, nil) == 1 else {
-                throw TLSError("cannot read the certificates of \(file): " + Self.lastError("SSL_CTX_load_verify_locations"))
+                let why = lastError("SSL_CTX_load_verify_locations")
+                SSL_CTX_free(context)
+                throw TLSError("cannot read the certificates of \(file): " + why)
             }
         } else {
             _ = SSL_CTX_set_default_verify_paths(context)
         }
+        return context
     }
 
     /// SSL_connect, waiting on the socket as it asks, until done or the time is up.

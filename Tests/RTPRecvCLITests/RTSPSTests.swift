@@ -128,5 +128,8 @@ final class RTSPSTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("rtsps://"), r.stderr)
         r = try Harness.rtprecv(["--port", "0", "--tls-ca-file", "/etc/ssl/certs/ca-certificates.crt"])
         XCTAssertEqual(r.status, 64)
+        r = try Harness.rtprecv(["rtsps://127.0.0.1:9/x", "--tls-ca-file", "/nonexistent/ca.pem"])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("'--tls-ca-file': /nonexistent/ca.pem: no such file"), r.stderr)
     }
 }
