@@ -8,7 +8,7 @@ struct JPEGHeaderWriter {
     var height: Int
     /// 0 or 1 (the RFC's types 64 and 65 are these with restart markers).
     var type: UInt8
-    /// Bytes between restart markers' MCUs; 0 for none.
+    /// MCUs between restart markers; 0 for none.
     var restartInterval: UInt16
     /// The luminance and chrominance tables, in zigzag order, and whether each is 16-bit.
     var tables: JPEGQuantizationTables
