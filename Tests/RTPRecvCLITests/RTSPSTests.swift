@@ -119,6 +119,40 @@ final class RTSPSTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("hostname mismatch"), r.stderr)
     }
 
+    /// The camera restarts: its close is said as a close, not as a TLS error, and --reconnect
+    /// makes a new TLS session with the same pin and goes on in the same file.
+    func testReconnectOverTLSWhenTheServerRestarts() throws {
+        let camera = try certificate("rtsps-restart", subject: "/CN=camera")
+        let pin = try fingerprint(camera.certificate)
+        let live = { try Harness.startServer("rtsp-server", ["--port", "\(self.port)", "--live", "--tls", camera.pem.path]) }
+        var s = try live()
+        let out = Harness.temporaryFile("rtsps-restart.h264"), stats = Harness.temporaryFile("rtsps-restart.json")
+        let log = Harness.temporaryFile("rtsps-restart.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let pull = Process()
+        pull.executableURL = Harness.binary
+        pull.arguments = ["rtsps://127.0.0.1:\(port)/test", "--tls-fingerprint", pin, "--reconnect", "--timeout", "2",
+                          "--duration", "9", "--out", out.path, "--stats-json", stats.path]
+        pull.standardError = try FileHandle(forWritingTo: log)
+        try pull.run()
+        sleep(3)
+        s.terminate()
+        s.waitUntilExit()
+        sleep(1)
+        s = try live()
+        defer { s.terminate(); s.waitUntilExit() }
+        pull.waitUntilExit()
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(pull.terminationStatus, 0, said)
+        XCTAssertTrue(said.contains("closed the connection") && !said.contains("SSL routines"), said)
+        XCTAssertTrue(said.contains("reconnected over TCP"), said)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        let rtsp = try XCTUnwrap(json["rtsp"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(rtsp["reconnects"] as? Int ?? 0, 1, "\(rtsp)")
+        XCTAssertEqual(rtsp["tls"] as? String, "TLSv1.3, certificate pinned")
+        XCTAssertEqual(try Harness.decodeErrors(out), "")
+    }
+
     func testTLSOptionsAreCheckedBeforeAnythingRuns() throws {
         var r = try Harness.rtprecv(["rtsps://127.0.0.1:9/x", "--tls-fingerprint", "AB:CD"])
         XCTAssertEqual(r.status, 64)
