@@ -192,8 +192,13 @@ final class Run {
         }
         if sdp == nil, !options.noAudio, receiver.audio == nil, looksEncrypted.isEmpty,
            let other = mightHaveBeenVideo.max(by: { ($0.packets, $1.ssrc) < ($1.packets, $0.ssrc) }) {  // ties: the lowest SSRC
+            // A codec taken only when named was not tried: the stream may be one.
+            let named = VideoCodec.allCases.filter(\.isTakenOnlyWhenNamed).map {
+                " (\($0.name) is taken on a dynamic type only when named: --codec \($0.rawValue) --payload-type \(other.payloadType), "
+                    + "where --list finds it)"
+            }
             Terminal.printError("hint: stream \(hex(other.ssrc)) (PT \(other.payloadType), \(other.packets) packets) is not "
-                                + VideoCodec.listed() + "; "
+                                + VideoCodec.listed(among: VideoCodec.allCases.filter { !$0.isTakenOnlyWhenNamed }) + named.joined() + "; "
                                 + "audio on a dynamic payload type (AAC, Opus, MPEG audio) needs the SDP for its codec, and AAC for its "
                                 + "config: pass it with --sdp FILE (Opus or MPEG audio: or --audio-payload-type \(other.payloadType) "
                                 + "--audio-codec opus or mpa, which --list tells apart)\n")

@@ -104,14 +104,14 @@ final class MJPEGTests: XCTestCase {
     }
 
     /// The frames' packets as a capture, 40 ms apart; `lose` leaves packets out by (frame, packet).
-    private func capture(_ frames: [[UInt8]], q: UInt8, name: String, lose: Set<[Int]> = []) throws -> URL {
+    private func capture(_ frames: [[UInt8]], q: UInt8, name: String, lose: Set<[Int]> = [], payloadType: UInt8 = 26) throws -> URL {
         var records: [(nanoseconds: UInt64, frame: [UInt8])] = []
         var sequence: UInt16 = 1000
         for (n, jpeg) in frames.enumerated() {
             for (k, packet) in Self.packets(of: jpeg, q: q).enumerated() {
                 defer { sequence &+= 1 }
                 if lose.contains([n, k]) { continue }
-                let rtp = TestPcap.rtp(packet.payload, payloadType: 26, marker: packet.last, sequence: sequence,
+                let rtp = TestPcap.rtp(packet.payload, payloadType: payloadType, marker: packet.last, sequence: sequence,
                                        timestamp: UInt32(n * 3600), ssrc: 0x4A504547)
                 records.append((UInt64(n) * 40_000_000 + UInt64(k) * 1000, TestPcap.udpFrame(rtp, ethernet: true)))
             }
@@ -164,12 +164,23 @@ final class MJPEGTests: XCTestCase {
         XCTAssertEqual(try decoded(out), expected)
     }
 
-    /// `--list` names JPEG on its static type, with its size.
-    func testListNamesJPEGAndItsSize() throws {
+    /// `--list` names JPEG with its size, on its static type and on a dynamic one; on a dynamic
+    /// type a replay takes it only when told, and its hint says how.
+    func testListNamesJPEGAndADynamicTypeIsTakenWhenNamed() throws {
         let jpegs = try cjpegFrames("mjpeg-list", frames: 6, ["-quality", "50"])
-        let pcap = try capture(jpegs, q: 50, name: "mjpeg-list")
-        let r = try Harness.rtprecv(["--pcap", pcap.path, "--list"])
+        for payloadType: UInt8 in [26, 96] {
+            let pcap = try capture(jpegs, q: 50, name: "mjpeg-list-\(payloadType)", payloadType: payloadType)
+            let r = try Harness.rtprecv(["--pcap", pcap.path, "--list"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let list = String(decoding: r.stdout, as: UTF8.self)
+            XCTAssertTrue(list.contains(" \(payloadType) ") && list.contains("JPEG 320x240  6 frames"), list)
+        }
+        let pcap = Harness.temporaryFile("mjpeg-list-96.pcap"), out = Harness.temporaryFile("mjpeg-dynamic.mjpeg")
+        var r = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path])
+        XCTAssertEqual((try? Data(contentsOf: out))?.count ?? 0, 0, "not guessed: \(r.stderr)")
+        XCTAssertTrue(r.stderr.contains("--codec mjpeg --payload-type 96"), r.stderr)
+        r = try Harness.rtprecv(["--pcap", pcap.path, "--out", out.path, "--codec", "mjpeg", "--payload-type", "96"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("JPEG 320x240  6 frames"), String(decoding: r.stdout, as: UTF8.self))
+        XCTAssertEqual(try decoded(out), try decodedSources(jpegs, name: "mjpeg-dynamic"))
     }
 }

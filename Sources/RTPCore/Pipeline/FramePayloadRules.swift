@@ -9,15 +9,14 @@ protocol FramePayloadRules {
     associatedtype Assembly: FrameAssembly = PlainAssembly<Descriptor> where Assembly.Descriptor == Descriptor
     static var codec: VideoCodec { get }
     /// Whether a keyframe whose header parses proves the codec in a stream nothing names (VP8's,
-    /// VP9's, AV1's); JPEG's headers are a few bytes any payload may hold, so a stream is taken
-    /// as JPEG only when the SDP or `--codec` says so.
+    /// VP9's, AV1's); not for a codec taken only when named (`VideoCodec.isTakenOnlyWhenNamed`).
     static var keyframeProvesCodec: Bool { get }
     /// The header of a frame begun with its first packet, once `assembly` ended it in `bytes`.
     static func header(of bytes: AccessUnitBuffer, assembly: Assembly) -> Header?
 }
 
 extension FramePayloadRules {
-    static var keyframeProvesCodec: Bool { true }
+    static var keyframeProvesCodec: Bool { !codec.isTakenOnlyWhenNamed }
 
     /// Read from the frame's first bytes: VP8's and VP9's headers take fewer than 64.
     static func header(of bytes: AccessUnitBuffer, assembly: Assembly) -> Header? {

@@ -13,6 +13,10 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     private let decodingOrderName: StaticString
     /// Empty for Annex-B.
     private let ivfFourCC: StaticString
+    /// A stream on a dynamic payload type is taken as this codec only where the SDP or `--codec`
+    /// with `--payload-type` names it: its headers prove nothing (JPEG's are a few bytes any payload
+    /// may hold).
+    public let isTakenOnlyWhenNamed: Bool
 
     /// What `--codec` and the `{codec}` template take: "h264".
     public var rawValue: String { key.description }
@@ -54,8 +58,9 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     /// rather than Annex-B. `libavcodecName`: where it is not the decoder's name.
     init(rawValue: StaticString, name: StaticString, encodingName: StaticString, decoderName: StaticString,
          libavcodecName: StaticString? = nil, parameterSetsInSDP: StaticString, decodingOrder: StaticString,
-         ivfFourCC: StaticString = "") {
+         ivfFourCC: StaticString = "", takenOnlyWhenNamed: Bool = false) {
         key = rawValue
+        isTakenOnlyWhenNamed = takenOnlyWhenNamed
         libavcodecCodec = libavcodecName ?? decoderName
         self.ivfFourCC = ivfFourCC
         spelled = name
@@ -68,9 +73,10 @@ public struct VideoCodec: Hashable, Sendable, CustomStringConvertible {
     /// Every registered codec, in the registry's order.
     public static var allCases: [VideoCodec] { VideoPayloadFormats.registered.map(\.codec) }
 
-    /// The registered codecs as a sentence lists them: "H.264, H.265 or VP8" (names), "h264, h265 or vp8".
-    public static func listed(_ name: (VideoCodec) -> String = \.name) -> String {
-        let names = allCases.map(name)
+    /// The registered codecs (or `codecs`) as a sentence lists them: "H.264, H.265 or VP8" (names),
+    /// "h264, h265 or vp8".
+    public static func listed(_ name: (VideoCodec) -> String = \.name, among codecs: [VideoCodec] = allCases) -> String {
+        let names = codecs.map(name)
         guard names.count > 1 else { return names.first ?? "" }
         return names.dropLast().joined(separator: ", ") + " or " + names.last!
     }

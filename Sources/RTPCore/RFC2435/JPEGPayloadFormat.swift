@@ -9,7 +9,6 @@ enum RFC2435: FramePayloadRules {
     typealias References = JPEGReferences
     typealias Assembly = JPEGAssembly
     static var codec: VideoCodec { .mjpeg }
-    static var keyframeProvesCodec: Bool { false }
 
     /// What the first packet's JPEG header said, rather than the rebuilt headers read again.
     static func header(of bytes: AccessUnitBuffer, assembly: JPEGAssembly) -> JPEGFrameHeader? { assembly.frameHeader }
@@ -17,8 +16,10 @@ enum RFC2435: FramePayloadRules {
 
 extension VideoCodec {
     /// Written as it comes, JPEG after JPEG, as FFmpeg's mjpeg demuxer reads a file.
+    /// Its headers are a few bytes any payload may hold: taken where its static type 26 or the SDP
+    /// names it, never guessed on a dynamic type.
     public static let mjpeg = VideoCodec(rawValue: "mjpeg", name: "Motion JPEG", encodingName: "JPEG", decoderName: "mjpeg",
-                                         parameterSetsInSDP: "none", decodingOrder: "none")
+                                         parameterSetsInSDP: "none", decodingOrder: "none", takenOnlyWhenNamed: true)
 }
 
 extension VideoPayloadFormatRegistration {
