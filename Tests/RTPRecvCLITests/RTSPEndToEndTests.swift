@@ -14,12 +14,22 @@ final class RTSPEndToEndTests: XCTestCase {
     }
 
     private func pull(_ url: String, _ extra: [String], name: String) throws -> (Harness.Result, URL, String) {
+        try Self.pull(url, extra, name: name)
+    }
+
+    /// `url` pulled for 4.5 s into an Annex-B file: the run, the file and the statistics JSON.
+    static func pull(_ url: String, _ extra: [String], name: String) throws -> (Harness.Result, URL, String) {
         let out = Harness.temporaryFile(name + ".h264"), stats = Harness.temporaryFile(name + ".json")
         let r = try Harness.rtprecv([url, "--out", out.path, "--stats-json", stats.path, "--duration", "4.5"] + extra)
         return (r, out, (try? String(contentsOf: stats, encoding: .utf8)) ?? "")
     }
 
     private func assertSourceFrames(_ out: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        try Self.assertFrames(of: out, are: source, file: file, line: line)
+    }
+
+    /// `out` holds every frame of `source`, bit-exact.
+    static func assertFrames(of out: URL, are source: URL, file: StaticString = #filePath, line: UInt = #line) throws {
         let expected = try Harness.frameMD5(source), got = try Harness.frameMD5(out)
         XCTAssertEqual(got.count, expected.count, "every frame of the file", file: file, line: line)
         XCTAssertEqual(got, expected, "bit-exact", file: file, line: line)

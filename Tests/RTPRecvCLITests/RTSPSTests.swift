@@ -45,17 +45,12 @@ final class RTSPSTests: XCTestCase {
         return String(line.split(separator: "=").last ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func pull(_ extra: [String], name: String, path: String = "/test") throws -> (Harness.Result, URL, String) {
-        let out = Harness.temporaryFile(name + ".h264"), stats = Harness.temporaryFile(name + ".json")
-        let r = try Harness.rtprecv(["rtsps://127.0.0.1:\(port)\(path)", "--out", out.path, "--stats-json", stats.path,
-                                     "--duration", "4.5"] + extra)
-        return (r, out, (try? String(contentsOf: stats, encoding: .utf8)) ?? "")
+    private func pull(_ extra: [String], name: String) throws -> (Harness.Result, URL, String) {
+        try RTSPEndToEndTests.pull("rtsps://127.0.0.1:\(port)/test", extra, name: name)
     }
 
     private func assertSourceFrames(_ out: URL, file: StaticString = #filePath, line: UInt = #line) throws {
-        let expected = try Harness.frameMD5(source), got = try Harness.frameMD5(out)
-        XCTAssertEqual(got.count, expected.count, "every frame of the file", file: file, line: line)
-        XCTAssertEqual(got, expected, "bit-exact", file: file, line: line)
+        try RTSPEndToEndTests.assertFrames(of: out, are: source, file: file, line: line)
     }
 
     /// A camera's own certificate (self-signed) is refused with its fingerprint named, the one
