@@ -43,6 +43,27 @@ final class MJPEGTests: XCTestCase {
         }
     }
 
+    /// Pictures larger than RFC 2435's header can say (2560x1440): it says 0, and the SDP's
+    /// a=x-dimensions gives the size, as cameras send it; without it nothing is written, and `--list`
+    /// says where the size would be.
+    func testPicturesLargerThan2040TakeTheirSizeFromTheSDP() throws {
+        let jpegs = try cjpegFrames("mjpeg-large", frames: 3, ["-quality", "50"], size: "2560x1440")
+        let pcap = try capture(jpegs, q: 50, name: "mjpeg-large")
+        let sized = Harness.temporaryFile("mjpeg-large.sdp")
+        try (String(contentsOf: try sdp(port: port), encoding: .utf8) + "a=x-dimensions:2560,1440\r\n")
+            .write(to: sized, atomically: true, encoding: .utf8)
+        let out = Harness.temporaryFile("mjpeg-large.mjpeg")
+        var r = try Harness.rtprecv(["--pcap", pcap.path, "--sdp", sized.path, "--out", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("2560x1440"), r.stderr)
+        XCTAssertEqual(try decoded(out), try decodedSources(jpegs, name: "mjpeg-large"))
+        let unsized = Harness.temporaryFile("mjpeg-large-unsized.mjpeg")
+        r = try Harness.rtprecv(["--pcap", pcap.path, "--out", unsized.path])
+        XCTAssertEqual((try? Data(contentsOf: unsized))?.count ?? 0, 0, r.stderr)
+        let list = String(decoding: try Harness.rtprecv(["--pcap", pcap.path, "--list"]).stdout, as: UTF8.self)
+        XCTAssertTrue(list.contains("JPEG over 2040 (its size is the SDP's a=x-dimensions)  3 frames"), list)
+    }
+
     /// A camera that serves Motion JPEG over RTSP (GStreamer's jpegenc and rtpjpegpay, whose first
     /// packets carry both tables), pulled interleaved: every frame decodes cleanly, at its size.
     func testAMotionJPEGCameraOverRTSP() throws {
@@ -61,9 +82,9 @@ final class MJPEGTests: XCTestCase {
     }
 
     /// `frames` pictures of FFmpeg's test pattern, each encoded by cjpeg with `arguments`.
-    private func cjpegFrames(_ name: String, frames: Int, _ arguments: [String]) throws -> [[UInt8]] {
+    private func cjpegFrames(_ name: String, frames: Int, _ arguments: [String], size: String = "320x240") throws -> [[UInt8]] {
         let pattern = Harness.temporaryFile(name + "-%02d.ppm")
-        let r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+        let r = try Harness.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25",
                                            "-frames:v", "\(frames)", pattern.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         return try (1...frames).map { n in
@@ -75,7 +96,8 @@ final class MJPEGTests: XCTestCase {
     }
 
     /// RFC 2435 packets of `jpeg`: its scan in pieces of `fragment` bytes behind a JPEG header of
-    /// Q factor `q` (no tables), and a Restart Marker header where the JPEG has a DRI.
+    /// Q factor `q` (no tables), and a Restart Marker header where the JPEG has a DRI; a width or
+    /// height over 2040 as 0, as RFC 2435 cannot say it.
     static func packets(of jpeg: [UInt8], q: UInt8, fragment: Int = 900) -> [(payload: [UInt8], last: Bool)] {
         var (at, width, height, sampling, interval, scan) = (2, 0, 0, UInt8(0), 0, 0)
         while at + 4 <= jpeg.count {
@@ -96,7 +118,7 @@ final class MJPEGTests: XCTestCase {
         let type = (sampling == 0x21 ? 0 : 1) | (interval > 0 ? 64 : 0)
         return stride(from: 0, to: data.count, by: fragment).map { offset in
             var payload: [UInt8] = [0, UInt8(offset >> 16), UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF),
-                                    UInt8(type), q, UInt8(width / 8), UInt8(height / 8)]
+                                    UInt8(type), q, UInt8(width <= 2040 ? width / 8 : 0), UInt8(height <= 2040 ? height / 8 : 0)]
             // F and L set, count 0x3FFF: the intervals are not aligned with the packets (RFC 2435 §3.1.7).
             if interval > 0 { payload += [UInt8(interval >> 8), UInt8(interval & 0xFF), 0xFF, 0xFF] }
             return (payload + data[offset..<min(data.count, offset + fragment)], offset + fragment >= data.count)

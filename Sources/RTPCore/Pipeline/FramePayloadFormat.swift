@@ -59,7 +59,9 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     /// The picture size the descriptors last gave (VP9's scalability structure), for the layers kept.
     private var layerPictureSize: (width: Int, height: Int)?
 
-    init(ssrc: UInt32, configuration: VideoFormatConfiguration) {
+    /// `assembly`: where the codec's assembly starts from something the SDP said (JPEG's picture size).
+    init(ssrc: UInt32, configuration: VideoFormatConfiguration, assembly: Rules.Assembly = Rules.Assembly()) {
+        self.assembly = assembly
         clockRate = configuration.clockRate
         maxFrameBytes = configuration.maxAccessUnitBytes
         maxSpatialLayer = configuration.maxSpatialLayer

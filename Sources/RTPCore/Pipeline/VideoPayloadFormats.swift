@@ -2,6 +2,9 @@
 /// §8.1, RFC 7798 §7.1).
 public protocol VideoFormatParameters: Sendable {
     init(_ parameters: [(key: String, value: String)])
+    /// The fmtp `parameters` of a payload type of `media`, with what else its line says that the
+    /// format reads (Motion JPEG's a=x-dimensions); most formats read the fmtp alone.
+    init(_ parameters: [(key: String, value: String)], of media: MediaDescription)
     /// The parameter sets the fmtp carries (sprop-*), decoded, in the order a decoder needs them.
     var parameterSets: [[UInt8]] { get }
     /// What in the fmtp was wrong and how it was taken.
@@ -11,6 +14,7 @@ public protocol VideoFormatParameters: Sendable {
 }
 
 extension VideoFormatParameters {
+    public init(_ parameters: [(key: String, value: String)], of media: MediaDescription) { self.init(parameters) }
     public func contradiction(by stream: StreamStatistics) -> String? { nil }
 }
 

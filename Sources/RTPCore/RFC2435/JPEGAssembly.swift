@@ -14,8 +14,12 @@ struct JPEGAssembly: FrameAssembly {
     private var scanStart: Int?
     /// What the frame in progress is, once its first packet came: for `JPEGFrameHeader`.
     private(set) var frameHeader: JPEGFrameHeader?
+    /// The SDP's size, for the frames whose header says 0 (larger than 2040).
+    private let pictureSize: (width: Int, height: Int)?
 
-    init() {}
+    init() { pictureSize = nil }
+
+    init(pictureSize: (width: Int, height: Int)?) { self.pictureSize = pictureSize }
 
     mutating func begin(_ bytes: AccessUnitBuffer) {
         scanStart = nil
@@ -26,11 +30,11 @@ struct JPEGAssembly: FrameAssembly {
                          borrowing: Bool) -> FrameRecord.Reason? {
         var data = data
         if descriptor.fragmentOffset == 0 && scanStart == nil {
-            guard prepareHeader(descriptor, tables: data.view(0..<descriptor.tableLength)) else { return .noParameterSets }
+            guard let size = prepareHeader(descriptor, tables: data.view(0..<descriptor.tableLength)) else { return .noParameterSets }
             data = data.view(descriptor.tableLength..<data.count)
             header.withUnsafeBytes { bytes.append($0, borrowing: false) }
             scanStart = bytes.count
-            frameHeader = JPEGFrameHeader(width: descriptor.width, height: descriptor.height, type: descriptor.type)
+            frameHeader = JPEGFrameHeader(width: size.width, height: size.height, type: descriptor.type)
         }
         guard let scanStart else { return .missingFragmentStart }
         // Offsets run modulo 2^24; a gap or an overlap is a packet lost or sent twice.
@@ -48,9 +52,17 @@ struct JPEGAssembly: FrameAssembly {
 
     private static let endOfImage: [UInt8] = [0xFF, 0xD9]
 
-    /// The header for `descriptor`'s frame, with `tableData` (its first packet's tables, if any);
-    /// false when its tables are not known.
-    private mutating func prepareHeader(_ descriptor: JPEGPayloadHeader, tables tableData: UnsafeRawBufferPointer) -> Bool {
+    /// The picture's size: the header's, or where it says 0, the SDP's; nil where neither says.
+    private func size(of descriptor: JPEGPayloadHeader) -> (width: Int, height: Int)? {
+        if descriptor.width > 0 && descriptor.height > 0 { return (descriptor.width, descriptor.height) }
+        return pictureSize
+    }
+
+    /// The header for `descriptor`'s frame, with `tableData` (its first packet's tables, if any),
+    /// and the picture's size; nil when its size or its tables are not known.
+    private mutating func prepareHeader(_ descriptor: JPEGPayloadHeader,
+                                        tables tableData: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
+        guard let size = size(of: descriptor) else { return nil }
         let q = descriptor.q
         var next: JPEGQuantizationTables
         if q < 128 {
@@ -59,20 +71,20 @@ struct JPEGAssembly: FrameAssembly {
             if let tables, tables.precision == descriptor.tablePrecision & 3, tables.areCarried(in: tableData) {
                 next = tables
             } else {
-                guard let read = JPEGQuantizationTables(precision: descriptor.tablePrecision, data: tableData) else { return false }
+                guard let read = JPEGQuantizationTables(precision: descriptor.tablePrecision, data: tableData) else { return nil }
                 next = read
             }
             if q < 255 { carried = (q, next) }
         } else if let carried, carried.q == q {
             next = carried.tables
         } else {
-            return false
+            return nil
         }
-        let made = (descriptor.type, q, descriptor.width, descriptor.height, descriptor.restartInterval)
-        if let madeFrom, madeFrom == made, tables == next { return true }
+        let made = (descriptor.type, q, size.width, size.height, descriptor.restartInterval)
+        if let madeFrom, madeFrom == made, tables == next { return size }
         (madeFrom, tables) = (made, next)
-        JPEGHeaderWriter(width: descriptor.width, height: descriptor.height, type: descriptor.type,
+        JPEGHeaderWriter(width: size.width, height: size.height, type: descriptor.type,
                          restartInterval: descriptor.restartInterval, tables: next).write(into: &header)
-        return true
+        return size
     }
 }

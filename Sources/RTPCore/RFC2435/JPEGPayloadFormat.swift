@@ -28,8 +28,9 @@ extension VideoPayloadFormatRegistration {
                                                         track: { unit in
                                                             // The rebuilt headers are the unit's first piece.
                                                             unit.pieces.first.flatMap { JPEGFrameHeader($0)?.parameters }.map { VideoTrack($0) }
-                                                        }) { ssrc, configuration, _ in
-        AnyVideoPayloadFormat(JPEGPayloadFormat(ssrc: ssrc, configuration: configuration))
+                                                        }) { ssrc, configuration, parameters in
+        let size = (parameters as? JPEGFormatParameters)?.dimensions
+        return AnyVideoPayloadFormat(JPEGPayloadFormat(ssrc: ssrc, configuration: configuration, assembly: JPEGAssembly(pictureSize: size)))
     }
 }
 
@@ -58,9 +59,17 @@ struct JPEGReferences: FrameReferences {
     mutating func wrote(_ frame: JPEGPayloadHeader, isKeyframe: Bool, referencesIntact: Bool) {}
 }
 
-/// RFC 2435 defines no fmtp parameters.
+/// RFC 2435 defines no fmtp parameters; the media line's a=x-dimensions gives the size of pictures
+/// too large for the payload's header (which then says 0).
 struct JPEGFormatParameters: VideoFormatParameters {
+    var dimensions: (width: Int, height: Int)?
+
     init(_ parameters: [(key: String, value: String)]) {}
+
+    init(_ parameters: [(key: String, value: String)], of media: MediaDescription) {
+        dimensions = media.dimensions
+    }
+
     var parameterSets: [[UInt8]] { [] }
     var warnings: [String] { [] }
 }

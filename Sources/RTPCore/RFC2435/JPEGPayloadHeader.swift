@@ -15,14 +15,15 @@
 ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 ///
 /// Only the types the RFC defines are read (0 and 1, 64 and 65 with restart markers); the others
-/// need an agreement outside it. A width or height of 0 is refused: the picture would have none.
+/// need an agreement outside it. A width or height of 0 is a picture larger than 2040, whose size
+/// the SDP gives (`a=x-dimensions`).
 struct JPEGPayloadHeader {
     /// Where this packet's data lies in the frame's scan.
     let fragmentOffset: Int
     /// 0 (4:2:2) or 1 (4:2:0), the restart marker bit (64) taken off.
     let type: UInt8
     let q: UInt8
-    /// In pixels.
+    /// In pixels; 0 where the picture is larger than the header can say.
     let width: Int
     let height: Int
     let restartInterval: UInt16
@@ -43,7 +44,7 @@ struct JPEGPayloadHeader {
         q = payload[5]
         // bounded: a byte times 8
         (width, height) = (Int(payload[6]) * 8, Int(payload[7]) * 8)
-        guard q != 0, width > 0, height > 0 else { return nil }
+        guard q != 0 else { return nil }
         var at = 8
         if rawType & 0x40 != 0 {
             guard payload.count >= at + 4 else { return nil }

@@ -5,6 +5,8 @@
 /// `RFC2435.keyframeProvesCodec`).
 struct JPEGRecognition: VideoRecognition {
     private var size: (width: Int, height: Int)?
+    /// Headers that say 0: a picture larger than 2040.
+    private var unsized = false
     private var frames = 0
     private var valid = 0
     /// The scan bytes the frame in progress should have next, when its packets so far ran on.
@@ -26,7 +28,8 @@ struct JPEGRecognition: VideoRecognition {
             return
         }
         if header.fragmentOffset == 0 { frames += 1 }
-        size = (header.width, header.height)
+        // A picture larger than 2040 has its size in the SDP alone.
+        if header.width > 0 && header.height > 0 { size = (header.width, header.height) } else { unsized = true }
     }
 
     func proves(packets: Int) -> Bool { frames >= 5 && valid * 10 >= packets * 9 }
@@ -34,6 +37,7 @@ struct JPEGRecognition: VideoRecognition {
     var sawKeyframe: Bool { frames > 0 }
 
     var summary: String {
-        "JPEG " + (size.map { "\($0.width)x\($0.height)" } ?? "-") + "  \(frames) frames"
+        "JPEG " + (size.map { "\($0.width)x\($0.height)" } ?? (unsized ? "over 2040 (its size is the SDP's a=x-dimensions)" : "-"))
+            + "  \(frames) frames"
     }
 }

@@ -48,6 +48,9 @@ public struct MediaDescription: Sendable {
     public var bandwidthKbps: Int?
     /// `a=control` (RFC 2326 §C.1.1): the URL to SETUP this media with.
     public var control: String?
+    /// `a=x-dimensions:W,H`: the picture size, as cameras name it beside Motion JPEG whose pictures
+    /// are larger than RFC 2435's header can say (2040).
+    public var dimensions: (width: Int, height: Int)?
     /// `a=ssrc` (RFC 5576): the SSRCs the sender announces, with their attributes (cname, msid...).
     public var ssrcs: [(ssrc: UInt32, attribute: String, value: String?)] = []
     public var formats: [UInt8: Format] = [:]
@@ -125,6 +128,15 @@ public struct MediaDescription: Sendable {
             rtcpPort = port ?? rtcpPort
         } else if value == "rtcp-mux" {
             rtcpMux = true
+        } else if value.hasPrefix("x-dimensions:") {
+            // Sizes a JPEG's frame header can hold. bounded: parses, nil where not a number, checked below
+            let sizes = value.dropFirst("x-dimensions:".count).split(separator: ",").map { Int($0.trimmingWhitespace()) }
+            guard sizes.count == 2, let width = sizes[0], let height = sizes[1], (1...65535).contains(width),
+                  (1...65535).contains(height) else {
+                warnings.append("line \(line): malformed 'a=\(value)'; ignored")
+                return
+            }
+            dimensions = (width, height)
         } else if value == "sendonly" {
             isSendOnly = true
         } else if value.hasPrefix("control:") {

@@ -123,7 +123,7 @@ public struct SessionDescription: Sendable {
         for pt in video.payloadTypes {
             guard let codec = pt.videoCodec(in: video), let registered = VideoPayloadFormats.registration(codec) else { continue }
             videoCodecs[pt] = codec
-            videoFormatParameters[pt] = registered.parameters.init(video.formats[pt]?.parameters ?? [])
+            videoFormatParameters[pt] = registered.parameters.init(video.formats[pt]?.parameters ?? [], of: video)
         }
         payloadType = video.payloadTypes.first { $0.videoCodec(in: video) != nil } ?? video.payloadTypes.first
         guard let pt = payloadType, let format = video.formats[pt] else { return }
@@ -140,7 +140,7 @@ public struct SessionDescription: Sendable {
             registration = registered
         }
         codec = registration.codec
-        let parameters = registration.parameters.init(format.parameters)
+        let parameters = registration.parameters.init(format.parameters, of: video)
         warnings += parameters.warnings
         formatParameters = parameters
     }
