@@ -129,7 +129,8 @@ public struct MediaDescription: Sendable {
         } else if value == "rtcp-mux" {
             rtcpMux = true
         } else if value.hasPrefix("x-dimensions:") {
-            // Sizes a JPEG's frame header can hold. bounded: parses, nil where not a number, checked below
+            // Sizes a JPEG's frame header can hold.
+            // bounded: parses, nil where not a number, checked below
             let sizes = value.dropFirst("x-dimensions:".count).split(separator: ",").map { Int($0.trimmingWhitespace()) }
             guard sizes.count == 2, let width = sizes[0], let height = sizes[1], (1...65535).contains(width),
                   (1...65535).contains(height) else {
