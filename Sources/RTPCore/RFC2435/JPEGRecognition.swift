@@ -2,7 +2,7 @@
 /// run on from 0 without a gap, each packet's JPEG header one of a defined type with the frame's
 /// size. Five such frames, in nine of ten payloads, are evidence a stream on a static type 26 or a
 /// named one needs; JPEG is not guessed for a dynamic type without its SDP (see
-/// `RFC2435.keyframeProvesCodec`).
+/// `VideoCodec.isTakenOnlyWhenNamed`).
 struct JPEGRecognition: VideoRecognition {
     private var size: (width: Int, height: Int)?
     /// Headers that say 0: a picture larger than 2040.
@@ -21,13 +21,13 @@ struct JPEGRecognition: VideoRecognition {
         let data = payload.count - header.size - header.tableLength
         if header.fragmentOffset == 0 {
             expectedOffset = data
+            frames += 1
         } else if expectedOffset == header.fragmentOffset {
             expectedOffset = header.fragmentOffset + data
         } else {
             expectedOffset = nil
             return
         }
-        if header.fragmentOffset == 0 { frames += 1 }
         // A picture larger than 2040 has its size in the SDP alone.
         if header.width > 0 && header.height > 0 { size = (header.width, header.height) } else { unsized = true }
     }
