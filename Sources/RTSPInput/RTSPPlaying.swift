@@ -17,7 +17,8 @@ extension RTSPPull {
 
     /// An interleaved frame delivered as a datagram to its channel's stand-in port.
     func receive(channel: UInt8, payload: UnsafeRawBufferPointer, _ deliver: Deliver) throws {
-        guard let port = channelPorts[channel] else { return }
+        let port = channelPorts[Int(channel)]
+        guard port != 0 else { return }
         interleavedFrames += 1
         let source = connection.peer
         // The stand-in ports of RTCP channels are odd.
@@ -41,6 +42,9 @@ extension RTSPPull {
             guard n > 0 else { break }
             total += n
             try drain(deliver)
+            // A plain socket's short read took all it held, and the next poll says when more comes:
+            // a read that would find nothing is a system call a wake-up saved.
+            if n < readBuffer.count && connection.shortReadTakesAll { break }
         }
     }
 

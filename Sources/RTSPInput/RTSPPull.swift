@@ -91,8 +91,9 @@ public final class RTSPPull {
     var client: RTSPClient
     var reader = RTSPStreamReader()
     var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
-    /// TCP: each interleaved channel's stand-in port; RTCP's is the RTP one + 1.
-    var channelPorts: [UInt8: UInt16] = [:]
+    /// TCP: each interleaved channel's stand-in port (0: not set up); RTCP's is the RTP one + 1.
+    /// An array by channel, since every interleaved frame is looked up in it.
+    var channelPorts = [UInt16](repeating: 0, count: 256)
     var videoRTCPChannel: UInt8?
     var nextKeepAlive: Int64 = 0
     /// What the caller asked for: how to bind, what to say, when to give up a wait.

@@ -116,8 +116,8 @@ extension RTSPPull {
                        asked: ClosedRange<UInt8>?) {
         if channels != asked { note("server chose interleaved channels \(channels)") }
         let port = UInt16(40000 + 2 * n)
-        channelPorts[channels.lowerBound] = port
-        channelPorts[channels.upperBound] = port + 1
+        channelPorts[Int(channels.lowerBound)] = port
+        channelPorts[Int(channels.upperBound)] = port + 1
         sdp.media[index].port = port
         if sdp.media[index].media == "video" && videoRTCPChannel == nil { videoRTCPChannel = channels.upperBound }
         rtcpDestination = rtcpDestination ?? connection.peer

@@ -18,6 +18,9 @@ public protocol StreamConnection: AnyObject {
     /// Reads what has come into `buffer`, waiting up to `timeoutMilliseconds` (0: not at all).
     /// Returns the count; 0 when nothing came; throws when the server closed the connection.
     func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) throws -> Int
+    /// Whether a read that fills less than its buffer took everything there was, so that only a
+    /// poll can say that more came (not so where a layer above the socket reads by records).
+    var shortReadTakesAll: Bool { get }
 }
 
 extension StreamConnection {
@@ -32,6 +35,8 @@ public final class TCPConnection: StreamConnection {
     public let peer: Endpoint
     /// "host:port" as given, for messages.
     public let name: String
+    /// recv(2) on a stream socket copies all that is queued, up to the buffer's size.
+    public var shortReadTakesAll: Bool { true }
 
     /// Connects to `host` (a name or a numeric address) on `port`, trying each address the name has.
     public init(host: String, port: UInt16, timeoutMilliseconds: Int32) throws {

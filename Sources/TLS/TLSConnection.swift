@@ -13,6 +13,8 @@ public final class TLSConnection: StreamConnection {
     private let ssl: OpaquePointer
     public var descriptor: Int32 { tcp.descriptor }
     public var peer: Endpoint { tcp.peer }
+    /// SSL_read gives one record's plaintext at a time: more may wait in the socket or in OpenSSL.
+    public var shortReadTakesAll: Bool { false }
     /// The protocol agreed ("TLSv1.3"), and how the certificate was accepted, for the summary.
     public private(set) var version = ""
     public let pinned: Bool
