@@ -61,6 +61,11 @@ final class LiveReception {
     /// Datagrams (or interleaved frames) in the loop's turn, and when it began (--batch-ms).
     private var received = 0
     private var turnBegan: Int64 = 0
+    /// How long a turn gathers input with the media in the RTSP connection, and otherwise (ms).
+    private let batch: (overTCP: Int, otherwise: Int)
+    private var batchMilliseconds: Int { rtsp?.transport == .tcp ? batch.overTCP : batch.otherwise }
+    /// The loop's turns, each a wake-up: what a camera costs most.
+    private var turns = 0
     private var filtered = 0
     private var silenceReported = false
     /// Nothing at all within 5 s of the start (a wrong port, a firewall, a server that sends
@@ -110,6 +115,7 @@ final class LiveReception {
         (sockets, roles) = (rtsp?.sockets ?? [], rtsp?.roles ?? [])
         pollsConnection = rtsp != nil
         progress = Progress(enabled: options.showsProgress)
+        batch = (options.gatherMilliseconds(overTCP: true), options.gatherMilliseconds(overTCP: false))
         reconnection = RTSPReconnection(silence: options.timeoutNanoseconds ?? 10_000_000_000)
         let plan = options.rtsp != nil ? [] : sessions?.sessions.flatMap({ LiveSockets.plan($0.sdp, options: options) })
             ?? LiveSockets.plan(sdp, options: options)
@@ -309,6 +315,7 @@ final class LiveReception {
     /// connection and the metrics endpoint is ready within the turn's wait.
     private func receiveOnce() throws {
         received = 0
+        turns += 1
         gather()
         let wait = run.waitMilliseconds(now: Terminal.monotonicNanoseconds())
         if sockets.count == 1 && rtsp == nil && metrics == nil {
@@ -350,9 +357,9 @@ final class LiveReception {
     /// --batch-ms: the rest of the turn's time asleep, so that each wake-up takes what came meanwhile
     /// (a wake-up, not a packet, is most of what a camera costs).
     private func gather() {
-        guard options.batchMilliseconds > 0 else { return }
+        guard batchMilliseconds > 0 else { return }
         let now = Terminal.monotonicNanoseconds()
-        let wake = turnBegan &+ Int64(options.batchMilliseconds) * 1_000_000
+        let wake = turnBegan &+ Int64(batchMilliseconds) * 1_000_000
         if wake > now { Terminal.sleep(nanoseconds: wake - now) }
         turnBegan = Terminal.monotonicNanoseconds()
     }
@@ -529,6 +536,7 @@ final class LiveReception {
             json.append(("rtsp", .object(rtsp.json + reconnection.json)))
         }
         json.append(("seconds", .double(Double(Terminal.monotonicNanoseconds() - start) / 1e9)))
+        json += [("batch_ms", .int(batchMilliseconds)), ("turns", .int(turns))]
         try run.report(Report.Input(summary: summary, warning: nil, json: json))
         if let failure = run.failure { throw RunError(description: failure) }
         // With --reconnect, a session that ended while the run's time ran out was waiting to be set up again.

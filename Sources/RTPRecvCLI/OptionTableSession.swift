@@ -87,10 +87,11 @@ extension Options {
                 When either bound is reached the packet is declared lost.
                 """) { o, r in o.latencyMilliseconds = try r.number(Int.self, 0...60_000) },
             OptionSpec(["--batch-ms"], value: "N", """
-                Live: gather input for N ms between turns (default 0: each packet
-                as it comes). A process of many cameras wakes less and spends less
-                CPU on each (0.6x at 100 ms), its frames written up to N ms later;
-                keep N below --latency-ms where NACK repairs losses.
+                Live: gather input for N ms between turns (0: each packet as it
+                comes). A camera wakes its loop less and costs less CPU (0.6x at
+                100 ms), its frames written up to N ms later; keep N below
+                --latency-ms where NACK repairs losses. Default 0, but 100 for a
+                config's source over TCP into files only (not RTMP, not stdout).
                 """) { o, r in o.batchMilliseconds = try r.number(Int.self, 0...1000) },
             OptionSpec(["--max-frame-bytes"], value: "N", "Largest access unit; larger ones are dropped (default 33554432).") { o, r in o.maxFrameBytes = try r.number(Int.self, 1024...(1 << 30)) },
             OptionSpec(["--max-packet-bytes"], value: "N", "Largest RTP payload held for reordering (default 65536).") { o, r in o.maxPacketBytes = try r.number(Int.self, 64...65536) },

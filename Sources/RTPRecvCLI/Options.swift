@@ -42,8 +42,9 @@ public struct Options {
     public var reorderPackets = 512
     /// Default 500 ms for replay, 50 ms live.
     public var latencyMilliseconds: Int?
-    /// Live: input gathered this long between the loop's turns (0: each datagram as it comes).
-    public var batchMilliseconds = 0
+    /// Live: input gathered this long between the loop's turns (0: each datagram as it comes); nil
+    /// where not given (`gatherMilliseconds` says the default).
+    public var batchMilliseconds: Int?
     public var maxFrameBytes = 32 << 20
     public var maxPacketBytes = 65536
     public var maxStreams = 16
@@ -208,6 +209,21 @@ public struct Options {
     var stopReason: String? {
         if StopSignal.received != 0 { return "stopped by \(StopSignal.name)" }
         return supervised?.stop.reason.map { "stopped: \($0)" }
+    }
+
+    /// A config's source gathers this long by default where nothing is lost by it (`gatherMilliseconds`).
+    static let recorderBatchMilliseconds = 100
+
+    /// How long a live run gathers input between turns: --batch-ms, else 100 ms for a config's
+    /// source whose media comes in its RTSP connection (`overTCP`) and goes only into files. Its
+    /// camera then wakes it ten times a second rather than once a frame, which is most of what a
+    /// camera costs; TCP neither loses nor reorders, and its arrival times say nothing of a
+    /// network's jitter. Not over UDP, whose arrival times make the jitter reported and where a
+    /// NACK needs its answer within --latency-ms, nor to RTMP or standard output, read live.
+    func gatherMilliseconds(overTCP: Bool) -> Int {
+        if let batchMilliseconds { return batchMilliseconds }
+        let readLive = rtmp != nil || givenFileOutputs.contains { $0.path == "-" }
+        return supervised != nil && overTCP && !readLive ? Self.recorderBatchMilliseconds : 0
     }
 
     /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.

@@ -203,6 +203,44 @@ final class ConfigTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
     }
 
+    /// A config's camera over TCP into files gathers its input for 100 ms a turn unless told
+    /// otherwise: a tenth of the wake-ups of one taken packet by packet (`batch-ms: 0`), and every
+    /// frame of both bit for bit.
+    func testACameraOverTCPIntoFilesWakesTenTimesASecond() throws {
+        let base = UInt16(45000 + Int(getpid() % 400) * 4)
+        let capture = Harness.captures.appendingPathComponent("ffmpeg-mode0")
+        let cameras = try [base, base + 2].map { port in
+            try Harness.startServer("fake-camera", ["--port", "\(port)", "--pcap", capture.path + ".pcap", "--sdp", capture.path + ".sdp"])
+        }
+        defer { for c in cameras { c.terminate(); c.waitUntilExit() } }
+        let directory = try Harness.emptyDirectory("config-gather")
+        let url = try config("config-gather", """
+            defaults:
+              out: \(directory.path)/{source}.h264
+              stats-json: \(directory.path)/{source}.json
+              rtsp-transport: tcp
+              duration: 6
+            sources:
+              - {name: gathered, rtsp: 'rtsp://127.0.0.1:\(base)/cam'}
+              - {name: eager, rtsp: 'rtsp://127.0.0.1:\(base + 2)/cam', batch-ms: 0}
+
+            """)
+        let r = try Harness.rtprecv(["--config", url.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let want = try Harness.frameMD5(capture.appendingPathExtension("h264"))
+        var turns: [String: Int] = [:]
+        for name in ["gathered", "eager"] {
+            XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent(name + ".h264")), want, "\(name): every frame, bit for bit")
+            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(name + ".json"))) as! [String: Any]
+            XCTAssertEqual(stats["batch_ms"] as? Int, name == "gathered" ? 100 : 0, name)
+            turns[name] = stats["turns"] as? Int
+            if name == "gathered", let seconds = stats["seconds"] as? Double {
+                XCTAssertLessThanOrEqual(Double(turns[name] ?? .max), seconds * 12, "ten turns a second, and the few RTCP asks for")
+            }
+        }
+        XCTAssertLessThan(2 * (turns["gathered"] ?? .max), turns["eager"] ?? 0, "\(turns)")
+    }
+
     /// SIGHUP reloads the config: a source removed stops, one changed starts again, one added
     /// starts, and the one untouched keeps every frame of the stream it is receiving meanwhile.
     func testAReloadLeavesTheUntouchedSourceWhole() throws {

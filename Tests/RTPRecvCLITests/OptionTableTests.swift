@@ -1,4 +1,5 @@
 @testable import RTPRecvCLI
+import SystemIO
 import XCTest
 
 /// The option table that the parser, `--help` and the config file all read: each option taken
@@ -64,5 +65,22 @@ final class OptionTableTests: XCTestCase {
         XCTAssertNil(Options.optionsByName["--reconnect"]?.value)
         XCTAssertEqual(Options.optionsByName["--mp4"]?.value, "FILE")
         XCTAssertNil(Options.optionsByName["--nothing"])
+    }
+
+    /// A config's source gathers by default only over TCP and into files; --batch-ms decides
+    /// where given, and a run of the command line never gathers unasked.
+    func testOnlyARecordersCameraOverTCPGathersByDefault() throws {
+        func gather(_ arguments: [String], supervised: Bool, overTCP: Bool = true) throws -> Int {
+            var options = try Options(arguments: ["rtsp://127.0.0.1/cam"] + arguments)
+            if supervised { options.supervised = Options.Supervised(stop: StopRequest(), inbox: nil) }
+            return options.gatherMilliseconds(overTCP: overTCP)
+        }
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true), 100)
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false), 0, "UDP's arrival times make its jitter")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: false), 0)
+        XCTAssertEqual(try gather(["--out", "-"], supervised: true), 0, "standard output is read live")
+        XCTAssertEqual(try gather(["--rtmp", "rtmp://127.0.0.1/live/x"], supervised: true), 0, "so is RTMP")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4", "--batch-ms", "0"], supervised: true), 0)
+        XCTAssertEqual(try gather(["--mp4", "x.mp4", "--batch-ms", "30"], supervised: false, overTCP: false), 30)
     }
 }
