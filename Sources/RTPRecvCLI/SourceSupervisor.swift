@@ -6,6 +6,12 @@ import SystemIO
 /// would have alone, so that one camera's failure, slowness or hostility (a connection that hangs,
 /// a server that answers slowly) stalls no other. Each thread's messages begin with "[name] ".
 ///
+/// A thread a source rather than one event loop for all: a source's loop blocks now and then by
+/// design (an fsync as a segment closes, tens of milliseconds on a busy disk; a keyframe decoded
+/// for the live page; a write to a slow mount), and on a thread of its own that holds up its own
+/// camera alone, whose socket buffers absorb the wait. What a thread costs is a wake-up a turn,
+/// which `batch-ms` gathers (100 ms by default for a camera over TCP into files).
+///
 /// SIGHUP reloads the config: a source added starts, one removed finishes its files and stops, one
 /// whose settings changed stops and starts again, and the others are not touched. A config that
 /// no longer loads is said, and the sources go on as they were.
