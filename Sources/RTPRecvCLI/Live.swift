@@ -528,6 +528,10 @@ final class LiveReception {
             json = [("input", .string(rtsp.map { $0.url.description } ?? "udp \(bound)")), ("kernel_drops", .int(drops)),
                     ("receive_buffer_bytes", .int(buffer)), ("other_sender", .int(filtered))]
         }
+        if batchMilliseconds > 0 {
+            // Every datagram of a turn arrives at its start, as the statistics see it.
+            summary += "; input gathered \(batchMilliseconds) ms a turn (--batch-ms), which the jitter and write latency include"
+        }
         if let rtsp {
             if let receiver = single?.receiver {
                 rtsp.noteStreams(videoSSRC: receiver.selected?.ssrc ?? receiver.previousStreams.last?.ssrc)

@@ -239,6 +239,9 @@ final class ConfigTests: XCTestCase {
             }
         }
         XCTAssertLessThan(2 * (turns["gathered"] ?? .max), turns["eager"] ?? 0, "\(turns)")
+        let said = r.stderr.split(separator: "\n").filter { $0.contains("input gathered") }
+        XCTAssertEqual(said.count, 1, "the summary says what the jitter includes: \(r.stderr)")
+        XCTAssertTrue(said.first?.hasPrefix("[gathered] rtsp rtsp://127.0.0.1:\(base)/cam over TCP") == true, r.stderr)
     }
 
     /// SIGHUP reloads the config: a source removed stops, one changed starts again, one added
