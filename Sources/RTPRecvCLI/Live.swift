@@ -314,9 +314,9 @@ final class LiveReception {
     /// One turn's input: a batch from the one socket, or whatever of the sockets, the RTSP
     /// connection and the metrics endpoint is ready within the turn's wait.
     private func receiveOnce() throws {
+        gather(after: received)
         received = 0
         turns += 1
-        gather()
         let wait = run.waitMilliseconds(now: Terminal.monotonicNanoseconds())
         if sockets.count == 1 && rtsp == nil && metrics == nil {
             // One socket: block in recvmmsg itself, one system call a batch.
@@ -355,10 +355,16 @@ final class LiveReception {
     }
 
     /// --batch-ms: the rest of the turn's time asleep, so that each wake-up takes what came meanwhile
-    /// (a wake-up, not a packet, is most of what a camera costs).
-    private func gather() {
+    /// (a wake-up, not a packet, is most of what a camera costs). Not after a turn that took
+    /// nothing: a quiet input is waited on in the poll, which wakes at once when it speaks again,
+    /// so that a request from the supervisor is answered within a turn's wait, not two.
+    private func gather(after received: Int) {
         guard batchMilliseconds > 0 else { return }
         let now = Terminal.monotonicNanoseconds()
+        guard received > 0 else {
+            turnBegan = now
+            return
+        }
         let wake = turnBegan &+ Int64(batchMilliseconds) * 1_000_000
         if wake > now { Terminal.sleep(nanoseconds: wake - now) }
         turnBegan = Terminal.monotonicNanoseconds()
