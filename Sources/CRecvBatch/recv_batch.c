@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #ifndef SO_RXQ_OVFL
 #define SO_RXQ_OVFL 40
 #endif
 
-/* Room for the drop counter's control message. */
-#define CONTROL_BYTES CMSG_SPACE(sizeof(uint32_t))
+/* Room for the drop counter's control message and the arrival time's. */
+#define CONTROL_BYTES (CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec)))
 
 struct recv_batch {
     unsigned count;
@@ -39,7 +40,8 @@ struct recv_batch *recv_batch_create(void *buffers, size_t stride, unsigned coun
 
 void recv_batch_destroy(struct recv_batch *batch) { free(batch); }
 
-int recv_batch_receive(struct recv_batch *batch, int fd, uint32_t *lengths, uint8_t *truncated, uint32_t *drops) {
+int recv_batch_receive(struct recv_batch *batch, int fd, uint32_t *lengths, uint8_t *truncated, uint32_t *drops,
+                       int64_t *arrivals) {
     /* The kernel overwrites these two with what it filled in. */
     for (unsigned i = 0; i < batch->count; i++) {
         batch->headers[i].msg_hdr.msg_namelen = batch->name_size;
@@ -54,9 +56,15 @@ int recv_batch_receive(struct recv_batch *batch, int fd, uint32_t *lengths, uint
         struct msghdr *h = &batch->headers[i].msg_hdr;
         lengths[i] = batch->headers[i].msg_len;
         truncated[i] = (h->msg_flags & MSG_TRUNC) != 0;
+        arrivals[i] = 0;
         for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
-                memcpy(drops, CMSG_DATA(c), sizeof *drops);
+            if (c->cmsg_level != SOL_SOCKET) continue;
+            if (c->cmsg_type == SO_RXQ_OVFL) memcpy(drops, CMSG_DATA(c), sizeof *drops);
+            if (c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec t;
+                memcpy(&t, CMSG_DATA(c), sizeof t);
+                arrivals[i] = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+            }
         }
     }
     return n;

@@ -387,7 +387,7 @@ final class LiveReception {
                 filtered += 1
                 continue
             }
-            try run.receive(datagram: bytes, source: source, destination: local, arrival: now)
+            try run.receive(datagram: bytes, source: source, destination: local, arrival: socket.arrival(i, now: now))
         }
         received += count
     }
@@ -535,8 +535,9 @@ final class LiveReception {
                     ("receive_buffer_bytes", .int(buffer)), ("other_sender", .int(filtered))]
         }
         if batchMilliseconds > 0 {
-            // Every datagram of a turn arrives at its start, as the statistics see it.
-            summary += "; input gathered \(batchMilliseconds) ms a turn (--batch-ms), which the jitter and write latency include"
+            // A turn's interleaved frames arrive as it reads them; a datagram keeps the kernel's time.
+            summary += "; input gathered \(batchMilliseconds) ms a turn (--batch-ms), which "
+                + (rtsp?.transport == .tcp ? "the jitter and write latency include" : "the write latency includes")
         }
         if let rtsp {
             if let receiver = single?.receiver {

@@ -217,9 +217,10 @@ public struct Options {
     /// How long a live run gathers input between turns: --batch-ms, else 100 ms for a config's
     /// source whose media comes in its RTSP connection (`overTCP`) and goes only into files. Its
     /// camera then wakes it ten times a second rather than once a frame, which is most of what a
-    /// camera costs; TCP neither loses nor reorders, and its arrival times say nothing of a
-    /// network's jitter. Not over UDP, whose arrival times make the jitter reported and where a
-    /// NACK needs its answer within --latency-ms, nor to RTMP or standard output, read live.
+    /// camera costs; TCP neither loses nor reorders, and its sender waits while the kernel holds
+    /// the bytes. Not over UDP, whose receive buffer (capped by net.core.rmem_max unless root)
+    /// could overflow in 100 ms of a high bitrate and where a NACK needs its answer within
+    /// --latency-ms, nor to RTMP or standard output, read live.
     func gatherMilliseconds(overTCP: Bool) -> Int {
         if let batchMilliseconds { return batchMilliseconds }
         let readLive = rtmp != nil || givenFileOutputs.contains { $0.path == "-" }

@@ -3,7 +3,8 @@ import Glibc
 import NetworkAddress
 
 /// A UDP socket that receives in batches with `recvmmsg(2)` into buffers allocated once, and reads
-/// the kernel's drop counter (SO_RXQ_OVFL) from each batch. It blocks in recvmmsg itself, bounded by
+/// the kernel's drop counter (SO_RXQ_OVFL) from each batch and each datagram's arrival time
+/// (SO_TIMESTAMPNS). It blocks in recvmmsg itself, bounded by
 /// SO_RCVTIMEO, rather than in poll(2) first: one system call a batch instead of two.
 public final class UDPReceiver {
     public struct Options {
@@ -51,7 +52,12 @@ public final class UDPReceiver {
     private let names: UnsafeMutablePointer<sockaddr_storage>
     private let lengths: UnsafeMutablePointer<UInt32>
     private let truncated: UnsafeMutablePointer<UInt8>
+    /// When the kernel took each datagram of the last batch in (CLOCK_REALTIME, ns; 0: not said).
+    private let arrivals: UnsafeMutablePointer<Int64>
+    /// The realtime clock less the monotonic one as the last batch was taken.
+    private var realtimeAhead: Int64 = 0
     private static let SO_RXQ_OVFL: Int32 = 40
+    private static let SO_TIMESTAMPNS: Int32 = 35
     private static let SO_RCVBUFFORCE: Int32 = 33
 
     public init(_ options: Options) throws {
@@ -91,6 +97,7 @@ public final class UDPReceiver {
         names = UnsafeMutablePointer<sockaddr_storage>.allocate(capacity: options.batch)
         lengths = UnsafeMutablePointer<UInt32>.allocate(capacity: options.batch)
         truncated = UnsafeMutablePointer<UInt8>.allocate(capacity: options.batch)
+        arrivals = UnsafeMutablePointer<Int64>.allocate(capacity: options.batch)
         guard let batch = recv_batch_create(storage, options.maxDatagramBytes, UInt32(options.batch),
                                             names, MemoryLayout<sockaddr_storage>.stride) else {
             fatalError("out of memory for the receive batch")
@@ -101,6 +108,7 @@ public final class UDPReceiver {
         if family == AF_INET6 { try set(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
         if address.isMulticast { try set(SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR") }
         try set(SOL_SOCKET, Self.SO_RXQ_OVFL, 1, "SO_RXQ_OVFL")
+        try set(SOL_SOCKET, Self.SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS")
         try setReceiveBuffer(options.receiveBufferBytes)
         try setReceiveTimeout(milliseconds: options.waitMilliseconds)
         waitMilliseconds = options.waitMilliseconds
@@ -121,6 +129,7 @@ public final class UDPReceiver {
         names.deallocate()
         lengths.deallocate()
         truncated.deallocate()
+        arrivals.deallocate()
         recv_batch_destroy(batch)
     }
 
@@ -201,12 +210,25 @@ public final class UDPReceiver {
     /// Waits up to `waitMilliseconds` for datagrams and receives up to a batch of them.
     /// Returns 0 on timeout or when a signal interrupted the wait.
     public func receive() throws -> Int {
-        let count = recv_batch_receive(batch, descriptor, lengths, truncated, &kernelDrops)
+        let count = recv_batch_receive(batch, descriptor, lengths, truncated, &kernelDrops, arrivals)
         if count < 0 {
             if errno == EINTR { return 0 }
             throw SystemError("recvmmsg", "UDP socket \(boundDescription)")
         }
+        if count > 0 { realtimeAhead = Terminal.wallclockNanoseconds() &- Terminal.monotonicNanoseconds() }
         return Int(count)
+    }
+
+    /// When datagram `index` of the last batch came in, on the monotonic clock that read `now` after
+    /// the batch: the kernel's time for it, so that a datagram that waited in the socket (a busy
+    /// loop, --batch-ms) keeps the time it arrived, as a capture would have it. `now` where the
+    /// kernel said none, or said one the clocks cannot place (the realtime clock stepped meanwhile).
+    public func arrival(_ index: Int, now: Int64) -> Int64 {
+        let stamp = arrivals[index]
+        guard stamp != 0 else { return now }
+        let arrival = stamp &- realtimeAhead
+        guard arrival > now &- 10_000_000_000, arrival < now &+ 1_000_000_000 else { return now }
+        return min(arrival, now)
     }
 
     /// Datagram `index` of the last batch: its bytes (valid until the next `receive`) and sender.

@@ -117,6 +117,22 @@ final class LiveTests: XCTestCase {
         XCTAssertTrue(listener.stderr.contains("video      VP8 Profile 0, 320x240"), listener.stderr)
     }
 
+    /// A datagram keeps the time the kernel took it in: a loop that gathers 100 ms a turn measures
+    /// the jitter of a paced sender as it is (a millisecond or two), not its own waits (13 ms when
+    /// every datagram of a turn was timed at the turn), and writes every frame.
+    func testAGatheringLoopMeasuresTheSendersJitterNotItsOwn() throws {
+        let stats = Harness.temporaryFile("gathered-live.json")
+        let listener = try Listener(["--port", "0", "--batch-ms", "100", "--stats-json", stats.path], name: "gathered-live")
+        let source = Harness.temporaryFile("gathered-live-source.h264")
+        try gstreamerSend(to: "127.0.0.1", port: listener.port, frames: 90, source: source)
+        try assertOutput(listener, equals: [source])
+        let root = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as! [String: Any]
+        XCTAssertEqual(root["batch_ms"] as? Int, 100)
+        let jitter = ((root["streams"] as? [[String: Any]])?.first?["jitter_ms"] as? Double) ?? .infinity
+        XCTAssertLessThan(jitter, 6, listener.stderr)
+        XCTAssertTrue(listener.stderr.contains("input gathered 100 ms a turn (--batch-ms), which the write latency includes"), listener.stderr)
+    }
+
     func testGStreamerSenderOverIPv6Loopback() throws {
         let listener = try Listener(["--port", "0", "--bind", "::1"], name: "gst6")
         let source = Harness.temporaryFile("gst6-source.h264")

@@ -16,9 +16,11 @@ struct recv_batch *recv_batch_create(void *buffers, size_t stride, unsigned coun
 void recv_batch_destroy(struct recv_batch *batch);
 
 /* Waits for the first datagram as long as the socket's SO_RCVTIMEO allows, then takes what else is
-   waiting, up to the batch. For each: lengths[i] and truncated[i] (MSG_TRUNC). *drops is set from
-   SO_RXQ_OVFL when the kernel reports it. Returns the number received, 0 when the wait timed out,
-   or -1 with errno set (EINTR when a signal came). */
-int recv_batch_receive(struct recv_batch *batch, int fd, uint32_t *lengths, uint8_t *truncated, uint32_t *drops);
+   waiting, up to the batch. For each: lengths[i], truncated[i] (MSG_TRUNC) and arrivals[i], when the
+   kernel took it in on CLOCK_REALTIME in nanoseconds (SO_TIMESTAMPNS; 0 without one). *drops is set
+   from SO_RXQ_OVFL when the kernel reports it. Returns the number received, 0 when the wait timed
+   out, or -1 with errno set (EINTR when a signal came). */
+int recv_batch_receive(struct recv_batch *batch, int fd, uint32_t *lengths, uint8_t *truncated, uint32_t *drops,
+                       int64_t *arrivals);
 
 #endif
