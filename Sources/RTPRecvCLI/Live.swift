@@ -61,8 +61,9 @@ final class LiveReception {
     /// Datagrams (or interleaved frames) in the loop's turn, and when it began (--batch-ms).
     private var received = 0
     private var turnBegan: Int64 = 0
-    /// How long a turn gathers input with the media in the RTSP connection, and otherwise (ms).
-    private let batch: (overTCP: Int, otherwise: Int)
+    /// How long a turn gathers input with the media in the RTSP connection, and otherwise (ms): set
+    /// once the sockets are open, whose receive buffers it reads.
+    private var batch = (overTCP: 0, otherwise: 0)
     private var batchMilliseconds: Int { rtsp?.transport == .tcp ? batch.overTCP : batch.otherwise }
     /// The loop's turns, each a wake-up: what a camera costs most.
     private var turns = 0
@@ -115,11 +116,15 @@ final class LiveReception {
         (sockets, roles) = (rtsp?.sockets ?? [], rtsp?.roles ?? [])
         pollsConnection = rtsp != nil
         progress = Progress(enabled: options.showsProgress)
-        batch = (options.gatherMilliseconds(overTCP: true), options.gatherMilliseconds(overTCP: false))
         reconnection = RTSPReconnection(silence: options.timeoutNanoseconds ?? 10_000_000_000)
         let plan = options.rtsp != nil ? [] : sessions?.sessions.flatMap({ LiveSockets.plan($0.sdp, options: options) })
             ?? LiveSockets.plan(sdp, options: options)
         try openSockets(plan, source: sourceText)
+        let buffer = sockets.map(\.grantedReceiveBufferBytes).min() ?? 0
+        let described = [sdp].compactMap { $0 } + (sessions?.sessions.map(\.sdp) ?? [])
+        let offersNACK = described.contains { $0.media.contains { $0.rtcpFeedback.contains { $0.kind == "nack" } } }
+        batch = (options.gatherMilliseconds(overTCP: true),
+                 options.gatherMilliseconds(overTCP: false, receiveBufferBytes: buffer, offersNACK: offersNACK))
         if let rtsp, !options.quiet { Terminal.printError("rtsp: playing \(rtsp.url) over \(rtsp.transport.words)\n") }
         try setUpFeedback()
     }

@@ -91,7 +91,8 @@ extension Options {
                 comes). A camera wakes its loop less and costs less CPU (0.6x at
                 100 ms), its frames written up to N ms later; keep N below
                 --latency-ms where NACK repairs losses. Default 0, but 100 for a
-                config's source over TCP into files only (not RTMP, not stdout).
+                config's source into files only (not RTMP, not stdout), over TCP,
+                or over UDP with a receive buffer of 2 MiB (as root) and no NACK.
                 """) { o, r in o.batchMilliseconds = try r.number(Int.self, 0...1000) },
             OptionSpec(["--max-frame-bytes"], value: "N", "Largest access unit; larger ones are dropped (default 33554432).") { o, r in o.maxFrameBytes = try r.number(Int.self, 1024...(1 << 30)) },
             OptionSpec(["--max-packet-bytes"], value: "N", "Largest RTP payload held for reordering (default 65536).") { o, r in o.maxPacketBytes = try r.number(Int.self, 64...65536) },

@@ -213,18 +213,22 @@ public struct Options {
 
     /// A config's source gathers this long by default where nothing is lost by it (`gatherMilliseconds`).
     static let recorderBatchMilliseconds = 100
+    /// The receive buffer a UDP source needs to gather by default: 100 ms of 160 Mbit/s, or a
+    /// keyframe's burst and more.
+    static let gatheringReceiveBufferBytes = 2 << 20
 
     /// How long a live run gathers input between turns: --batch-ms, else 100 ms for a config's
-    /// source whose media comes in its RTSP connection (`overTCP`) and goes only into files. Its
-    /// camera then wakes it ten times a second rather than once a frame, which is most of what a
-    /// camera costs; TCP neither loses nor reorders, and its sender waits while the kernel holds
-    /// the bytes. Not over UDP, whose receive buffer (capped by net.core.rmem_max unless root)
-    /// could overflow in 100 ms of a high bitrate and where a NACK needs its answer within
-    /// --latency-ms, nor to RTMP or standard output, read live.
-    func gatherMilliseconds(overTCP: Bool) -> Int {
+    /// source whose media goes only into files. Its camera then wakes it ten times a second rather
+    /// than once a frame, which is most of what a camera costs. Over TCP (`overTCP`: RTP in the
+    /// RTSP connection) nothing is lost, as the sender waits while the kernel holds the bytes; over
+    /// UDP only where the kernel grants `receiveBufferBytes` of 2 MiB at least (net.core.rmem_max
+    /// caps it unless root) and no NACK (`offersNACK`) wants its answer within --latency-ms. Not to
+    /// RTMP or standard output, read live.
+    func gatherMilliseconds(overTCP: Bool, receiveBufferBytes: Int = 0, offersNACK: Bool = false) -> Int {
         if let batchMilliseconds { return batchMilliseconds }
         let readLive = rtmp != nil || givenFileOutputs.contains { $0.path == "-" }
-        return supervised != nil && overTCP && !readLive ? Self.recorderBatchMilliseconds : 0
+        let holds = overTCP || (receiveBufferBytes >= Self.gatheringReceiveBufferBytes && !offersNACK && !nack)
+        return supervised != nil && holds && !readLive ? Self.recorderBatchMilliseconds : 0
     }
 
     /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.

@@ -10,7 +10,7 @@ import SystemIO
 /// design (an fsync as a segment closes, tens of milliseconds on a busy disk; a keyframe decoded
 /// for the live page; a write to a slow mount), and on a thread of its own that holds up its own
 /// camera alone, whose socket buffers absorb the wait. What a thread costs is a wake-up a turn,
-/// which `batch-ms` gathers (100 ms by default for a camera over TCP into files).
+/// which `batch-ms` gathers (100 ms by default for a camera into files: `Options.gatherMilliseconds`).
 ///
 /// SIGHUP reloads the config: a source added starts, one removed finishes its files and stops, one
 /// whose settings changed stops and starts again, and the others are not touched. A config that

@@ -205,11 +205,12 @@ final class ConfigTests: XCTestCase {
 
     /// A config's camera over TCP into files gathers its input for 100 ms a turn unless told
     /// otherwise: a tenth of the wake-ups of one taken packet by packet (`batch-ms: 0`), and every
-    /// frame of both bit for bit.
+    /// frame of both bit for bit. One over UDP gathers too where the kernel granted a receive
+    /// buffer of 2 MiB (as root), its jitter the sender's.
     func testACameraOverTCPIntoFilesWakesTenTimesASecond() throws {
-        let base = UInt16(45000 + Int(getpid() % 400) * 4)
+        let base = UInt16(45000 + Int(getpid() % 400) * 8)
         let capture = Harness.captures.appendingPathComponent("ffmpeg-mode0")
-        let cameras = try [base, base + 2].map { port in
+        let cameras = try [base, base + 2, base + 4].map { port in
             try Harness.startServer("fake-camera", ["--port", "\(port)", "--pcap", capture.path + ".pcap", "--sdp", capture.path + ".sdp"])
         }
         defer { for c in cameras { c.terminate(); c.waitUntilExit() } }
@@ -223,15 +224,23 @@ final class ConfigTests: XCTestCase {
             sources:
               - {name: gathered, rtsp: 'rtsp://127.0.0.1:\(base)/cam'}
               - {name: eager, rtsp: 'rtsp://127.0.0.1:\(base + 2)/cam', batch-ms: 0}
+              - {name: overudp, rtsp: 'rtsp://127.0.0.1:\(base + 4)/cam', rtsp-transport: udp}
 
             """)
         let r = try Harness.rtprecv(["--config", url.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let want = try Harness.frameMD5(capture.appendingPathExtension("h264"))
         var turns: [String: Int] = [:]
-        for name in ["gathered", "eager"] {
+        for name in ["gathered", "eager", "overudp"] {
             XCTAssertEqual(try Harness.frameMD5(directory.appendingPathComponent(name + ".h264")), want, "\(name): every frame, bit for bit")
             let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(name + ".json"))) as! [String: Any]
+            if name == "overudp" {
+                let buffer = stats["receive_buffer_bytes"] as? Int ?? 0
+                XCTAssertEqual(stats["batch_ms"] as? Int, buffer >= 2 << 20 ? 100 : 0, "a UDP camera gathers with a buffer of \(buffer) bytes")
+                let jitter = ((stats["streams"] as? [[String: Any]])?.first?["jitter_ms"] as? Double) ?? .infinity
+                XCTAssertLessThan(jitter, 6, "the sender's jitter, not the loop's waits")
+                continue
+            }
             XCTAssertEqual(stats["batch_ms"] as? Int, name == "gathered" ? 100 : 0, name)
             turns[name] = stats["turns"] as? Int
             if name == "gathered", let seconds = stats["seconds"] as? Double {
@@ -239,7 +248,7 @@ final class ConfigTests: XCTestCase {
             }
         }
         XCTAssertLessThan(2 * (turns["gathered"] ?? .max), turns["eager"] ?? 0, "\(turns)")
-        let said = r.stderr.split(separator: "\n").filter { $0.contains("input gathered") }
+        let said = r.stderr.split(separator: "\n").filter { $0.contains("input gathered 100 ms a turn (--batch-ms), which the jitter") }
         XCTAssertEqual(said.count, 1, "the summary says what the jitter includes: \(r.stderr)")
         XCTAssertTrue(said.first?.hasPrefix("[gathered] rtsp rtsp://127.0.0.1:\(base)/cam over TCP") == true, r.stderr)
     }

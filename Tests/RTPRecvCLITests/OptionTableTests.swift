@@ -67,16 +67,20 @@ final class OptionTableTests: XCTestCase {
         XCTAssertNil(Options.optionsByName["--nothing"])
     }
 
-    /// A config's source gathers by default only over TCP and into files; --batch-ms decides
-    /// where given, and a run of the command line never gathers unasked.
-    func testOnlyARecordersCameraOverTCPGathersByDefault() throws {
-        func gather(_ arguments: [String], supervised: Bool, overTCP: Bool = true) throws -> Int {
+    /// A config's source gathers by default only into files, over TCP or over UDP with a large
+    /// receive buffer and no NACK; --batch-ms decides where given, and a run of the command line
+    /// never gathers unasked.
+    func testOnlyARecordersCameraGathersByDefault() throws {
+        func gather(_ arguments: [String], supervised: Bool, overTCP: Bool = true, buffer: Int = 0, nack: Bool = false) throws -> Int {
             var options = try Options(arguments: ["rtsp://127.0.0.1/cam"] + arguments)
             if supervised { options.supervised = Options.Supervised(stop: StopRequest(), inbox: nil) }
-            return options.gatherMilliseconds(overTCP: overTCP)
+            return options.gatherMilliseconds(overTCP: overTCP, receiveBufferBytes: buffer, offersNACK: nack)
         }
         XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true), 100)
-        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false), 0, "UDP's arrival times make its jitter")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 212_992), 0, "a small UDP buffer would overflow")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 8 << 20), 100)
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 8 << 20, nack: true), 0, "NACK wants a turn soon")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4", "--nack"], supervised: true, overTCP: false, buffer: 8 << 20), 0)
         XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: false), 0)
         XCTAssertEqual(try gather(["--out", "-"], supervised: true), 0, "standard output is read live")
         XCTAssertEqual(try gather(["--rtmp", "rtmp://127.0.0.1/live/x"], supervised: true), 0, "so is RTMP")
