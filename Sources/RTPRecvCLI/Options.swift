@@ -213,8 +213,8 @@ public struct Options {
 
     /// A config's source gathers this long by default where nothing is lost by it (`gatherMilliseconds`).
     static let recorderBatchMilliseconds = 100
-    /// The receive buffer a UDP source needs to gather by default: 100 ms of 160 Mbit/s, or a
-    /// keyframe's burst and more.
+    /// The receive buffer a UDP source needs to gather by default: 100 ms of a 20 Mbit/s camera
+    /// several times over (the kernel counts about twice a datagram's payload), keyframes included.
     static let gatheringReceiveBufferBytes = 2 << 20
 
     /// How long a live run gathers input between turns: --batch-ms, else 100 ms for a config's
