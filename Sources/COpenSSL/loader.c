@@ -1,9 +1,13 @@
 /* Definitions of the OpenSSL functions the TLS module calls, forwarding to the libraries opened
-   with dlopen by rtprecv_openssl_load(). The signatures are OpenSSL's own. */
-#include "COpenSSL.h"
+   with dlopen by rtprecv_openssl_load(). The signatures are OpenSSL's own. They stay out of the
+   executable's dynamic symbols: a libcrypto that another library loads (libnats does) would
+   otherwise call these for its own functions, through pointers not loaded yet. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#pragma GCC visibility push(hidden)
+#include "COpenSSL.h"
+#pragma GCC visibility pop
 
 #define SSL_FUNCTIONS(X) \
     X(TLS_client_method) X(SSL_CTX_new) X(SSL_CTX_free) X(SSL_CTX_set_default_verify_paths) \
