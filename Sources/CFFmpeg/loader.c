@@ -1,11 +1,21 @@
 /* Definitions of the libav* functions the FFmpeg module calls, forwarding to the libraries opened
-   with dlopen by rtprecv_ffmpeg_load(). The signatures are the headers' own. */
-#include "CFFmpeg.h"
+   with dlopen by rtprecv_ffmpeg_load(). The signatures are the headers' own. They are hidden from
+   the executable's dynamic symbols, as COpenSSL's are, so that no library binds its own calls to them. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <errno.h>
+#include <time.h>
+#pragma GCC visibility push(hidden)
+#include "CFFmpeg.h"
+#pragma GCC visibility pop
 
 #define STR2(x) #x
 #define STR(x) STR2(x)

@@ -1,9 +1,22 @@
 /* Definitions of the libnats functions the Fleet module calls, forwarding to the library opened
-   with dlopen by rtprecv_nats_load(). The signatures are nats.h's own. */
-#include "CNATS.h"
+   with dlopen by rtprecv_nats_load(). The signatures are nats.h's own. They are hidden from
+   the executable's dynamic symbols, as COpenSSL's are, so that no library binds its own calls to them. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <errno.h>
+#include <inttypes.h>
+#pragma GCC visibility push(hidden)
+#include "CNATS.h"
+#pragma GCC visibility pop
 
 #define FUNCTIONS(X) \
     X(nats_GetLastError) X(natsStatus_GetText) \

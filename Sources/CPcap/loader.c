@@ -1,8 +1,16 @@
 /* Definitions of the libpcap functions the PcapInput module calls, forwarding to the library
-   opened with dlopen by rtprecv_pcap_load(). The signatures are pcap.h's own. */
-#include "CPcap.h"
+   opened with dlopen by rtprecv_pcap_load(). The signatures are pcap.h's own. They are hidden from
+   the executable's dynamic symbols, as COpenSSL's are, so that no library binds its own calls to them. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/time.h>
+#include <sys/socket.h>
+#pragma GCC visibility push(hidden)
+#include "CPcap.h"
+#pragma GCC visibility pop
 
 #define FUNCTIONS(X) \
     X(pcap_open_offline_with_tstamp_precision) X(pcap_datalink) X(pcap_file) X(pcap_next_ex) X(pcap_geterr) \

@@ -1,9 +1,14 @@
 /* Definitions of the libsrtp2 functions the SRTP module calls, forwarding to the library opened
-   with dlopen by rtprecv_srtp_load(). The signatures are srtp.h's own. */
-#include "CSRTP.h"
+   with dlopen by rtprecv_srtp_load(). The signatures are srtp.h's own. They are hidden from
+   the executable's dynamic symbols, as COpenSSL's are, so that no library binds its own calls to them. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#pragma GCC visibility push(hidden)
+#include "CSRTP.h"
+#pragma GCC visibility pop
 
 #define FUNCTIONS(X) \
     X(srtp_init) X(srtp_install_log_handler) X(srtp_create) X(srtp_dealloc) X(srtp_unprotect_mki) \

@@ -1,9 +1,15 @@
 /* Definitions of the libyaml functions the YAML module calls, forwarding to the library opened
-   with dlopen by rtprecv_yaml_load(). The signatures are yaml.h's own. */
-#include "CYAML.h"
+   with dlopen by rtprecv_yaml_load(). The signatures are yaml.h's own. They are hidden from
+   the executable's dynamic symbols, as COpenSSL's are, so that no library binds its own calls to them. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#pragma GCC visibility push(hidden)
+#include "CYAML.h"
+#pragma GCC visibility pop
 
 #define FUNCTIONS(X) \
     X(yaml_parser_initialize) X(yaml_parser_delete) X(yaml_parser_set_input_string) X(yaml_parser_load) \
