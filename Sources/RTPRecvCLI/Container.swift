@@ -74,6 +74,11 @@ enum Container: String, CaseIterable {
             ?? ["h264", "hevc", "aac", "mp1", "mp2", "mp3", "opus"].contains(codecName)
     }
 
+    /// Whether its header goes out with its first fragment (MP4's `delay_moov`), which a file cut
+    /// before then lacks: `MediaMuxer.begin(options:headerWithin:)` writes it as soon as every
+    /// track has a frame.
+    var writesHeaderWithFirstFragment: Bool { self == .mp4 }
+
     /// Whether its H.264 and H.265 samples are NAL units behind their lengths, the parameter sets in
     /// the track's header (ISO/IEC 14496-15): handed over so, libavformat need not look for start
     /// codes in every frame and copy it. MPEG-TS keeps start codes.

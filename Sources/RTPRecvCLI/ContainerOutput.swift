@@ -136,6 +136,7 @@ final class ContainerOutput {
     private var spare: [[UInt8]] = []
     private var scratch: [UInt8] = []
     private var lastDTS: Int64?
+    private var firstFrame: (bytes: [UInt8], pts: Int64, dts: Int64, keyframe: Bool)?
     private var said: Set<String> = []
     /// The file's size and media time when it was last made durable.
     private var synchronized: (size: Int, time: Int64) = (0, 0)
@@ -333,8 +334,10 @@ final class ContainerOutput {
             return try muxer.add(declared)
         }
         let aloneFrame = videoIndex == nil ? frame.map { ClockTicks.nanoseconds(Int64($0.samples), clockRate: $0.rate) } : nil
+        let fragment = Int64(configuration.fragmentMilliseconds) * 1_000_000
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds,
-                                                   audioAloneFrameNanoseconds: aloneFrame))
+                                                   audioAloneFrameNanoseconds: aloneFrame),
+                        headerWithin: container.writesHeaderWithFirstFragment ? fragment : nil)
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
         var codecs: [String] = []
         if let track, videoIndex != nil { codecs.append(track.codec.libavcodecName) }
@@ -396,12 +399,32 @@ final class ContainerOutput {
         spare.append(frame.bytes)
     }
 
+    /// A frame lasts until the next one's decode time, not known yet: the last step stands in,
+    /// which the MP4 muxer needs for a fragment's last frame (the next fragment starts where it
+    /// ends). A file's first frame has no step before it, so it waits for the second's decode time.
     private func emit(_ bytes: UnsafeRawBufferPointer, pts: Int64, keyframe: Bool) throws {
         let dts = timestamps.next(pts: pts)
-        // A frame lasts until the next one's decode time, not known yet: the last step stands in,
-        // which the MP4 muxer needs for a fragment's last frame.
-        let duration = lastDTS.map { dts &- $0 } ?? 0
+        guard let last = lastDTS else {
+            lastDTS = dts
+            var kept = spare.popLast() ?? []
+            kept.removeAll(keepingCapacity: true)
+            kept.append(contentsOf: bytes)
+            firstFrame = (kept, pts, dts, keyframe)
+            return
+        }
         lastDTS = dts
+        try writeFirstFrame(lasting: dts &- last)
+        try writeVideo(bytes, pts: pts, dts: dts, duration: dts &- last, keyframe: keyframe)
+    }
+
+    private func writeFirstFrame(lasting duration: Int64) throws {
+        guard let first = firstFrame else { return }
+        firstFrame = nil
+        try first.bytes.withUnsafeBytes { try writeVideo($0, pts: first.pts, dts: first.dts, duration: duration, keyframe: first.keyframe) }
+        spare.append(first.bytes)
+    }
+
+    private func writeVideo(_ bytes: UnsafeRawBufferPointer, pts: Int64, dts: Int64, duration: Int64, keyframe: Bool) throws {
         guard let videoIndex else {
             statistics.framesNotCarried += 1
             return
@@ -421,6 +444,7 @@ final class ContainerOutput {
     private func finishFile() throws {
         if muxer == nil, let start = [held.first?.time, heldAudio.first?.time].compactMap({ $0 }).min() { try begin(at: start) }
         while !waiting.isEmpty { try emitOldest() }
+        try writeFirstFrame(lasting: 0)
         // The encoder's last frames end this file; the next file's audio is encoded anew.
         try transcoder?.finish { try writeAudioFrame($0, at: $1, duration: $2) }
         try muxer?.finish()

@@ -313,4 +313,69 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertEqual(left["bytes"] as? Int, try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         XCTAssertEqual(left["codecs"] as? [String], ["h264"])
     }
+
+    /// A live GStreamer sender on `port`: 320x240 H.264 at 30 frames/s for 10 s, a keyframe every
+    /// `keyframeInterval` frames, beside G.711 for `audioSeconds` (made AAC in MP4).
+    private func liveSession(to port: UInt16, keyframeInterval: Int, audioSeconds: Int) throws -> Process {
+        let to = ["udpsink", "host=127.0.0.1", "port=\(port)"]
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["gst-launch-1.0", "-q", "videotestsrc", "is-live=true", "num-buffers=300", "!",
+                            "video/x-raw,width=320,height=240,framerate=30/1", "!", "x264enc", "tune=zerolatency",
+                            "key-int-max=\(keyframeInterval)", "!", "rtph264pay", "pt=96", "config-interval=-1", "!"] + to
+            + ["audiotestsrc", "is-live=true", "num-buffers=\(audioSeconds * 50)", "samplesperbuffer=160", "!",
+               "audio/x-raw,rate=8000,channels=1", "!", "mulawenc", "!", "rtppcmupay", "!"] + to
+        sender.standardError = FileHandle.nullDevice
+        try sender.run()
+        return sender
+    }
+
+    /// The codecs and the video's size ffprobe reads in `file`, which fails where it cannot open it.
+    private func streams(_ file: URL) throws -> [Substring] {
+        try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file.path])
+    }
+
+    /// An MP4 killed before its first fragment is cut (--fragment-ms 5000, a keyframe every 10 s)
+    /// still opens, with both tracks: its header goes out as soon as each track has a frame, where
+    /// it waited for that fragment, and the file held nothing a player opens until then.
+    func testAnMP4KilledBeforeItsFirstFragmentOpens() throws {
+        let mp4 = Harness.temporaryFile("header-early.mp4")
+        try? FileManager.default.removeItem(at: mp4)
+        let listener = try LiveTests.Listener(["--port", "0", "--fragment-ms", "5000", "--mp4", mp4.path], name: "header-early")
+        let sender = try liveSession(to: listener.port, keyframeInterval: 300, audioSeconds: 10)
+        defer { sender.terminate() }
+        let deadline = Date().addingTimeInterval(4)
+        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: mp4.path))?[.size] as? Int) ?? 0 }
+        while size() == 0 && Date() < deadline { usleep(50_000) }
+        usleep(200_000)
+        kill(listener.process.processIdentifier, SIGKILL)
+        listener.process.waitUntilExit()
+        let bytes = try Data(contentsOf: mp4)
+        XCTAssertGreaterThan(bytes.count, 0, "the header is written within 4 s, before the first fragment")
+        XCTAssertNil(bytes.range(of: Data("moof".utf8)), "killed before its first fragment")
+        XCTAssertEqual(Set(try streams(mp4)), ["h264,320,240", "aac"])
+    }
+
+    /// A segment whose audio track is declared (the session had audio) but gets no frame, the audio
+    /// having stopped: its header waits for the audio no longer than a fragment, so a kill -9 1.3 s
+    /// into it leaves a file that opens, where it left one with nothing a player opens.
+    func testAnMP4WhoseAudioStoppedStillGetsItsHeader() throws {
+        let directory = try Harness.emptyDirectory("audio-stopped")
+        let listener = try LiveTests.Listener(["--port", "0", "--fragment-ms", "500", "--segment-seconds", "2",
+                                               "--mp4", directory.path + "/part-{n}.mp4"], name: "audio-stopped",
+                                              writesOut: false)
+        let sender = try liveSession(to: listener.port, keyframeInterval: 30, audioSeconds: 1)
+        defer { sender.terminate() }
+        let second = directory.appendingPathComponent("part-1.mp4")
+        let deadline = Date().addingTimeInterval(8)
+        while !FileManager.default.fileExists(atPath: second.path) && Date() < deadline { usleep(50_000) }
+        usleep(1_300_000)
+        kill(listener.process.processIdentifier, SIGKILL)
+        listener.process.waitUntilExit()
+        let third = directory.appendingPathComponent("part-2.mp4").path
+        XCTAssertFalse(FileManager.default.fileExists(atPath: third), "the second segment was still open at the kill")
+        XCTAssertEqual(Set(try streams(directory.appendingPathComponent("part-0.mp4"))), ["h264,320,240", "aac"])
+        XCTAssertEqual(Set(try streams(second)), ["h264,320,240", "aac"], "the second segment, its audio track silent")
+    }
+
 }

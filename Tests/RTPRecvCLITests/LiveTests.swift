@@ -11,16 +11,18 @@ final class LiveTests: XCTestCase {
         let errFile: URL
         private(set) var port: UInt16 = 0
 
-        init(_ arguments: [String], prefix: [String] = [], name: String, outExtension: String = "h264") throws {
+        /// `writesOut`: whether it writes the elementary stream to `out` besides `arguments`' outputs.
+        init(_ arguments: [String], prefix: [String] = [], name: String, outExtension: String = "h264", writesOut: Bool = true) throws {
             out = Harness.temporaryFile(name + "." + outExtension)
             errFile = Harness.temporaryFile(name + ".err")
             _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
+            let arguments = (writesOut ? ["--out", out.path] : []) + arguments
             if prefix.isEmpty {
                 process.executableURL = Harness.binary
-                process.arguments = ["--out", out.path] + arguments
+                process.arguments = arguments
             } else {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = prefix + [Harness.binary.path, "--out", out.path] + arguments
+                process.arguments = prefix + [Harness.binary.path] + arguments
             }
             process.standardError = try FileHandle(forWritingTo: errFile)
             process.standardOutput = FileHandle.nullDevice
