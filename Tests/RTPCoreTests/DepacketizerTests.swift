@@ -260,6 +260,37 @@ final class DepacketizerTests: XCTestCase {
         XCTAssertEqual(feeder.stream.frames.written, 2)
     }
 
+    /// A hand-over under a frame limit (`--frames 5`) that the silent stream reaches only as it is
+    /// finished (its last frame waits for reordering until then): the new stream's frames, held
+    /// meanwhile, are not written, and its tally counts none of them (they were taken for written
+    /// when held, the limit not reached yet).
+    func testATakeoverAtTheFrameLimitCountsNothingItDidNotWrite() throws {
+        let feeder = Feeder { $0.maxFrames = 5 }
+        let first = stream()
+        for p in first { try feeder.send(p) }
+        // Its first frames leave the reordering (50 ms, at a stream's start) as the fourth comes; the
+        // fifth comes after a gap in the sequence numbers, and waits for the packet missing.
+        feeder.wait(nanoseconds: 60_000_000)
+        let seq = 100 + UInt16(first.count)
+        try feeder.send(Fixture.rtp(seq: seq, ts: 12000, marker: true, payload: Fixture.slice(idr: false, bytes: 60, tag: 0x44, frameNum: 3)))
+        try feeder.send(Fixture.rtp(seq: seq + 2, ts: 15000, marker: true, payload: Fixture.slice(idr: false, bytes: 60, tag: 0x45, frameNum: 4)))
+        XCTAssertEqual(feeder.sink.accessUnits.count, 4)
+        // A new SSRC, whose frames leave its reordering while the silent stream still holds one.
+        let restartIDR = Fixture.slice(idr: true, bytes: 70, tag: 0x33, frameNum: 0)
+        try feeder.send(Fixture.rtp(seq: 900, ts: 90, marker: true, ssrc: 0x5678,
+                                    payload: Fixture.stapA([Fixture.sps, Fixture.pps, restartIDR])))
+        feeder.wait(nanoseconds: 60_000_000)
+        try feeder.send(Fixture.rtp(seq: 901, ts: 3090, marker: true, ssrc: 0x5678,
+                                    payload: Fixture.slice(idr: false, bytes: 50, tag: 0x55, frameNum: 1)))
+        XCTAssertTrue(feeder.receiver.isFull)
+        XCTAssertEqual(try feeder.finish().count, 5)
+        XCTAssertEqual(feeder.receiver.previousStreams.map(\.frames.written), [5])
+        XCTAssertEqual(feeder.stream.ssrc, 0x5678)
+        XCTAssertEqual(feeder.stream.frames.written, 0)
+        XCTAssertEqual(feeder.stream.frames.keyframesWritten, 0)
+        XCTAssertEqual(feeder.sink.records.filter { $0.ssrc == 0x5678 }.count, 0)
+    }
+
     func testHostileSSRCWithEndlessFUADoesNotWin() throws {
         let feeder = Feeder()
         for i in 0..<20 {

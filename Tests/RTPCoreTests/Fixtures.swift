@@ -111,6 +111,9 @@ final class Feeder {
         try receiver.receive(datagram: datagram, source: nil, destination: nil, arrival: clock)
     }
 
+    /// Time passes on the arrival clock, no packet coming.
+    func wait(nanoseconds: Int64) { clock += nanoseconds }
+
     func finish() throws -> [[UInt8]] {
         try receiver.finish()
         return sink.accessUnits

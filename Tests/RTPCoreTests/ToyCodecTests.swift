@@ -63,6 +63,7 @@ final class ToyPayloadFormat: VideoPayloadFormat {
     }
 
     var wantsKeyframe: Bool { verdicts.wantsKeyframe }
+    func outputWithdrew(_ record: FrameRecord) { verdicts.withdraw(record) }
     func addParameterSets(_ nalUnits: [[UInt8]]) {}
     func provesCodec(given: Bool) -> Bool { framesSeen > 0 }
 

@@ -70,6 +70,7 @@ final class FramePayloadFormat<Rules: FramePayloadRules>: VideoPayloadFormat {
     }
 
     var wantsKeyframe: Bool { verdicts.wantsKeyframe }
+    func outputWithdrew(_ record: FrameRecord) { verdicts.withdraw(record) }
     func addParameterSets(_ nalUnits: [[UInt8]]) {}
 
     /// A keyframe header that parses proves the codec; so do eight frames whose PictureIDs each follow

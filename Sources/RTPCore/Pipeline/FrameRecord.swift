@@ -137,15 +137,16 @@ public struct FrameTally: Sendable, Equatable {
 
     public init() {}
 
-    public mutating func count(_ record: FrameRecord) {
+    /// Counts `record` (`by` -1: takes back a count).
+    public mutating func count(_ record: FrameRecord, by step: Int = 1) {
         switch record.status {
         case .dropped:
-            dropped[record.reason!.rawValue] += 1
+            dropped[record.reason!.rawValue] += step
         case .written, .repaired:
-            written += 1
-            if record.isKeyframe { keyframesWritten += 1 }
-            if record.status == .repaired { repaired += 1 }
-            if !record.referencesIntact { writtenWithDamagedReferences += 1 }
+            written += step
+            if record.isKeyframe { keyframesWritten += step }
+            if record.status == .repaired { repaired += step }
+            if !record.referencesIntact { writtenWithDamagedReferences += step }
         }
     }
 

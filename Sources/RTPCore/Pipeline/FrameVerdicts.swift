@@ -178,6 +178,11 @@ final class FrameVerdicts {
         }
     }
 
+    /// The output took the frame of `record` and then could not write it after all: not counted.
+    func withdraw(_ record: FrameRecord) {
+        tally.count(record, by: -1)
+    }
+
     /// What the verdicts leave in a stream's statistics.
     func fold(into s: inout StreamStatistics) {
         s.frames = tally

@@ -44,6 +44,7 @@ final class NALPayloadFormat<Depacketizer: NALDepacketization>: VideoPayloadForm
 
     /// Whether the output waits for, or would be mended by, a keyframe (`FrameVerdicts.wantsKeyframe`).
     public var wantsKeyframe: Bool { verdicts.wantsKeyframe }
+    public func outputWithdrew(_ record: FrameRecord) { verdicts.withdraw(record) }
 
     @inline(__always)
     public func accepts(_ payload: UnsafeRawBufferPointer) -> Bool {

@@ -5,7 +5,8 @@
 /// hand-over, of what one packet completes.
 struct HeldOutput {
     let stream: VideoStream
-    private var outputs: [(record: FrameRecord, unit: HeldUnit?)] = []
+    /// Each with whether the stream was told it is taken.
+    private var outputs: [(record: FrameRecord, unit: HeldUnit?, promised: Bool)] = []
 
     private struct HeldUnit {
         /// Its pieces and offsets empty: they are the copies' while `forEach` runs.
@@ -16,20 +17,20 @@ struct HeldOutput {
 
     init(stream: VideoStream) { self.stream = stream }
 
-    mutating func hold(_ record: FrameRecord, _ accessUnit: AccessUnit?) {
+    mutating func hold(_ record: FrameRecord, _ accessUnit: AccessUnit?, promised: Bool) {
         outputs.append((record, accessUnit.map { unit in
             var kept = unit
             kept.pieces = UnsafeBufferPointer(start: nil, count: 0)
             kept.nalUnitOffsets = UnsafeBufferPointer(start: nil, count: 0)
             return HeldUnit(unit: kept, bytes: unit.copiedBytes(), offsets: Array(unit.nalUnitOffsets))
-        }))
+        }, promised))
     }
 
-    /// Each output in order, a unit's bytes in one piece.
-    func forEach(_ body: (FrameRecord, AccessUnit?) throws -> Void) rethrows {
-        for (record, held) in outputs {
+    /// Each output in order, a unit's bytes in one piece, and whether it was promised.
+    func forEach(_ body: (FrameRecord, AccessUnit?, Bool) throws -> Void) rethrows {
+        for (record, held, promised) in outputs {
             guard var held else {
-                try body(record, nil)
+                try body(record, nil, promised)
                 continue
             }
             try held.bytes.withUnsafeBytes { bytes in
@@ -37,7 +38,7 @@ struct HeldOutput {
                     try held.offsets.withUnsafeBufferPointer { offsets in
                         held.unit.pieces = UnsafeBufferPointer(start: piece, count: 1)
                         held.unit.nalUnitOffsets = offsets
-                        try body(record, held.unit)
+                        try body(record, held.unit, promised)
                     }
                 }
             }

@@ -581,12 +581,14 @@ public final class Receiver {
 
     /// Output of a stream taking over from a silent one, before the packet that proved it has gone
     /// through: held until `settle` finishes the stream before. Whether it will be taken: only the
-    /// frames the stream before still holds may reach the frame limit first.
+    /// frames the stream before still holds may reach the frame limit first, and then the stream's
+    /// tally takes back those it was told were taken.
     private func hold(_ record: FrameRecord, _ accessUnit: AccessUnit?, of stream: VideoStream) -> Bool {
         if heldOutput == nil { heldOutput = HeldOutput(stream: stream) }
-        heldOutput?.hold(record, accessUnit)
         // Its first output is a keyframe, which ends a run that ends before one.
-        return !isFull && !endsBeforeKeyframe
+        let promised = !isFull && !endsBeforeKeyframe
+        heldOutput?.hold(record, accessUnit, promised: promised)
+        return promised
     }
 
     /// After a candidate's packet: the hand-over its output began, or its selection if it now convinces.
@@ -594,7 +596,9 @@ public final class Receiver {
         if let held = heldOutput {
             heldOutput = nil
             try select(held.stream)
-            try held.forEach { _ = try take($0, $1, of: held.stream) }
+            try held.forEach { record, accessUnit, promised in
+                if try !take(record, accessUnit, of: held.stream) && promised { held.stream.format.base.outputWithdrew(record) }
+            }
         } else if selected !== candidate {
             try considerSelecting(candidate)
         }

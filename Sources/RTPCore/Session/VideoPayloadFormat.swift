@@ -8,6 +8,9 @@ public protocol VideoPayloadFormat: PayloadFormat {
     var output: (FrameRecord, AccessUnit?) throws -> Bool { get set }
     /// Whether the output waits for, or would be mended by, a keyframe: RTCP asks for one meanwhile.
     var wantsKeyframe: Bool { get }
+    /// The output said it took the frame of `record`, and then could not write it after all (held
+    /// through a hand-over, the frame limit was reached first): the tally no longer counts it.
+    func outputWithdrew(_ record: FrameRecord)
     /// Payloads refused, by reason.
     var invalidPayload: [VideoPayloadInvalid: Int] { get }
     /// Parameter sets known before any packet (the SDP's sprop-*), NAL header first.
