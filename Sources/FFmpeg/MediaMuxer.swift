@@ -63,10 +63,10 @@ public final class MediaMuxer {
     /// Each track's last decode time, in its time base: the next is later, as muxers require.
     private var lastDTS: [Int64] = []
     private var begun = false
-    /// While a header waits for every track's first frame (`begin(options:headerWithin:)`): the
-    /// tracks without one yet, how long after the first track's first frame it waits at most, and
-    /// that frame's decode time, in nanoseconds.
-    private var headerWait: (tracksWithout: Set<Int>, within: Int64, since: Int64?)?
+    /// While the first flush waits for every track's first frame (`begin(options:firstFlushWithin:)`):
+    /// the tracks without one yet, how long after the first track's first frame it waits at most,
+    /// and that frame's decode time, in nanoseconds.
+    private var firstFlush: (tracksWithout: Set<Int>, within: Int64, since: Int64?)?
     /// Decode times moved later to follow the one before (a sender's repeated time).
     public private(set) var retimed = 0
     /// The bytes handed to the file so far: its size.
@@ -181,16 +181,17 @@ public final class MediaMuxer {
 
     /// Writes the header, with the muxer's `options` (its private options by name).
     ///
-    /// `headerWithin`: for a muxer that writes its header with its first fragment (MP4 with
-    /// `delay_moov`, so that its edit lists know each track's first times), the header is written
-    /// without waiting for that fragment: as soon as every track has a frame, or this many
-    /// nanoseconds after the first track's (the video, which a caller may hold back to order its
-    /// decode times) first frame without the others. Until then a file cut short holds nothing a
-    /// player opens; and a track that never gets a frame (audio that stopped) would hold the header,
-    /// and every fragment after it, back to the end.
-    public func begin(options: [(String, String)], headerWithin: Int64? = nil) throws {
+    /// `firstFlushWithin`: for a muxer whose file opens only once its first fragment is out (MP4
+    /// with `delay_moov`, so that its edit lists know each track's first times, writes its header
+    /// with it; Matroska's readers want a cluster), the muxer is flushed without waiting for that
+    /// fragment: as soon as every track has a frame, or this many nanoseconds after the first
+    /// track's (the video, which a caller may hold back to order its decode times) first frame
+    /// without the others. Until then a file cut short holds nothing a player opens; and a track
+    /// that never gets a frame (audio that stopped) would hold MP4's header, and every fragment
+    /// after it, back to the end.
+    public func begin(options: [(String, String)], firstFlushWithin: Int64? = nil) throws {
         guard let context else { return }
-        headerWait = headerWithin.map { (Set(clockRates.indices), $0, nil) }
+        firstFlush = firstFlushWithin.map { (Set(clockRates.indices), $0, nil) }
         var dictionary: OpaquePointer?
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         let status = avformat_write_header(context, &dictionary)
@@ -224,26 +225,27 @@ public final class MediaMuxer {
         let status = clockRates.count > 1 ? av_interleaved_write_frame(context, packet) : av_write_frame(context, packet)
         try io.check()
         guard status >= 0 else { throw FFmpegError("av_write_frame", status) }
-        if headerWait != nil { try writeHeaderIfDue(after: index, at: av_rescale_q_rnd(decode, to, Self.nanosecond, AV_ROUND_NEAR_INF)) }
+        if firstFlush != nil { try flushIfFirstDue(after: index, at: av_rescale_q_rnd(decode, to, Self.nanosecond, AV_ROUND_NEAR_INF)) }
     }
 
     private static let nanosecond = AVRational(num: 1, den: 1_000_000_000)
 
-    /// `index` had a frame decoded at `time` (nanoseconds): the waiting header goes out if every
-    /// track has one now or the wait is over. The frames the interleaving holds go to their tracks
-    /// first (the header's edit lists start at each track's first), then a flush writes the header.
-    private func writeHeaderIfDue(after index: Int, at time: Int64) throws {
-        guard var wait = headerWait, let context else { return }
+    /// `index` had a frame decoded at `time` (nanoseconds): the first flush is made if every track
+    /// has one now or the wait is over. The frames the interleaving holds go to their tracks first
+    /// (MP4's edit lists start at each track's first), then the flush: MP4's header, Matroska's
+    /// first cluster.
+    private func flushIfFirstDue(after index: Int, at time: Int64) throws {
+        guard var wait = firstFlush, let context else { return }
         wait.tracksWithout.remove(index)
         if index == 0 && wait.since == nil { wait.since = time }
-        headerWait = wait
+        firstFlush = wait
         let waited = wait.since.map { time &- $0 >= wait.within } ?? false
         guard wait.tracksWithout.isEmpty || waited else { return }
-        headerWait = nil
+        firstFlush = nil
         var status = clockRates.count > 1 ? av_interleaved_write_frame(context, nil) : 0
         if status >= 0 { status = av_write_frame(context, nil) }
         try io.check()
-        guard status >= 0 else { throw FFmpegError("av_write_frame (the header)", status) }
+        guard status >= 0 else { throw FFmpegError("av_write_frame (the first flush)", status) }
     }
 
     /// Ends the file: the muxer's trailer (MP4's fragment index, Matroska's cues and sizes).

@@ -74,10 +74,11 @@ enum Container: String, CaseIterable {
             ?? ["h264", "hevc", "aac", "mp1", "mp2", "mp3", "opus"].contains(codecName)
     }
 
-    /// Whether its header goes out with its first fragment (MP4's `delay_moov`), which a file cut
-    /// before then lacks: `MediaMuxer.begin(options:headerWithin:)` writes it as soon as every
-    /// track has a frame.
-    var writesHeaderWithFirstFragment: Bool { self == .mp4 }
+    /// Whether a file of it opens only once its first fragment is out (MP4's header goes with it,
+    /// under `delay_moov`; Matroska's readers want a cluster), which a file cut before then lacks:
+    /// `MediaMuxer.begin(options:firstFlushWithin:)` flushes the muxer as soon as every track has a
+    /// frame. MPEG-TS opens anywhere.
+    var opensOnlyWithAFragment: Bool { self != .ts }
 
     /// Whether its H.264 and H.265 samples are NAL units behind their lengths, the parameter sets in
     /// the track's header (ISO/IEC 14496-15): handed over so, libavformat need not look for start

@@ -337,7 +337,7 @@ final class ContainerOutput {
         let fragment = Int64(configuration.fragmentMilliseconds) * 1_000_000
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds,
                                                    audioAloneFrameNanoseconds: aloneFrame),
-                        headerWithin: container.writesHeaderWithFirstFragment ? fragment : nil)
+                        firstFlushWithin: container.opensOnlyWithAFragment ? fragment : nil)
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
         var codecs: [String] = []
         if let track, videoIndex != nil { codecs.append(track.codec.libavcodecName) }

@@ -335,18 +335,20 @@ final class ContainerSessionTests: XCTestCase {
         try SyncProbe.lines("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file.path])
     }
 
-    /// An MP4 killed before its first fragment is cut (--fragment-ms 5000, a keyframe every 10 s)
-    /// still opens, with both tracks: its header goes out as soon as each track has a frame, where
-    /// it waited for that fragment, and the file held nothing a player opens until then.
-    func testAnMP4KilledBeforeItsFirstFragmentOpens() throws {
-        let mp4 = Harness.temporaryFile("header-early.mp4")
-        try? FileManager.default.removeItem(at: mp4)
-        let listener = try LiveTests.Listener(["--port", "0", "--fragment-ms", "5000", "--mp4", mp4.path], name: "header-early")
+    /// An MP4 and a Matroska file killed before their first fragment or cluster is cut
+    /// (--fragment-ms 5000, a keyframe every 10 s) still open, with both tracks: the muxers are
+    /// flushed as soon as each track has a frame (MP4's header goes out, Matroska's first cluster),
+    /// where the files held nothing a player opens until the first fragment.
+    func testARecordingKilledBeforeItsFirstFragmentOpens() throws {
+        let mp4 = Harness.temporaryFile("header-early.mp4"), mkv = Harness.temporaryFile("header-early.mkv")
+        for file in [mp4, mkv] { try? FileManager.default.removeItem(at: file) }
+        let listener = try LiveTests.Listener(["--port", "0", "--fragment-ms", "5000", "--mp4", mp4.path, "--mkv", mkv.path],
+                                              name: "header-early")
         let sender = try liveSession(to: listener.port, keyframeInterval: 300, audioSeconds: 10)
         defer { sender.terminate() }
         let deadline = Date().addingTimeInterval(4)
-        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: mp4.path))?[.size] as? Int) ?? 0 }
-        while size() == 0 && Date() < deadline { usleep(50_000) }
+        func size(_ file: URL) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0 }
+        while size(mp4) == 0 && Date() < deadline { usleep(50_000) }
         usleep(200_000)
         kill(listener.process.processIdentifier, SIGKILL)
         listener.process.waitUntilExit()
@@ -354,6 +356,7 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertGreaterThan(bytes.count, 0, "the header is written within 4 s, before the first fragment")
         XCTAssertNil(bytes.range(of: Data("moof".utf8)), "killed before its first fragment")
         XCTAssertEqual(Set(try streams(mp4)), ["h264,320,240", "aac"])
+        XCTAssertEqual(Set(try streams(mkv)), ["h264,320,240", "pcm_mulaw"])
     }
 
     /// A segment whose audio track is declared (the session had audio) but gets no frame, the audio
