@@ -122,9 +122,8 @@ final class LiveReception {
         try openSockets(plan, source: sourceText)
         let buffer = sockets.map(\.grantedReceiveBufferBytes).min() ?? 0
         let described = [sdp].compactMap { $0 } + (sessions?.sessions.map(\.sdp) ?? [])
-        let offersNACK = described.contains { $0.media.contains { $0.rtcpFeedback.contains { $0.kind == "nack" } } }
         batch = (options.gatherMilliseconds(overTCP: true),
-                 options.gatherMilliseconds(overTCP: false, receiveBufferBytes: buffer, offersNACK: offersNACK))
+                 options.gatherMilliseconds(overTCP: false, receiveBufferBytes: buffer, sdps: described))
         if let rtsp, !options.quiet { Terminal.printError("rtsp: playing \(rtsp.url) over \(rtsp.transport.words)\n") }
         try setUpFeedback()
     }

@@ -222,13 +222,20 @@ public struct Options {
     /// than once a frame, which is most of what a camera costs. Over TCP (`overTCP`: RTP in the
     /// RTSP connection) nothing is lost, as the sender waits while the kernel holds the bytes; over
     /// UDP only where the kernel grants `receiveBufferBytes` of 2 MiB at least (net.core.rmem_max
-    /// caps it unless root) and no NACK (`offersNACK`) wants its answer within --latency-ms. Not to
-    /// RTMP or standard output, read live.
-    func gatherMilliseconds(overTCP: Bool, receiveBufferBytes: Int = 0, offersNACK: Bool = false) -> Int {
+    /// caps it unless root) and no NACK (`asksForNACK`, by the options or one of `sdps`) wants its
+    /// answer within --latency-ms. Not to RTMP or standard output, read live.
+    func gatherMilliseconds(overTCP: Bool, receiveBufferBytes: Int = 0, sdps: [SessionDescription] = []) -> Int {
         if let batchMilliseconds { return batchMilliseconds }
         let readLive = rtmp != nil || givenFileOutputs.contains { $0.path == "-" }
-        let holds = overTCP || (receiveBufferBytes >= Self.gatheringReceiveBufferBytes && !offersNACK && !nack)
+        let retransmits = nack || sdps.contains { asksForNACK($0) }
+        let holds = overTCP || (receiveBufferBytes >= Self.gatheringReceiveBufferBytes && !retransmits)
         return supervised != nil && holds && !readLive ? Self.recorderBatchMilliseconds : 0
+    }
+
+    /// Whether the run asks its sender for retransmissions (RFC 4585's NACK): --nack, or the SDP's
+    /// video line offers it for the payload type taken (rtprecv asks for the video's alone).
+    func asksForNACK(_ sdp: SessionDescription?) -> Bool {
+        nack || sdp?.video?.offersFeedback("nack", for: payloadType ?? sdp?.payloadType) == true
     }
 
     /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.

@@ -30,7 +30,7 @@ final class RTCPFeedback {
         let video = sdp?.video, payloadType = options.payloadType ?? sdp?.payloadType
         configuration.requestKeyframes = options.requestKeyframe || video?.offersFeedback("nack pli", for: payloadType) == true
         configuration.fullIntraRequests = video?.offersFeedback("ccm fir", for: payloadType) == true
-        configuration.negativeAcknowledgements = options.nack || video?.offersFeedback("nack", for: payloadType) == true
+        configuration.negativeAcknowledgements = options.asksForNACK(sdp)
         latency = Int64(options.latencyMilliseconds ?? 50) * 1_000_000
         configuration.wallclockOffset = Terminal.wallclockNanoseconds() - Terminal.monotonicNanoseconds()
         declaredBitsPerSecond = sdp?.bandwidthBitsPerSecond

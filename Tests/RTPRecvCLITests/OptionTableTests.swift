@@ -1,4 +1,5 @@
 @testable import RTPRecvCLI
+import RTPCore
 import SystemIO
 import XCTest
 
@@ -68,18 +69,31 @@ final class OptionTableTests: XCTestCase {
     }
 
     /// A config's source gathers by default only into files, over TCP or over UDP with a large
-    /// receive buffer and no NACK; --batch-ms decides where given, and a run of the command line
-    /// never gathers unasked.
+    /// receive buffer and no NACK asked for (the SDP's video offering it, or --nack; the audio's
+    /// offer is not taken); --batch-ms decides where given, and a run of the command line never
+    /// gathers unasked.
     func testOnlyARecordersCameraGathersByDefault() throws {
-        func gather(_ arguments: [String], supervised: Bool, overTCP: Bool = true, buffer: Int = 0, nack: Bool = false) throws -> Int {
+        func sdp(_ nackOn: String) throws -> SessionDescription {
+            try SessionDescription(parsing: """
+                m=audio 5000 RTP/AVPF 111
+                a=rtpmap:111 opus/48000/2
+                \(nackOn == "audio" ? "a=rtcp-fb:111 nack" : "")
+                m=video 5002 RTP/AVPF 96
+                a=rtpmap:96 H264/90000
+                \(nackOn == "video" ? "a=rtcp-fb:96 nack" : "")
+                """)
+        }
+        func gather(_ arguments: [String], supervised: Bool, overTCP: Bool = true, buffer: Int = 0, nackOn: String = "") throws -> Int {
             var options = try Options(arguments: ["rtsp://127.0.0.1/cam"] + arguments)
             if supervised { options.supervised = Options.Supervised(stop: StopRequest(), inbox: nil) }
-            return options.gatherMilliseconds(overTCP: overTCP, receiveBufferBytes: buffer, offersNACK: nack)
+            return options.gatherMilliseconds(overTCP: overTCP, receiveBufferBytes: buffer, sdps: [try sdp(nackOn)])
         }
         XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true), 100)
         XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 212_992), 0, "a small UDP buffer would overflow")
         XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 8 << 20), 100)
-        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 8 << 20, nack: true), 0, "NACK wants a turn soon")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 8 << 20, nackOn: "video"), 0, "NACK wants a turn soon")
+        XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: true, overTCP: false, buffer: 8 << 20, nackOn: "audio"), 100,
+                       "rtprecv asks for the video's retransmissions alone")
         XCTAssertEqual(try gather(["--mp4", "x.mp4", "--nack"], supervised: true, overTCP: false, buffer: 8 << 20), 0)
         XCTAssertEqual(try gather(["--mp4", "x.mp4"], supervised: false), 0)
         XCTAssertEqual(try gather(["--out", "-"], supervised: true), 0, "standard output is read live")
