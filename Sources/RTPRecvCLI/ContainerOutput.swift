@@ -62,6 +62,8 @@ final class ContainerOutput {
 
     struct Configuration {
         var fragmentMilliseconds: Int
+        /// The same on the timeline's scale.
+        var fragmentNanoseconds: Int64 { Int64(fragmentMilliseconds) * 1_000_000 }
         /// The session has video: without, a file starts at the first audio frame.
         var expectsVideo: Bool
         /// The session has an audio stream: a file's header waits this long for its track.
@@ -334,10 +336,9 @@ final class ContainerOutput {
             return try muxer.add(declared)
         }
         let aloneFrame = videoIndex == nil ? frame.map { ClockTicks.nanoseconds(Int64($0.samples), clockRate: $0.rate) } : nil
-        let fragment = Int64(configuration.fragmentMilliseconds) * 1_000_000
         try muxer.begin(options: container.options(fragmentMilliseconds: configuration.fragmentMilliseconds,
                                                    audioAloneFrameNanoseconds: aloneFrame),
-                        firstFlushWithin: container.opensOnlyWithAFragment ? fragment : nil)
+                        firstFlushWithin: container.opensOnlyWithAFragment ? configuration.fragmentNanoseconds : nil)
         (self.muxer, origin, lastDTS) = (muxer, start, nil)
         var codecs: [String] = []
         if let track, videoIndex != nil { codecs.append(track.codec.libavcodecName) }
@@ -500,7 +501,7 @@ final class ContainerOutput {
     /// length of media; the file's first time, its name in the directory too.
     private func synchronizeIfDue(at time: Int64) throws {
         guard configuration.fsync == .fragment, let size = muxer?.size, size > synchronized.size,
-              time &- synchronized.time >= Int64(configuration.fragmentMilliseconds) * 1_000_000 else { return }
+              time &- synchronized.time >= configuration.fragmentNanoseconds else { return }
         try file.synchronize(directory: synchronized.size == 0)
         synchronized = (size, time)
         statistics.synchronizations += 1
