@@ -114,11 +114,20 @@ final class FleetTests: XCTestCase {
     private struct Member { let name: String; let process: Process; let log: URL }
 
     /// The events the fleet published, read with nats-py from the server at `url`.
+    /// The stream's events, read from `url`. A cluster whose node has just come back (SIGCONT) may
+    /// answer with none while its stream's leader is chosen again: asked again, for up to 20 s.
     private func fleetEvents(_ url: String) throws -> [[String: Any]] {
-        let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path, url])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        return String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            let r = try Harness.run(Harness.venvPython, [Harness.packageRoot.appendingPathComponent("scripts/fleet-events").path, url])
+            let events = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            if (r.status == 0 && !events.isEmpty) || Date() >= deadline {
+                XCTAssertEqual(r.status, 0, r.stderr)
+                return events
+            }
+            Thread.sleep(forTimeInterval: 1)
         }
     }
 
