@@ -229,11 +229,15 @@ final class RTCPFeedbackTests: XCTestCase {
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.bind(("127.0.0.1", \(port)))
         s.settimeout(8)
+        # The kernel's time of arrival, not this script's waking up to read it (late on a loaded
+        # machine), which rtprecv's round trip includes: it stamps its own arrivals so.
+        s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_TIMESTAMPNS", 35), 1)
         out = open(sys.argv[1], "w")
         try:
             while True:
-                data, peer = s.recvfrom(2048)
-                got = time.monotonic()
+                data, ancillary, _, peer = s.recvmsg(2048, socket.CMSG_SPACE(16))
+                stamps = [struct.unpack("qq", v[:16]) for level, kind, v in ancillary if level == socket.SOL_SOCKET]
+                got = stamps[0][0] + stamps[0][1] / 1e9 if stamps else time.time()
                 i = 0
                 while i + 4 <= len(data):
                     pt, words = data[i + 1], struct.unpack("!H", data[i + 2:i + 4])[0]
@@ -243,8 +247,9 @@ final class RTCPFeedbackTests: XCTestCase {
                         lrr = ((msw & 0xFFFF) << 16) | (lsw >> 16)
                         time.sleep(0.040)
                         xr = struct.pack("!BBHIBBHIII", 0x80, 207, 5, 0x1111, 5, 0, 3, ssrc, lrr, 983)
+                        held = time.time() - got
                         s.sendto(xr, peer)
-                        out.write("%f\\n" % (time.monotonic() - got)); out.flush()
+                        out.write("%f\\n" % held); out.flush()
                     i += 4 * (words + 1)
         except socket.timeout:
             pass
