@@ -439,9 +439,9 @@ final class ContainerOutput {
         try synchronizeIfDue(at: pts)
     }
 
-    /// Writes the frames still held or waiting and the trailer, and closes the file; one whose
-    /// track never began (no keyframe, or a codec it cannot carry) is removed, being no file of
-    /// its kind.
+    /// Writes the frames still held or waiting and the trailer, and closes the file. One whose
+    /// track never began (no keyframe, or a codec it cannot carry) was never made: a file is made
+    /// at its first bytes (`OutputFile`'s `createdOnFirstWrite`), its header's.
     private func finishFile() throws {
         if muxer == nil, let start = [held.first?.time, heldAudio.first?.time].compactMap({ $0 }).min() { try begin(at: start) }
         while !waiting.isEmpty { try emitOldest() }
@@ -465,7 +465,6 @@ final class ContainerOutput {
         // Its path may name another file by now (moved away for log rotation, and a new one made).
         let stillAtItsPath = file.path != "-" && file.isAtItsPath
         try file.close()
-        if !began && stillAtItsPath { Terminal.removeIfEmpty(file.path) }
         if began && stillAtItsPath && configuration.faststart && container == .mp4 { try moveIndexToFront(file) }
     }
 

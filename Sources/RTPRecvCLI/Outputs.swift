@@ -71,7 +71,7 @@ final class Outputs: AccessUnitSink {
         let recording = ContainerOutput.Configuration(options, expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio)
         containers = try Container.allCases.compactMap { container in
             try options[keyPath: container.path].map {
-                try ContainerOutput(container, file: open(first($0)), configuration: recording, codec: sdp?.codec ?? options.codec)
+                try ContainerOutput(container, file: open(first($0), createdOnFirstWrite: true), configuration: recording, codec: sdp?.codec ?? options.codec)
             }
         }
         index = try options.segmentIndex.map { SegmentIndex(file: try open($0, appending: true), synchronizes: options.fsync != .none) }
@@ -236,7 +236,7 @@ final class Outputs: AccessUnitSink {
         }
         // A container's file is finished whole, with its index, when it was moved away.
         for container in containers where container.file.path != "-" && !container.file.isAtItsPath {
-            try container.startNextFile(open(container.file.path))
+            try container.startNextFile(open(container.file.path, createdOnFirstWrite: true))
         }
     }
 
@@ -276,7 +276,7 @@ final class Outputs: AccessUnitSink {
             if !quiet {
                 Terminal.printError("warning: \(container.file.displayName): the picture size or codec changed; the recording goes on in \(path)\n")
             }
-            try container.startNextFile(open(path))
+            try container.startNextFile(open(path, createdOnFirstWrite: true))
         }
     }
 
@@ -293,7 +293,7 @@ final class Outputs: AccessUnitSink {
             try flv.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
         }
         for (container, template) in zip(containers, templates.containers) {
-            try container.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
+            try container.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started), createdOnFirstWrite: true))
         }
         try enforceRetention()
         segmentCount += 1
@@ -338,13 +338,14 @@ final class Outputs: AccessUnitSink {
 
 /// An output file at `path`, in directories made as needed (a config's `{source}/`, a port's
 /// `{port}/`, which nobody makes beforehand), its failure said as the run's error.
-func open(_ path: String, appending: Bool = false) throws -> OutputFile {
+/// `createdOnFirstWrite`: a recording's, made at its first bytes (`OutputFile`).
+func open(_ path: String, appending: Bool = false, createdOnFirstWrite: Bool = false) throws -> OutputFile {
     do {
         do {
-            return try OutputFile(path: path, appending: appending)
+            return try OutputFile(path: path, appending: appending, createdOnFirstWrite: createdOnFirstWrite)
         } catch let error as SystemError where error.isNoSuchFile && path != "-" {
             try Directory.makeParents(of: path)
-            return try OutputFile(path: path, appending: appending)
+            return try OutputFile(path: path, appending: appending, createdOnFirstWrite: createdOnFirstWrite)
         }
     } catch let error as SystemError {
         throw RunError(description: "cannot open output \(error)")

@@ -9,8 +9,10 @@ import Glibc
 /// writev calls instead of one a frame. Anything else written to the file flushes them first.
 public final class OutputFile {
     public private(set) var path: String
-    public let descriptor: Int32
+    private var descriptor: Int32
     private let owned: Bool
+    /// Made at its path by the first bytes written (`createdOnFirstWrite`); `descriptor` is -1 until then.
+    private var awaitsCreation = false
     /// writev's limit on Linux (UIO_MAXIOV); Glibc does not export IOV_MAX to Swift.
     private static let maxVectors = 1024
     /// The vectors of the write being made, or, gathering, of the writes waiting.
@@ -27,11 +29,17 @@ public final class OutputFile {
     private static let F_SETPIPE_SZ: Int32 = 1031
 
     /// `appending`: what the file holds is kept, and writes go after it (a reopen after SIGHUP).
-    public init(path: String, appending: Bool = false) throws {
+    /// `createdOnFirstWrite`: a regular file (or none yet) at `path` is made, or emptied, only when
+    /// the first bytes are written, so that a process killed before leaves nothing there that no
+    /// player opens; that it can be is tried now. A pipe or a device is opened now.
+    public init(path: String, appending: Bool = false, createdOnFirstWrite: Bool = false) throws {
         self.path = path
         if path == "-" {
             descriptor = STDOUT_FILENO
             owned = false
+        } else if createdOnFirstWrite && !appending, try Self.canBeMadeLater(path) {
+            (descriptor, owned, awaitsCreation) = (-1, true, true)
+            return
         } else {
             let mode = appending ? O_APPEND : O_TRUNC
             descriptor = try retryingOnEINTR("open", path) { open(path, O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0o644) }
@@ -46,12 +54,31 @@ public final class OutputFile {
     deinit {
         // An output dropped without close (a run that failed) still gets what it was given.
         if vectorCount > 0 && !closed { try? flush() }
-        if owned && !closed { _ = Glibc.close(descriptor) }
+        if owned && !closed && !awaitsCreation { _ = Glibc.close(descriptor) }
         vectors.deallocate()
         staging?.deallocate()
     }
 
     public var displayName: String { path == "-" ? "standard output" : path }
+
+    /// Whether `path` names a regular file or nothing, and a file can be written there: tried by
+    /// opening it, without emptying it, or by making it and removing it again.
+    private static func canBeMadeLater(_ path: String) throws -> Bool {
+        var info = stat()
+        let exists = stat(path, &info) == 0
+        guard !exists || info.st_mode & S_IFMT == S_IFREG else { return false }
+        let flags = O_WRONLY | O_CLOEXEC | (exists ? 0 : O_CREAT | O_EXCL)
+        _ = Glibc.close(try retryingOnEINTR("open", path) { open(path, flags, 0o644) })
+        if !exists { unlink(path) }
+        return true
+    }
+
+    /// Makes the file of `createdOnFirstWrite`, as its first bytes are to be written.
+    private func create() throws {
+        guard awaitsCreation else { return }
+        descriptor = try retryingOnEINTR("open", path) { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        awaitsCreation = false
+    }
 
     /// From now on, pieces of `write(_:)` that lie in `memory` wait until 1024 have come, or
     /// until `flush()`: `memory` must stay as it is until then.
@@ -63,6 +90,7 @@ public final class OutputFile {
     /// Writes all of `bytes`, across short writes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try flush()
+        if !bytes.isEmpty { try create() }
         var offset = 0
         while offset < bytes.count {
             let n = try retryingOnEINTR("write", displayName) {
@@ -126,6 +154,7 @@ public final class OutputFile {
             stagingUsed = 0
         }
         var faultedIn = false
+        if vectorCount > 0 { try create() }
         while index < vectorCount {
             var written: Int
             do {
@@ -156,6 +185,7 @@ public final class OutputFile {
 
     /// A regular file, which can be rewritten in place; not a pipe or a terminal.
     public var isSeekable: Bool {
+        if awaitsCreation { return true }
         var info = stat()
         return fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
@@ -163,6 +193,7 @@ public final class OutputFile {
     /// Overwrites bytes at `offset` from the start, leaving the end of the file where it is.
     public func write(_ bytes: [UInt8], at offset: Int) throws {
         try flush()
+        try create()
         try bytes.withUnsafeBytes { b in
             var done = 0
             while done < b.count {
@@ -181,9 +212,9 @@ public final class OutputFile {
     private var closed = false
 
     /// Whether the path still names this open file: false once it was moved away or removed (log
-    /// rotation), or replaced by another file.
+    /// rotation), or replaced by another file; true for one not made yet.
     public var isAtItsPath: Bool {
-        guard owned else { return true }
+        guard owned, !awaitsCreation else { return true }
         var atPath = stat(), open = stat()
         guard stat(path, &atPath) == 0, fstat(descriptor, &open) == 0 else { return false }
         return atPath.st_dev == open.st_dev && atPath.st_ino == open.st_ino
@@ -192,6 +223,7 @@ public final class OutputFile {
     /// Gives the open file another name (its writes go on): for a name known only once the stream is.
     public func rename(to newPath: String) throws {
         guard owned, newPath != path else { return }
+        if awaitsCreation { return path = newPath }
         guard Glibc.rename(path, newPath) == 0 else { throw SystemError("rename", "\(path) to \(newPath)") }
         path = newPath
     }
@@ -200,7 +232,7 @@ public final class OutputFile {
     /// directory too, as a new file needs to survive a power cut. Not for standard output.
     public func synchronize(directory: Bool) throws {
         try flush()
-        guard path != "-" else { return }
+        guard path != "-", !awaitsCreation else { return }
         guard fsync(descriptor) == 0 || errno == EINVAL else { throw SystemError("fsync", displayName) }
         if directory { try Directory.synchronize(Directory.parent(of: path)) }
     }
@@ -211,6 +243,7 @@ public final class OutputFile {
         try flush()
         guard owned, !closed else { return }
         closed = true
+        if awaitsCreation { return }
         if Glibc.close(descriptor) != 0 && errno != EINTR { throw SystemError("close", displayName) }
     }
 }

@@ -359,6 +359,25 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertEqual(Set(try streams(mkv)), ["h264,320,240", "pcm_mulaw"])
     }
 
+    /// A recording killed before its first keyframe leaves no file (it left empty ones, which no
+    /// player opens); a path that cannot be written is still refused at start-up.
+    func testARecordingKilledBeforeItsFirstKeyframeLeavesNoFile() throws {
+        let directory = try Harness.emptyDirectory("killed-before-keyframe")
+        let paths = ["mp4", "mkv", "ts"].map { directory.appendingPathComponent("camera.\($0)").path }
+        let listener = try LiveTests.Listener(["--port", "0", "--mp4", paths[0], "--mkv", paths[1], "--ts", paths[2]],
+                                              name: "killed-before-keyframe", writesOut: false)
+        usleep(300_000)
+        kill(listener.process.processIdentifier, SIGKILL)
+        listener.process.waitUntilExit()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+
+        let plain = Harness.temporaryFile("not-a-directory")
+        try Data("x".utf8).write(to: plain)
+        let refused = try Harness.rtprecv(["--pcap", capture("ffmpeg-h264-pcma.pcap").path, "--mp4", plain.path + "/camera.mp4"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("cannot open output") && refused.stderr.contains(plain.path + "/camera.mp4"), refused.stderr)
+    }
+
     /// A segment whose audio track is declared (the session had audio) but gets no frame, the audio
     /// having stopped: its header waits for the audio no longer than a fragment, so a kill -9 1.3 s
     /// into it leaves a file that opens, where it left one with nothing a player opens.
