@@ -70,7 +70,7 @@ public final class MediaMuxer {
     /// Decode times moved later to follow the one before (a sender's repeated time).
     public private(set) var retimed = 0
     /// The bytes handed to the file so far: its size.
-    public var size: Int { io.end }
+    public var size: Int { io.held == nil ? io.end : 0 }
 
     /// `format`: libavformat's muxer name. `bitExact`: the same packets make the same file (no
     /// random identifiers such as Ogg's stream serial number, no library version in the headers).
@@ -186,12 +186,14 @@ public final class MediaMuxer {
     /// with it; Matroska's readers want a cluster), the muxer is flushed without waiting for that
     /// fragment: as soon as every track has a frame, or this many nanoseconds after the first
     /// track's (the video, which a caller may hold back to order its decode times) first frame
-    /// without the others. Until then a file cut short holds nothing a player opens; and a track
-    /// that never gets a frame (audio that stopped) would hold MP4's header, and every fragment
-    /// after it, back to the end.
+    /// without the others. Until then a file cut short would hold nothing a player opens (a track
+    /// that never gets a frame, audio that stopped, would hold MP4's header, and every fragment
+    /// after it, back to the end), so what the muxer writes before (Matroska's header) is held
+    /// until the flush: the file gets its first bytes with something to play.
     public func begin(options: [(String, String)], firstFlushWithin: Int64? = nil) throws {
         guard let context else { return }
         firstFlush = firstFlushWithin.map { (Set(clockRates.indices), $0, nil) }
+        if firstFlush != nil { io.held = [] }
         var dictionary: OpaquePointer?
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         let status = avformat_write_header(context, &dictionary)
@@ -246,12 +248,16 @@ public final class MediaMuxer {
         if status >= 0 { status = av_write_frame(context, nil) }
         try io.check()
         guard status >= 0 else { throw FFmpegError("av_write_frame (the first flush)", status) }
+        try io.release()
     }
 
     /// Ends the file: the muxer's trailer (MP4's fragment index, Matroska's cues and sizes).
     public func finish() throws {
         guard let context, begun else { return }
         begun = false
+        // A file ended before its first flush: what was held goes first, then the trailer (which
+        // may go back into it).
+        try io.release()
         let status = av_write_trailer(context)
         try io.check()
         guard status >= 0 else { throw FFmpegError("av_write_trailer", status) }
@@ -264,6 +270,8 @@ public final class MediaMuxer {
         var position = 0
         var end = 0
         var failure: (any Error)?
+        /// Until the first flush: every byte the muxer wrote, from the file's start.
+        var held: [UInt8]?
 
         init(append: @escaping (UnsafeRawBufferPointer) throws -> Void, overwrite: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) {
             self.append = append
@@ -274,12 +282,29 @@ public final class MediaMuxer {
             if let failure { throw failure }
         }
 
+        /// `bytes` at `position`: appended, or written over what is there (held, or in the file).
+        func put(_ bytes: UnsafeRawBufferPointer) throws {
+            guard held != nil else {
+                return position == end ? try append(bytes) : try overwrite(bytes, position)
+            }
+            let over = min(bytes.count, end - position)
+            held!.replaceSubrange(position..<position + over, with: bytes.prefix(over))
+            held!.append(contentsOf: bytes.dropFirst(over))
+        }
+
+        /// What was held goes to the file.
+        func release() throws {
+            guard let bytes = held else { return }
+            held = nil
+            try bytes.withUnsafeBytes { try append($0) }
+        }
+
         static let writeCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, buffer, size in
             let io = Unmanaged<IO>.fromOpaque(opaque!).takeUnretainedValue()
             guard io.failure == nil else { return rtprecv_averror(EIO) }
             let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(max(size, 0)))
             do {
-                if io.position == io.end { try io.append(bytes) } else { try io.overwrite(bytes, io.position) }
+                try io.put(bytes)
             } catch {
                 io.failure = error
                 return rtprecv_averror(EIO)
