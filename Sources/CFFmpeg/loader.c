@@ -92,7 +92,12 @@ static char network_error[512];
 static void (*p_av_log_set_callback)(void (*)(void *, int, const char *, va_list));
 static void (*p_av_log_default_callback)(void *, int, const char *, va_list);
 
+static __thread int log_silenced;
+
+void rtprecv_av_log_silence(int on) { log_silenced = on; }
+
 static void log_callback(void *object, int level, const char *format, va_list arguments) {
+    if (log_silenced) return;
     const AVClass *class = object ? *(const AVClass **)object : NULL;
     if (class && class->class_name && (!strcmp(class->class_name, "URLContext") || !strcmp(class->class_name, "AVIOContext"))) {
         if (level <= AV_LOG_ERROR) {

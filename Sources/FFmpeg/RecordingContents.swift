@@ -16,6 +16,11 @@ public struct RecordingContents {
     public init() {}
 
     public static func read(_ path: String) throws(FFmpegError) -> RecordingContents {
+        // A file cut short is expected to be: what the demuxer finds wrong in it (a track with no
+        // frame yet, a damaged last fragment) is no warning for the user.
+        try FFmpegError.loadFormat()
+        rtprecv_av_log_silence(1)
+        defer { rtprecv_av_log_silence(0) }
         let file = try DemuxedFile(path)
         // Its context is used through `input`: the file stays open to the end of the scope.
         defer { withExtendedLifetime(file) {} }

@@ -359,6 +359,28 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertEqual(Set(try streams(mkv)), ["h264,320,240", "pcm_mulaw"])
     }
 
+    /// A segment killed between its header and its first fragment (an MP4 of a moov alone) is
+    /// found at the next start and removed, holding no frame, and libavformat's complaints about
+    /// its empty tracks are not printed ("Could not find codec parameters", twice a file).
+    func testAnMP4LeftWithItsHeaderAloneIsRemovedWithoutLibavformatsWarnings() throws {
+        let directory = try Harness.emptyDirectory("header-alone")
+        let index = directory.appendingPathComponent("index.jsonl"), left = directory.appendingPathComponent("cam-0.mp4")
+        let pcap = ["--pcap", capture("gst-h264-aac.pcap").path, "--sdp", capture("gst-h264-aac.sdp").path]
+        let whole = Harness.temporaryFile("header-alone-whole.mp4")
+        XCTAssertEqual(try Harness.rtprecv(pcap + ["--mp4", whole.path, "-q"]).status, 0)
+        let bytes = try Data(contentsOf: whole)
+        let moof = try XCTUnwrap(bytes.range(of: Data("moof".utf8))).lowerBound - 4
+        try bytes.prefix(moof).write(to: left)
+        try Data().write(to: index)
+        let recording = ["--mp4", directory.path + "/cam-{n}.mp4", "--segment-seconds", "600", "--segment-index", index.path]
+        let r = try Harness.rtprecv(pcap + recording)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains(left.path + ", left open by a process that ended, holds no frame: removed"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("codec parameters") || r.stderr.contains("[mov"), r.stderr)
+        let lines = try String(contentsOf: index, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "the replay's own file (its number free again) alone: \(lines)")
+    }
+
     /// A recording killed before its first keyframe leaves no file (it left empty ones, which no
     /// player opens); a path that cannot be written is still refused at start-up.
     func testARecordingKilledBeforeItsFirstKeyframeLeavesNoFile() throws {

@@ -34,6 +34,10 @@ int rtprecv_avformat_load(char *message, size_t size);
 const char *rtprecv_avformat_last_error(void);
 void rtprecv_avformat_clear_error(void);
 
+/* Nothing libav* logs on the calling thread is printed while `on` (reading back a file a crash
+   left, whose faults rtprecv words itself). */
+void rtprecv_av_log_silence(int on);
+
 /* AVIO_FLAG_WRITE, a macro. */
 static inline int rtprecv_avio_flag_write(void) { return AVIO_FLAG_WRITE; }
 #endif
