@@ -71,7 +71,8 @@ final class Outputs: AccessUnitSink {
         let recording = ContainerOutput.Configuration(options, expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio)
         containers = try Container.allCases.compactMap { container in
             try options[keyPath: container.path].map {
-                try ContainerOutput(container, file: open(first($0), createdOnFirstWrite: true), configuration: recording, codec: sdp?.codec ?? options.codec)
+                try ContainerOutput(container, file: open(first($0), createdOnFirstWrite: true), configuration: recording,
+                                    codec: sdp?.codec ?? options.codec)
             }
         }
         index = try options.segmentIndex.map { SegmentIndex(file: try open($0, appending: true), synchronizes: options.fsync != .none) }
@@ -293,7 +294,8 @@ final class Outputs: AccessUnitSink {
             try flv.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
         }
         for (container, template) in zip(containers, templates.containers) {
-            try container.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started), createdOnFirstWrite: true))
+            let path = template.path(n: firstSegment + segmentCount, unixNanoseconds: started)
+            try container.startNextFile(open(path, createdOnFirstWrite: true))
         }
         try enforceRetention()
         segmentCount += 1
