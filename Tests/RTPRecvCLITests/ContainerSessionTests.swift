@@ -370,8 +370,9 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertEqual(try Harness.rtprecv(pcap + ["--mp4", whole.path, "-q"]).status, 0)
         let bytes = try Data(contentsOf: whole)
         let moof = try XCTUnwrap(bytes.range(of: Data("moof".utf8))).lowerBound - 4
-        try bytes.prefix(moof).write(to: left)
+        // The index first: a file older than it is none that a process it lists left open.
         try Data().write(to: index)
+        try bytes.prefix(moof).write(to: left)
         let recording = ["--mp4", directory.path + "/cam-{n}.mp4", "--segment-seconds", "600", "--segment-index", index.path]
         let r = try Harness.rtprecv(pcap + recording)
         XCTAssertEqual(r.status, 0, r.stderr)
