@@ -66,7 +66,8 @@ final class Outputs: AccessUnitSink {
         decoding = options.decode ? try DecodingOutput(options: options) : nil
         let muxing = Self.flvConfiguration(options, sdp: sdp)
         flv = try options.flv.map {
-            try FLVOutput(file: open(first($0)), configuration: muxing, quiet: options.quiet, codec: sdp?.codec ?? options.codec)
+            try FLVOutput(file: open(first($0), createdOnFirstWrite: true), configuration: muxing, quiet: options.quiet,
+                          codec: sdp?.codec ?? options.codec)
         }
         let recording = ContainerOutput.Configuration(options, expectsVideo: muxing.expectsVideo, expectsAudio: muxing.expectsAudio)
         containers = try Container.allCases.compactMap { container in
@@ -233,7 +234,7 @@ final class Outputs: AccessUnitSink {
         // An FLV cannot be appended to: one moved away is finished, and a whole new one begins at
         // its path; one still there is written on.
         if let flv, flv.latestFile.path != "-", !flv.latestFile.isAtItsPath {
-            try flv.startNextFile(open(flv.latestFile.path))
+            try flv.startNextFile(open(flv.latestFile.path, createdOnFirstWrite: true))
         }
         // A container's file is finished whole, with its index, when it was moved away.
         for container in containers where container.file.path != "-" && !container.file.isAtItsPath {
@@ -287,15 +288,15 @@ final class Outputs: AccessUnitSink {
     /// The next segment, begun at `time` (on the segments' clock).
     private func startSegment(at time: Int64?) throws {
         let started = Terminal.wallclockNanoseconds()
+        let path = { (template: OutputTemplate) in template.path(n: self.firstSegment + self.segmentCount, unixNanoseconds: started) }
         if let template = templates.elementary {
-            try elementary?.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
+            try elementary?.startNextFile(open(path(template)))
         }
         if let flv, let template = templates.flv {
-            try flv.startNextFile(open(template.path(n: firstSegment + segmentCount, unixNanoseconds: started)))
+            try flv.startNextFile(open(path(template), createdOnFirstWrite: true))
         }
         for (container, template) in zip(containers, templates.containers) {
-            let path = template.path(n: firstSegment + segmentCount, unixNanoseconds: started)
-            try container.startNextFile(open(path, createdOnFirstWrite: true))
+            try container.startNextFile(open(path(template), createdOnFirstWrite: true))
         }
         try enforceRetention()
         segmentCount += 1
@@ -340,7 +341,7 @@ final class Outputs: AccessUnitSink {
 
 /// An output file at `path`, in directories made as needed (a config's `{source}/`, a port's
 /// `{port}/`, which nobody makes beforehand), its failure said as the run's error.
-/// `createdOnFirstWrite`: a recording's, made at its first bytes (`OutputFile`).
+/// `createdOnFirstWrite`: a recording's (FLV, MP4, Matroska, MPEG-TS), made at its first bytes (`OutputFile`).
 func open(_ path: String, appending: Bool = false, createdOnFirstWrite: Bool = false) throws -> OutputFile {
     do {
         do {

@@ -382,12 +382,12 @@ final class ContainerSessionTests: XCTestCase {
         XCTAssertEqual(lines.count, 1, "the replay's own file (its number free again) alone: \(lines)")
     }
 
-    /// A recording killed before its first keyframe leaves no file (it left empty ones, which no
-    /// player opens); a path that cannot be written is still refused at start-up.
+    /// A recording (or an FLV) killed before its first keyframe leaves no file (it left empty ones,
+    /// which no player opens); a path that cannot be written is still refused at start-up.
     func testARecordingKilledBeforeItsFirstKeyframeLeavesNoFile() throws {
         let directory = try Harness.emptyDirectory("killed-before-keyframe")
-        let paths = ["mp4", "mkv", "ts"].map { directory.appendingPathComponent("camera.\($0)").path }
-        let listener = try LiveTests.Listener(["--port", "0", "--mp4", paths[0], "--mkv", paths[1], "--ts", paths[2]],
+        let paths = ["mp4", "mkv", "ts", "flv"].map { directory.appendingPathComponent("camera.\($0)").path }
+        let listener = try LiveTests.Listener(["--port", "0", "--mp4", paths[0], "--mkv", paths[1], "--ts", paths[2], "--flv", paths[3]],
                                               name: "killed-before-keyframe", writesOut: false)
         usleep(300_000)
         kill(listener.process.processIdentifier, SIGKILL)
