@@ -234,8 +234,12 @@ public struct Options {
 
     /// Whether the run asks its sender for retransmissions (RFC 4585's NACK): --nack, or the SDP's
     /// video line offers it for the payload type taken (rtprecv asks for the video's alone).
-    func asksForNACK(_ sdp: SessionDescription?) -> Bool {
-        nack || sdp?.video?.offersFeedback("nack", for: payloadType ?? sdp?.payloadType) == true
+    func asksForNACK(_ sdp: SessionDescription?) -> Bool { nack || videoOffers("nack", in: sdp) }
+
+    /// Whether `sdp`'s video line offers RTCP feedback `kind` (RFC 4585's a=rtcp-fb) for the
+    /// payload type taken.
+    func videoOffers(_ kind: String, in sdp: SessionDescription?) -> Bool {
+        sdp?.video?.offersFeedback(kind, for: payloadType ?? sdp?.payloadType) == true
     }
 
     /// --duration and --timeout in nanoseconds: at most `maxSeconds`, so the products fit.

@@ -27,9 +27,8 @@ final class RTCPFeedback {
     init(options: Options, sdp: SessionDescription?, receiver: Receiver, send: @escaping ([UInt8], Endpoint) throws -> Void,
          destination: Endpoint? = nil, start: Int64) throws {
         var configuration = RTCPReporter.Configuration()
-        let video = sdp?.video, payloadType = options.payloadType ?? sdp?.payloadType
-        configuration.requestKeyframes = options.requestKeyframe || video?.offersFeedback("nack pli", for: payloadType) == true
-        configuration.fullIntraRequests = video?.offersFeedback("ccm fir", for: payloadType) == true
+        configuration.requestKeyframes = options.requestKeyframe || options.videoOffers("nack pli", in: sdp)
+        configuration.fullIntraRequests = options.videoOffers("ccm fir", in: sdp)
         configuration.negativeAcknowledgements = options.asksForNACK(sdp)
         latency = Int64(options.latencyMilliseconds ?? 50) * 1_000_000
         configuration.wallclockOffset = Terminal.wallclockNanoseconds() - Terminal.monotonicNanoseconds()
@@ -39,7 +38,7 @@ final class RTCPFeedback {
         self.receiver = receiver
         sendPacket = send
         self.start = start
-        rtcpMux = video?.rtcpMux ?? false
+        rtcpMux = sdp?.video?.rtcpMux ?? false
         if let target = options.rtcpTo {
             guard let parsed = SocketAddress.parse(target.address) else {
                 throw RunError(description: "--rtcp-to '\(target.address)' is not a numeric IPv4 or IPv6 address")

@@ -39,9 +39,7 @@ final class Run {
         if let line = options.audioCodecLine { configuration.audio.media.insert(line, at: 0) }
         if let rtx = options.rtxPayloadType { configuration.retransmission[rtx] = configuration.payloadType ?? 96 }
         // Live, what is missing is followed for NACKs when they may be sent.
-        let video = sdp?.video
-        configuration.stream.tracksMissing = options.isLive && !options.noRTCP
-            && (options.nack || video?.offersFeedback("nack", for: configuration.payloadType) == true)
+        configuration.stream.tracksMissing = options.isLive && !options.noRTCP && options.asksForNACK(sdp)
         sink = try Outputs(options: options, sdp: sdp, timeline: timeline)
         receiver = Receiver(configuration: configuration, sink: sink)
         sink.receiver = receiver
