@@ -63,11 +63,8 @@ final class FLVOutput {
     func finish() throws {
         try muxer.finish { try file.write($0) }
         try patchAndClose(muxer.metadataPatches())
-        // A segment whose keyframe never came out.
-        if let next {
-            try next.close()
-            Terminal.removeIfEmpty(next.path)
-        }
+        // A segment whose keyframe never came out: its file, made at its first bytes, never was.
+        try next?.close()
     }
 
     /// The file written to once the keyframe of a cut comes out: the next one, or this one.
@@ -76,12 +73,8 @@ final class FLVOutput {
     /// A segment ends: the file is finished at the next keyframe, which begins `next`, a whole FLV
     /// of its own.
     func startNextFile(_ next: OutputFile) throws {
-        if let pending = self.next {
-            // Two cuts before a keyframe came out: the first one's file stays empty (and is gone,
-            // unless `next` took its path).
-            try pending.close()
-            if pending.path != next.path { Terminal.removeIfEmpty(pending.path) }
-        }
+        // Two cuts before a keyframe came out: the first one's file was never made.
+        try self.next?.close()
         self.next = next
         muxer.cutBeforeNextKeyframe()
     }
